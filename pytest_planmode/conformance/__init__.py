@@ -1,0 +1,7 @@
+"""Property checks of the conformance suite, run against any target.
+
+Collected only when a target is given; each check is marked
+``@pytest.mark.planmode(operation=..., level=...)`` and gets the target from
+the ``planmode_target`` fixture. Strategies live in
+:mod:`pytest_planmode.strategies` so ports can reuse them.
+"""

@@ -1,0 +1,47 @@
+"""The operation contract: stable names with JSON input and output shapes.
+
+Each module in this package declares ``OPERATIONS``, a list of
+:class:`Operation`. :func:`operations` discovers them all, so an area adds an
+operation by adding a module, without editing a central list.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache
+
+from pydantic import BaseModel
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One testable behaviour: a stable name, its input and output models."""
+
+    name: str
+    input: type[BaseModel]
+    output: type[BaseModel]
+    summary: str
+    #: "pure" decides from the input alone; "script" runs an event script
+    #: on a virtual clock and answers with an observation trace.
+    kind: str = "pure"
+
+
+@cache
+def operations() -> dict[str, Operation]:
+    """All operations of the contract, keyed by name, in name order."""
+    found: dict[str, Operation] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for op in getattr(module, "OPERATIONS", ()):
+            if op.name in found:
+                raise RuntimeError(
+                    f"operation {op.name!r} is declared twice "
+                    f"(second time in {module.__name__})"
+                )
+            found[op.name] = op
+    return dict(sorted(found.items()))
+
+
+__all__ = ["Operation", "operations"]

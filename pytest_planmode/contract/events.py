@@ -1,0 +1,71 @@
+"""The event-script vocabulary shared by every stateful operation.
+
+A stateful behaviour (reinjection across runs, thinking restore, serialized
+saves, fallback chains, mode resume) is tested as an *event script*: a list
+of events, each stamped with a virtual instant in milliseconds, and answered
+by an *observation trace*. Time is virtual: no implementation sleeps; an
+event that says "authentication answers after 2500 ms" is a statement about
+the virtual clock.
+
+Each area declares its own event and observation types by subclassing
+:class:`ScriptEvent` and :class:`Observation` with a ``type`` literal, and
+combines them into a discriminated union for its operation's input. The
+envelope (``at``, ``type``, non-decreasing instants) is the same everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+
+class ScriptEvent(BaseModel):
+    """One event of a script: ``at`` is its virtual instant in milliseconds."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    at: int = Field(default=0, ge=0, description="Virtual instant, in milliseconds.")
+    type: str
+
+
+class Observation(BaseModel):
+    """One entry of a trace: what an implementation observably did, and when."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
+    )
+
+    at: int = Field(ge=0, description="Virtual instant, in milliseconds.")
+    type: str
+
+
+E = TypeVar("E", bound=ScriptEvent)
+
+
+class EventScript(BaseModel, Generic[E]):
+    """A script: events in non-decreasing virtual time."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    events: list[E]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EventScript[E]:
+        last = 0
+        for index, event in enumerate(self.events):
+            if event.at < last:
+                raise ValueError(
+                    f"events[{index}] ({event.type}) is at {event.at} ms, before the "
+                    f"previous event at {last} ms: a script's instants never go back"
+                )
+            last = event.at
+        return self
+
+
+__all__ = ["EventScript", "Observation", "ScriptEvent"]

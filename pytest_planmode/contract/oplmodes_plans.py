@@ -1,0 +1,39 @@
+"""opl-modes plan files: names given to `/plan`, filenames restored on resume."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+
+
+class PlanResolveInput(ContractInput):
+    source: Literal["command", "resume"] = Field(
+        description=(
+            "`command`: `value` is the name typed after `/plan` or `/execute`. "
+            "`resume`: `value` is a plan filename read back from a session entry."
+        )
+    )
+    value: str
+
+
+class PlanResolveOutput(ContractOutput):
+    accepted: bool = Field(description="False when the name is rejected or the filename dropped.")
+    path: str | None = Field(
+        default=None,
+        description="The plan file relative to the project, `.pi/plans/plan-<name>.md`.",
+    )
+    reason: str | None = Field(default=None, description="Why it was rejected, for people.")
+
+
+OPERATIONS = [
+    Operation(
+        name="oplmodes.plans.resolve",
+        input=PlanResolveInput,
+        output=PlanResolveOutput,
+        summary="Resolve a plan name or a resumed plan filename to a file under .pi/plans/.",
+    )
+]

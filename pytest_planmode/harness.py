@@ -1,0 +1,395 @@
+"""The conformance run: collection of fixture cases, dispatch to the target,
+expectations, the terminal summary and the JSON report.
+
+Registered as a plugin object only when a target is given, so none of these
+hooks touch an unrelated pytest session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_planmode import SUITE_VERSION
+from pytest_planmode.matching import mismatches
+from pytest_planmode.plugin import DEFAULT_TIMEOUT, option
+from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
+from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
+
+OUTCOMES = ("passed", "failed", "skipped", "xfailed", "error")
+
+
+class CaseFailure(Exception):
+    """A case failed; the message is complete and shown without a traceback."""
+
+
+def marker_name(text: str) -> str:
+    """`oplmodes.plans.resolve` -> `oplmodes_plans_resolve` (usable with -m)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in text)
+
+
+def load_expectations(path: str) -> dict[str, str]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise pytest.UsageError(f"--planmode-expectations {path}: cannot read: {exc}") from None
+    except ValueError as exc:
+        raise pytest.UsageError(f"--planmode-expectations {path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise pytest.UsageError(
+            f"--planmode-expectations {path}: expected a JSON object mapping case id -> reason"
+        )
+    bad = [k for k, v in data.items() if not isinstance(v, str) or not v.strip()]
+    if bad:
+        raise pytest.UsageError(
+            f"--planmode-expectations {path}: every case needs a non-empty reason string; "
+            f"missing for {sorted(bad)[:10]}"
+        )
+    return dict(data)
+
+
+class TargetClient:
+    """What property checks in `conformance/` get from the `planmode_target` fixture."""
+
+    def __init__(self, run: PlanmodeRun) -> None:
+        self._run = run
+
+    @property
+    def handshake(self) -> Handshake:
+        assert self._run.handshake is not None
+        return self._run.handshake
+
+    def supports(self, operation: str) -> bool:
+        return operation in self.handshake.operations
+
+    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+        return self._run.request(operation, input)
+
+    def call(self, operation: str, input: Mapping[str, Any]) -> dict[str, Any]:
+        """The output for `input`; an error, unsupported or broken answer fails the check."""
+        outcome = self._run.request(operation, input)
+        if outcome.kind == "output":
+            assert outcome.output is not None
+            return outcome.output
+        if outcome.kind == "unsupported":
+            pytest.skip(f"unsupported: the target answered unsupported for {operation}")
+        raise CaseFailure(
+            f"{operation} with input {json.dumps(dict(input), ensure_ascii=False)[:500]}\n"
+            f"the target answered {'an error' if outcome.kind == 'error' else 'illegally'}: "
+            f"{outcome.message}"
+        )
+
+
+class FixtureFileCollector(pytest.File):
+    def collect(self) -> Iterator[CaseItem]:
+        try:
+            cases = load_file(self.path)
+        except FixtureError as exc:
+            raise self.CollectError(f"malformed fixture file:\n{exc}") from None
+        for case in cases:
+            yield CaseItem.from_parent(self, name=case.id, case=case)
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.add_marker(
+            pytest.mark.planmode(operation=case.operation, level=case.level, id=case.id)
+        )
+
+    @property
+    def run(self) -> PlanmodeRun:
+        run = self.config.pluginmanager.get_plugin(PlanmodeRun.PLUGIN_NAME)
+        assert isinstance(run, PlanmodeRun)
+        return run
+
+    def runtest(self) -> None:
+        case = self.case
+        outcome = self.run.request(case.operation, case.input)
+        if outcome.kind == "unsupported":
+            pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
+        if outcome.kind == "output":
+            assert outcome.output is not None
+            problems = mismatches(case.expect, outcome.output)
+            if not problems:
+                return
+            got = json.dumps(outcome.output, ensure_ascii=False)
+            what = "mismatch:\n" + "\n".join(f"  {p}" for p in problems)
+        elif outcome.kind == "error":
+            got = f"an error: {outcome.message}"
+            what = "the target answered an error where an output was expected"
+        else:
+            got = f"no legal answer: {outcome.message}"
+            what = "the target broke the protocol"
+        raise CaseFailure(
+            f"{case.where}\n"
+            f"spec: {case.spec} (level {case.level})\n"
+            f"rule: {case.description}\n"
+            f"input:    {json.dumps(case.input, ensure_ascii=False)[:2000]}\n"
+            f"expected: {json.dumps(case.expect, ensure_ascii=False)[:2000]}\n"
+            f"got:      {got[:4000]}\n"
+            f"{what}"
+        )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.case.operation}: {self.case.id}"
+
+
+@pytest.fixture(scope="session")
+def planmode_target(request: pytest.FixtureRequest) -> TargetClient:
+    """The target under test, for property checks in `conformance/`."""
+    run = request.config.pluginmanager.get_plugin(PlanmodeRun.PLUGIN_NAME)
+    assert isinstance(run, PlanmodeRun)
+    return TargetClient(run)
+
+
+class PlanmodeRun:
+    PLUGIN_NAME = "planmode-run"
+
+    def __init__(self, config: pytest.Config, target_spec: str) -> None:
+        self.config = config
+        self.target_spec = target_spec
+        timeout = option(config, "timeout")
+        try:
+            self.timeout = float(timeout) if timeout is not None else DEFAULT_TIMEOUT
+        except ValueError:
+            raise pytest.UsageError(f"planmode_timeout must be a number of seconds, got {timeout!r}") from None
+        if self.timeout <= 0:
+            raise pytest.UsageError("--planmode-timeout must be greater than 0")
+        level = option(config, "level") or "all"
+        if level not in ("all", "must"):
+            raise pytest.UsageError(f"planmode_level must be 'all' or 'must', got {level!r}")
+        self.level = level
+        path = option(config, "expectations")
+        self.expectations = load_expectations(path) if path else {}
+        self.expectations_path = path
+        self.report_path = option(config, "report")
+        self.write_path = option(config, "write-expectations")
+        self.is_worker = hasattr(config, "workerinput")
+        self.target: Target | None = None
+        self.handshake: Handshake | None = None
+        self.collected_ids: set[str] = set()
+        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.results: dict[str, dict[str, Any]] = {}
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def start(self) -> None:
+        config = self.config
+        if config.option.help or config.option.version:
+            return
+        try:
+            self.target = resolve_target(self.target_spec, timeout=self.timeout)
+            self.handshake = self.target.handshake()
+        except TargetError as exc:
+            raise pytest.UsageError(f"--planmode-target {self.target_spec}: {exc}") from None
+        if config.args_source != pytest.Config.ArgsSource.ARGS:
+            config.args = [str(CONFORMANCE_DIR), str(FIXTURES_DIR)]
+        from pytest_planmode.contract import operations
+
+        for name in operations():
+            config.addinivalue_line("markers", f"{marker_name(name)}: cases of operation {name}")
+        for level in ("must", "reference"):
+            config.addinivalue_line("markers", f"planmode_{level}: cases of level {level!r}")
+        if not self.is_worker and getattr(config.option, "dist", "no") != "no":
+            # Under xdist each worker starts its own target; the controller's
+            # process was only needed to check the handshake.
+            self.target.close()
+
+    def stop(self) -> None:
+        if self.target is not None:
+            self.target.close()
+            self.target = None
+
+    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+        assert self.target is not None
+        return self.target.request(operation, input)
+
+    # -- collection -------------------------------------------------------------
+
+    def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        if file_path.suffix == ".toml" and file_path.resolve().is_relative_to(FIXTURES_DIR):
+            return FixtureFileCollector.from_parent(parent, path=file_path)
+        return None
+
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        selected: list[pytest.Item] = []
+        deselected: list[pytest.Item] = []
+        first: dict[str, str] = {}
+        for item in items:
+            marker = item.get_closest_marker("planmode")
+            if marker is None:
+                selected.append(item)
+                continue
+            ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
+            level = marker.kwargs.get("level", "must")
+            case_id = marker.kwargs.get("id") or item.name
+            if case_id in first and first[case_id] != item.nodeid:
+                raise pytest.UsageError(
+                    f"duplicate case id {case_id!r}: {first[case_id]} and {item.nodeid}"
+                )
+            first[case_id] = item.nodeid
+            self.collected_ids.add(case_id)
+            item.user_properties.extend(
+                [("planmode_case", case_id), ("planmode_operation", ops[0]), ("planmode_level", level)]
+            )
+            for op in ops:
+                item.add_marker(marker_name(op))
+            item.add_marker(f"planmode_{level}")
+            if case_id in self.expectations:
+                item.add_marker(pytest.mark.xfail(reason=self.expectations[case_id], strict=True))
+            if self.level == "must" and level != "must":
+                deselected.append(item)
+            else:
+                selected.append(item)
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = selected
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        marker = item.get_closest_marker("planmode")
+        if marker is None or self.handshake is None:
+            return
+        ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
+        missing = [op for op in ops if op not in self.handshake.operations]
+        if missing:
+            pytest.skip(
+                f"unsupported: {self.handshake.label} does not list operation "
+                f"{', '.join(missing)}"
+            )
+
+    # -- results ------------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        case_id = props.get("planmode_case")
+        if case_id is None:
+            return
+        outcome: str | None = None
+        if report.when == "call":
+            if report.passed:
+                outcome = "passed"
+            elif report.skipped:
+                outcome = "xfailed" if hasattr(report, "wasxfail") else "skipped"
+            else:
+                outcome = "failed"
+        elif report.when == "setup":
+            if report.skipped:
+                outcome = "xfailed" if hasattr(report, "wasxfail") else "skipped"
+            elif report.failed:
+                outcome = "error"
+        elif report.failed:
+            outcome = "error"
+        if outcome is None:
+            return
+        op = str(props.get("planmode_operation"))
+        self.counts[op][outcome] += 1
+        entry: dict[str, Any] = {
+            "id": case_id,
+            "operation": op,
+            "level": props.get("planmode_level"),
+            "nodeid": report.nodeid,
+            "outcome": outcome,
+        }
+        if outcome in ("failed", "error", "xfailed"):
+            text = report.longreprtext if outcome != "xfailed" else str(getattr(report, "wasxfail", ""))
+            entry["message"] = text[:8000]
+        if outcome == "skipped" and isinstance(report.longrepr, tuple):
+            entry["message"] = str(report.longrepr[2])
+        self.results[case_id] = entry
+
+    def totals(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for counts in self.counts.values():
+            total.update(counts)
+        return total
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or self.handshake is None:
+            return
+        tr = terminalreporter
+        tr.write_sep(
+            "=", f"planmode: {self.handshake.label} against suite {SUITE_VERSION}"
+        )
+        stale = sorted(set(self.expectations) - self.collected_ids)
+        if stale and self.collected_ids:
+            tr.write_line(
+                f"expectations file lists {len(stale)} case id(s) this suite does not have "
+                f"(remove them): {', '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}",
+                yellow=True,
+            )
+        if not self.counts:
+            tr.write_line("no conformance case ran")
+            return
+        width = max(len("operation"), *(len(op) for op in self.counts))
+        header = f"{'operation':<{width}}  " + "  ".join(f"{o:>7}" for o in OUTCOMES)
+        tr.write_line(header)
+        for op in sorted(self.counts):
+            row = self.counts[op]
+            line = f"{op:<{width}}  " + "  ".join(f"{row[o]:>7}" for o in OUTCOMES)
+            tr.write_line(line, red=bool(row["failed"] or row["error"]))
+        total = self.totals()
+        tr.write_line(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>7}" for o in OUTCOMES), bold=True)
+        for path, what in ((self.report_path, "report"), (self.write_path, "expectations")):
+            if path:
+                tr.write_line(f"planmode {what} written to {path}")
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.is_worker:
+            return
+        if self.report_path:
+            self._write_json(self.report_path, self.report())
+        if self.write_path:
+            failing = {
+                case_id: self.expectations.get(case_id) or _first_line(entry.get("message", ""))
+                for case_id, entry in self.results.items()
+                if entry["outcome"] in ("failed", "error", "xfailed")
+            }
+            self._write_json(self.write_path, dict(sorted(failing.items())))
+
+    def report(self) -> dict[str, Any]:
+        assert self.handshake is not None
+        return {
+            "suite": SUITE_VERSION,
+            "target": self.target_spec,
+            "implementation": self.handshake.implementation,
+            "level": self.level,
+            "totals": {o: self.totals()[o] for o in OUTCOMES},
+            "operations": {
+                op: {o: counts[o] for o in OUTCOMES} for op, counts in sorted(self.counts.items())
+            },
+            "failures": [
+                entry
+                for _, entry in sorted(self.results.items())
+                if entry["outcome"] in ("failed", "error")
+            ],
+            "expectedFailures": sorted(
+                case_id for case_id, entry in self.results.items() if entry["outcome"] == "xfailed"
+            ),
+        }
+
+    @staticmethod
+    def _write_json(path: str, data: Any) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return "failed"

@@ -1,0 +1,50 @@
+"""How a target's output is compared with a case's `expect`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
+    """Every place where `actual` does not match `expected`.
+
+    Objects match partially: each key of `expected` must be present and
+    match; keys it does not name are not checked (a target may add fields).
+    Lists match element by element and must have the same length. Scalars
+    match by JSON equality: `1` is not `true`, `1` equals `1.0`.
+    """
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return [f"{path}: expected an object, got {_show(actual)}"]
+        found: list[str] = []
+        for key, value in expected.items():
+            if key not in actual:
+                found.append(f"{path}.{key}: missing (expected {_show(value)})")
+            else:
+                found.extend(mismatches(value, actual[key], f"{path}.{key}"))
+        return found
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return [f"{path}: expected a list, got {_show(actual)}"]
+        if len(expected) != len(actual):
+            return [
+                f"{path}: expected {len(expected)} item(s), got {len(actual)}: "
+                f"expected {_show(expected)}, got {_show(actual)}"
+            ]
+        found = []
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found.extend(mismatches(want, got, f"{path}[{index}]"))
+        return found
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        same = type(expected) is type(actual) and expected == actual
+    elif isinstance(expected, int | float) and isinstance(actual, int | float):
+        same = expected == actual
+    else:
+        same = type(expected) is type(actual) and expected == actual
+    return [] if same else [f"{path}: expected {_show(expected)}, got {_show(actual)}"]

@@ -1,0 +1,104 @@
+"""The pytest plugin (entry point `pytest11`, name `planmode`).
+
+It loads in every pytest session where the package is installed, so this
+module imports nothing heavy: options and ini keys are declared here, and the
+harness (pydantic, the targets, the suite) is imported only once
+`--planmode-target` (or the `planmode_target` ini key) names a target.
+Disable it with `-p no:planmode`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+LEVELS = ("all", "must")
+DEFAULT_TIMEOUT = 5.0
+
+_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "target",
+        {"metavar": "TARGET"},
+        "Run the planmode conformance suite against TARGET: 'reference' (the built-in "
+        "reference), 'python:package.module:attribute' (a Python adapter object) or "
+        "'exec:<command line>' (a process speaking JSON Lines on stdin/stdout). "
+        "Without it the plugin adds nothing to the run.",
+    ),
+    (
+        "level",
+        {"metavar": "LEVEL", "choices": LEVELS},
+        "Which cases to run: 'all' (default) or 'must' (only the cases the specs state; "
+        "cases that pin the reference's choices where the specs are silent are deselected).",
+    ),
+    (
+        "timeout",
+        {"metavar": "SECONDS", "type": float},
+        f"Per-request timeout for exec: targets, in seconds (default {DEFAULT_TIMEOUT:g}). "
+        "A request not answered in time fails its case and the target is restarted.",
+    ),
+    (
+        "expectations",
+        {"metavar": "FILE"},
+        "JSON file mapping case id -> reason for cases the target is known to fail. They run "
+        "as strict xfail: a regression fails the run, and so does a listed case that passes "
+        "(remove it from the file).",
+    ),
+    (
+        "write-expectations",
+        {"metavar": "FILE"},
+        "Write an expectations file listing every case that failed in this run (keeping the "
+        "reasons of cases already listed), to start or update a port's ratchet.",
+    ),
+    (
+        "report",
+        {"metavar": "FILE"},
+        "Write a JSON report: implementation, suite version, counts per operation and every "
+        "failed case with its message (schema: pytest_planmode/schemas/report.schema.json).",
+    ),
+]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("planmode", "planmode conformance suite (pytest-planmode)")
+    for name, kwargs, help_text in _OPTIONS:
+        dest = "planmode_" + name.replace("-", "_")
+        group.addoption(f"--planmode-{name}", dest=dest, default=None, help=help_text, **kwargs)
+        if name != "write-expectations":
+            parser.addini(dest, f"Default for --planmode-{name}.", default=None)
+
+
+def option(config: pytest.Config, name: str) -> Any:
+    """A planmode option: the command line wins over the ini key."""
+    dest = "planmode_" + name.replace("-", "_")
+    value = config.getoption(dest)
+    if value is None and name != "write-expectations":
+        value = config.getini(dest) or None
+    return value
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "planmode(operation, level='must', id=None, operations=()): a conformance check of "
+        "the planmode suite; skipped when the target does not list the operation(s).",
+    )
+    target = option(config, "target")
+    if not target:
+        return
+    from pytest_planmode import harness
+
+    run = harness.PlanmodeRun(config, str(target))
+    config.pluginmanager.register(run, harness.PlanmodeRun.PLUGIN_NAME)
+    config.pluginmanager.register(harness, "planmode-fixtures")
+    run.start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from_registry = config.pluginmanager.get_plugin("planmode-run")
+    if from_registry is not None:
+        from_registry.stop()
+        config.pluginmanager.unregister(from_registry)
+        fixtures = config.pluginmanager.get_plugin("planmode-fixtures")
+        if fixtures is not None:
+            config.pluginmanager.unregister(fixtures)

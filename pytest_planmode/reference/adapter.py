@@ -1,0 +1,66 @@
+"""The reference as a target: the same adapter interface a port implements.
+
+A Python adapter has two methods that mirror the JSON Lines protocol:
+
+``hello(suite: str) -> dict``
+    answers the handshake: ``{"protocol": 1, "implementation": {...},
+    "operations": [...]}``.
+``call(op: str, input: dict) -> dict``
+    answers one request with exactly one of ``{"output": {...}}``,
+    ``{"error": {"message": ...}}`` or ``{"unsupported": True}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from pytest_planmode import PROTOCOL_VERSION, __version__
+from pytest_planmode.contract import operations
+from pytest_planmode.reference.ops import handlers
+
+
+def _format_validation(operation: str, error: ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "(input)"
+        parts.append(f"{where}: {item['msg']}")
+    return f"invalid input for {operation}: " + "; ".join(parts)
+
+
+class ReferenceAdapter:
+    """Serves the reference implementation through the adapter interface."""
+
+    implementation = {
+        "name": "pytest-planmode reference",
+        "version": __version__,
+        "language": "python",
+    }
+
+    def hello(self, suite: str) -> dict[str, Any]:
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "implementation": dict(self.implementation),
+            "operations": sorted(handlers()),
+        }
+
+    def call(self, op: str, input: dict[str, Any]) -> dict[str, Any]:
+        func = handlers().get(op)
+        if func is None:
+            return {"unsupported": True}
+        spec = operations().get(op)
+        if spec is None:
+            return {"error": {"message": f"{op} has a handler but no contract model"}}
+        try:
+            model = spec.input.model_validate(input)
+        except ValidationError as exc:
+            return {"error": {"message": _format_validation(op, exc)}}
+        result = func(model)
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json", by_alias=True)
+        return {"output": result}
+
+
+#: The object `--planmode-target=reference` resolves to.
+REFERENCE = ReferenceAdapter()

@@ -1,0 +1,1 @@
+"""Reference implementation of the opl-modes extension's decision logic."""

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from pytest_planmode.contract.oplmodes_plans import PlanResolveInput, PlanResolveOutput
+from pytest_planmode.reference.oplmodes import plans
+from pytest_planmode.reference.ops import handler
+
+
+@handler("oplmodes.plans.resolve")
+def resolve(inp: PlanResolveInput) -> PlanResolveOutput:
+    if inp.source == "command":
+        result = plans.resolve_name(inp.value)
+    else:
+        result = plans.resolve_resumed(inp.value)
+    return PlanResolveOutput(accepted=result.accepted, path=result.path, reason=result.reason)

@@ -1,0 +1,1 @@
+"""Reference implementation of the pi-plan-mode extension's decision logic."""

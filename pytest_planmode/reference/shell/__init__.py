@@ -1,0 +1,1 @@
+"""Shell lexing and parsing shared by the reference's shell policies."""

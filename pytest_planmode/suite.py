@@ -1,0 +1,198 @@
+"""The shipped suite: where it lives, how fixture files load and lint.
+
+Loading checks the format (pydantic model), unique ids, the `spec`
+citation against the known section headings, that the operation exists in
+the contract, that each input is valid for it, and that `expect` names only
+output fields of the contract. Every error names the file, the group and
+case position, and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+FIXTURES_DIR = PACKAGE_DIR / "fixtures"
+CONFORMANCE_DIR = PACKAGE_DIR / "conformance"
+
+
+class FixtureError(Exception):
+    """A fixture file is malformed; the message says where and what."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    operation: str
+    level: str
+    spec: str
+    description: str
+    input: dict[str, Any]
+    expect: dict[str, Any]
+    file: str
+    group_index: int
+    case_index: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}: group {self.group_index + 1}, case {self.case_index + 1} ({self.id})"
+
+
+def fixture_files(root: Path = FIXTURES_DIR) -> list[Path]:
+    """Every fixture file under `root`, in sorted order (xdist workers must agree)."""
+    return sorted(root.rglob("*.toml"))
+
+
+def display_name(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(FIXTURES_DIR).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@cache
+def spec_sections() -> dict[str, frozenset[str]]:
+    data = json.loads((PACKAGE_DIR / "spec_sections.json").read_text(encoding="utf-8"))
+    return {doc: frozenset(heads) for doc, heads in data.items() if not doc.startswith("_")}
+
+
+def check_spec(spec: str) -> str | None:
+    """None if `spec` cites a known document and section, else what is wrong."""
+    doc, sep, heading = spec.partition(" § ")
+    sections = spec_sections()
+    if not sep or doc not in sections:
+        return f"spec {spec!r} must cite one of {sorted(sections)} as '<document> § <section>'"
+    if heading not in sections[doc]:
+        return f"spec {spec!r}: {doc} has no section {heading!r}; known: {sorted(sections[doc])}"
+    return None
+
+
+def _locate(file: str, data: Any, loc: tuple[int | str, ...]) -> str:
+    where = file
+    if len(loc) >= 2 and loc[0] == "group" and isinstance(loc[1], int):
+        group = data["group"][loc[1]]
+        where += f": group {loc[1] + 1}"
+        if isinstance(group, dict) and isinstance(group.get("description"), str):
+            where += f" ({group['description'][:60]!r})"
+        if len(loc) >= 4 and loc[2] == "case" and isinstance(loc[3], int):
+            case = group["case"][loc[3]]
+            where += f", case {loc[3] + 1}"
+            if isinstance(case, dict) and isinstance(case.get("id"), str):
+                where += f" ({case['id']})"
+            rest = loc[4:]
+        else:
+            rest = loc[2:]
+    else:
+        rest = loc
+    field = ".".join(str(p) for p in rest)
+    return f"{where}: {field}" if field else where
+
+
+def _output_fields(model: Any) -> set[str]:
+    names: set[str] = set()
+    for name, field in model.model_fields.items():
+        names.add(field.alias or name)
+    return names
+
+
+def load_file(path: Path, *, contract: bool = True) -> list[Case]:
+    """Load and check one fixture file; raise FixtureError listing every problem."""
+    from pytest_planmode.contract.fixtures import FixtureFile
+
+    file = display_name(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FixtureError(f"{file}: cannot read: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise FixtureError(f"{file}: not valid TOML: {exc}") from exc
+    try:
+        model = FixtureFile.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            f"{_locate(file, data, tuple(err['loc']))}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        ]
+        raise FixtureError("\n".join(problems)) from None
+
+    ops: dict[str, Any] = {}
+    if contract:
+        from pytest_planmode.contract import operations
+
+        ops = operations()
+    problems: list[str] = []
+    cases: list[Case] = []
+    for gi, group in enumerate(model.group):
+        gwhere = f"{file}: group {gi + 1} ({group.description[:60]!r})"
+        for spec in {group.spec} | {c.spec for c in group.case if c.spec}:
+            if (problem := check_spec(spec)) is not None:
+                problems.append(f"{gwhere}: {problem}")
+        op = ops.get(group.operation)
+        if contract and op is None:
+            problems.append(f"{gwhere}: unknown operation {group.operation!r}; known: {sorted(ops)}")
+        for ci, case in enumerate(group.case):
+            merged = {**group.defaults, **case.input}
+            loaded = Case(
+                id=case.id,
+                operation=group.operation,
+                level=case.level or group.level,
+                spec=case.spec or group.spec,
+                description=case.description or group.description,
+                input=merged,
+                expect=case.expect,
+                file=file,
+                group_index=gi,
+                case_index=ci,
+            )
+            cases.append(loaded)
+            if op is None:
+                continue
+            try:
+                op.input.model_validate(merged)
+            except ValidationError as exc:
+                for err in exc.errors(include_url=False):
+                    field = ".".join(str(p) for p in err["loc"]) or "(input)"
+                    problems.append(f"{loaded.where}: input.{field}: {err['msg']}")
+            unknown = set(case.expect) - _output_fields(op.output)
+            if unknown:
+                problems.append(
+                    f"{loaded.where}: expect names {sorted(unknown)}, which are not output fields "
+                    f"of {group.operation} ({sorted(_output_fields(op.output))})"
+                )
+    if problems:
+        raise FixtureError("\n".join(problems))
+    return cases
+
+
+def duplicate_ids(cases: Iterable[Case]) -> list[str]:
+    seen: dict[str, Case] = {}
+    problems = []
+    for case in cases:
+        if case.id in seen:
+            problems.append(f"duplicate case id {case.id!r}: {seen[case.id].where} and {case.where}")
+        else:
+            seen[case.id] = case
+    return problems
+
+
+def load_suite(root: Path = FIXTURES_DIR) -> list[Case]:
+    """Every case of the suite; FixtureError with every problem found."""
+    cases: list[Case] = []
+    problems: list[str] = []
+    for path in fixture_files(root):
+        try:
+            cases.extend(load_file(path))
+        except FixtureError as exc:
+            problems.append(str(exc))
+    problems.extend(duplicate_ids(cases))
+    if problems:
+        raise FixtureError("\n".join(problems))
+    return cases

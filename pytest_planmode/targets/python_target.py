@@ -1,0 +1,79 @@
+"""`python:package.module:attribute` and `reference` targets."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_planmode import SUITE_VERSION
+from pytest_planmode.targets.base import (
+    Handshake,
+    Outcome,
+    TargetError,
+    parse_handshake,
+    parse_response,
+)
+
+
+def load_object(path: str) -> Any:
+    """Import `package.module:attribute` (the attribute may be dotted)."""
+    module_name, sep, attr = path.partition(":")
+    if not sep or not module_name or not attr:
+        raise TargetError(
+            f"python:{path}: expected python:package.module:attribute, "
+            "for example python:myport.adapter:ADAPTER"
+        )
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise TargetError(f"python:{path}: cannot import {module_name!r}: {exc}") from exc
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetError(f"python:{path}: {module_name!r} has no attribute {attr!r}") from None
+    if isinstance(obj, type):
+        obj = obj()
+    for method in ("hello", "call"):
+        if not callable(getattr(obj, method, None)):
+            raise TargetError(
+                f"python:{path}: the adapter has no {method}() method "
+                "(an adapter needs hello(suite) and call(op, input))"
+            )
+    return obj
+
+
+class PythonTarget:
+    """An in-process adapter object. Its answers pass the same checks as
+    answers read from a process, and inputs/outputs round-trip through JSON
+    so both kinds of target see exactly the same data."""
+
+    def __init__(self, adapter: Any, description: str) -> None:
+        self.adapter = adapter
+        self.description = description
+
+    def handshake(self) -> Handshake:
+        try:
+            answer = self.adapter.hello(SUITE_VERSION)
+        except Exception as exc:
+            raise TargetError(f"{self.description}: hello() raised {exc!r}") from exc
+        return parse_handshake(answer, self.description)
+
+    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+        try:
+            answer = self.adapter.call(operation, json.loads(json.dumps(input)))
+            answer = json.loads(json.dumps(answer))
+        except Exception:
+            return Outcome(
+                "failure",
+                message=f"{self.description}: call({operation!r}) raised:\n{traceback.format_exc()}",
+            )
+        return parse_response(answer, self.description)
+
+    def close(self) -> None:
+        close = getattr(self.adapter, "close", None)
+        if callable(close):
+            close()
