@@ -88,7 +88,8 @@ class TargetClient:
 class FixtureFileCollector(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
         try:
-            cases = load_file(self.path)
+            run = self.config.pluginmanager.get_plugin(PlanmodeRun.PLUGIN_NAME)
+            cases = load_file(self.path, root=run.fixtures_dir if run else None)
         except FixtureError as exc:
             raise self.CollectError(f"malformed fixture file:\n{exc}") from None
         for case in cases:
@@ -174,6 +175,10 @@ class PlanmodeRun:
         path = option(config, "expectations")
         self.expectations = load_expectations(path) if path else {}
         self.expectations_path = path
+        fixtures = option(config, "fixtures")
+        self.fixtures_dir = Path(fixtures).resolve() if fixtures else FIXTURES_DIR
+        if not self.fixtures_dir.is_dir():
+            raise pytest.UsageError(f"--planmode-fixtures {fixtures}: not a directory")
         self.report_path = option(config, "report")
         self.write_path = option(config, "write-expectations")
         self.is_worker = hasattr(config, "workerinput")
@@ -195,7 +200,7 @@ class PlanmodeRun:
         except TargetError as exc:
             raise pytest.UsageError(f"--planmode-target {self.target_spec}: {exc}") from None
         if config.args_source != pytest.Config.ArgsSource.ARGS:
-            config.args = [str(CONFORMANCE_DIR), str(FIXTURES_DIR)]
+            config.args = [str(CONFORMANCE_DIR), str(self.fixtures_dir)]
         from pytest_planmode.contract import operations
 
         for name in operations():
@@ -219,7 +224,7 @@ class PlanmodeRun:
     # -- collection -------------------------------------------------------------
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        if file_path.suffix == ".toml" and file_path.resolve().is_relative_to(FIXTURES_DIR):
+        if file_path.suffix == ".toml" and file_path.resolve().is_relative_to(self.fixtures_dir):
             return FixtureFileCollector.from_parent(parent, path=file_path)
         return None
 

@@ -51,6 +51,12 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "reasons of cases already listed), to start or update a port's ratchet.",
     ),
     (
+        "fixtures",
+        {"metavar": "DIR"},
+        "Read fixture files (*.toml) from DIR instead of the shipped suite, e.g. to try new "
+        "cases before proposing them. Property checks still run.",
+    ),
+    (
         "report",
         {"metavar": "FILE"},
         "Write a JSON report: implementation, suite version, counts per operation and every "

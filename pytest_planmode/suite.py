@@ -46,16 +46,35 @@ class Case:
         return f"{self.file}: group {self.group_index + 1}, case {self.case_index + 1} ({self.id})"
 
 
+NULL_SENTINEL = "$null"
+
+
+def decode_nulls(value: Any) -> Any:
+    """TOML has no null: a fixture writes JSON null as the table
+    `{ "$null" = true }`; this turns every such table into None."""
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(NULL_SENTINEL) is True:
+            return None
+        return {k: decode_nulls(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_nulls(v) for v in value]
+    return value
+
+
 def fixture_files(root: Path = FIXTURES_DIR) -> list[Path]:
     """Every fixture file under `root`, in sorted order (xdist workers must agree)."""
     return sorted(root.rglob("*.toml"))
 
 
-def display_name(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(FIXTURES_DIR).as_posix()
-    except ValueError:
-        return str(path)
+def display_name(path: Path, root: Path | None = None) -> str:
+    for base in (root, FIXTURES_DIR):
+        if base is None:
+            continue
+        try:
+            return path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
 
 
 @cache
@@ -103,11 +122,11 @@ def _output_fields(model: Any) -> set[str]:
     return names
 
 
-def load_file(path: Path, *, contract: bool = True) -> list[Case]:
+def load_file(path: Path, *, contract: bool = True, root: Path | None = None) -> list[Case]:
     """Load and check one fixture file; raise FixtureError listing every problem."""
     from pytest_planmode.contract.fixtures import FixtureFile
 
-    file = display_name(path)
+    file = display_name(path, root)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -139,7 +158,7 @@ def load_file(path: Path, *, contract: bool = True) -> list[Case]:
         if contract and op is None:
             problems.append(f"{gwhere}: unknown operation {group.operation!r}; known: {sorted(ops)}")
         for ci, case in enumerate(group.case):
-            merged = {**group.defaults, **case.input}
+            merged = decode_nulls({**group.defaults, **case.input})
             loaded = Case(
                 id=case.id,
                 operation=group.operation,
@@ -147,7 +166,7 @@ def load_file(path: Path, *, contract: bool = True) -> list[Case]:
                 spec=case.spec or group.spec,
                 description=case.description or group.description,
                 input=merged,
-                expect=case.expect,
+                expect=decode_nulls(case.expect),
                 file=file,
                 group_index=gi,
                 case_index=ci,
@@ -161,7 +180,7 @@ def load_file(path: Path, *, contract: bool = True) -> list[Case]:
                 for err in exc.errors(include_url=False):
                     field = ".".join(str(p) for p in err["loc"]) or "(input)"
                     problems.append(f"{loaded.where}: input.{field}: {err['msg']}")
-            unknown = set(case.expect) - _output_fields(op.output)
+            unknown = set(loaded.expect) - _output_fields(op.output)
             if unknown:
                 problems.append(
                     f"{loaded.where}: expect names {sorted(unknown)}, which are not output fields "
@@ -189,7 +208,7 @@ def load_suite(root: Path = FIXTURES_DIR) -> list[Case]:
     problems: list[str] = []
     for path in fixture_files(root):
         try:
-            cases.extend(load_file(path))
+            cases.extend(load_file(path, root=root))
         except FixtureError as exc:
             problems.append(str(exc))
     problems.extend(duplicate_ids(cases))

@@ -4,17 +4,33 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 PLANS_DIR = ".pi/plans"
 PREFIX = "plan-"
 SUFFIX = ".md"
 
-# Reference choice (the spec does not fix the slug): ASCII letters are
-# lowercased and every run of other characters becomes one hyphen, so a name
-# can never carry a path separator or a `..` into the filename.
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def is_letter_or_digit(ch: str) -> bool:
+    """A Unicode letter (L*) or number (N*): what "letter or digit" means here."""
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def slug(name: str) -> str:
+    """Reference choice (the spec does not fix the filename's form): the name
+    is lowercased and every run of characters that are not letters or digits
+    becomes one hyphen, trimmed at both ends. A slug therefore never carries a
+    path separator, a dot or whitespace into the filename."""
+    out: list[str] = []
+    for ch in name.lower():
+        if is_letter_or_digit(ch):
+            out.append(ch)
+        elif out and out[-1] != "-":
+            out.append("-")
+    return "".join(out).strip("-")
 
 
 @dataclass(frozen=True)
@@ -32,15 +48,14 @@ def resolve_name(name: str) -> PlanFile:
     """A name typed after `/plan` or `/execute` (opl-modes.md § Commands,
     flags, and shortcuts): it must contain at least one letter or digit, so
     `/plan .` or `/plan --` is rejected instead of producing `plan-.md`."""
-    slug = _NOT_SLUG.sub("-", name.strip().lower()).strip("-")
-    if not slug:
+    text = slug(name)
+    if not text:
         return PlanFile(
             False,
             None,
-            f"plan name {name!r} has no letter or digit; "
-            "a plan name must contain at least one (a-z, 0-9)",
+            f"plan name {name!r} has no letter or digit; a plan name must contain at least one",
         )
-    return PlanFile(True, plan_path(f"{PREFIX}{slug}{SUFFIX}"), None)
+    return PlanFile(True, plan_path(f"{PREFIX}{text}{SUFFIX}"), None)
 
 
 def resolve_resumed(filename: str) -> PlanFile:
@@ -49,8 +64,8 @@ def resolve_resumed(filename: str) -> PlanFile:
     dropped, so a stale or foreign branch cannot point plan reads outside
     `.pi/plans/`. Empty names and control characters are dropped too
     (reference choice: fail closed)."""
-    if not filename:
-        return PlanFile(False, None, "empty plan filename dropped")
+    if filename in ("", "."):
+        return PlanFile(False, None, f"plan filename {filename!r} names no file: dropped")
     if "/" in filename or "\\" in filename:
         return PlanFile(False, None, f"plan filename {filename!r} has a path separator: dropped")
     if ".." in filename:

@@ -1,0 +1,68 @@
+"""A deliberately broken exec: target, for the harness's own tests.
+
+    python broken.py MODE [N]
+
+It serves the reference correctly, except that on the N-th request (default
+3) it misbehaves as MODE says: `crash` exits with status 3, `hang` never
+answers, `garbage` prints a line that is not JSON, `wrong-id` answers with
+another id, `two-answers` puts two answer keys in one line. Handshake
+modes: `handshake-exit` exits before answering the hello, `handshake-garbage`
+answers it with text, `handshake-protocol` claims protocol 99,
+`handshake-hang` never answers it. `exit-1` behaves but exits 1 at end of input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from pytest_planmode.reference.adapter import REFERENCE
+
+
+def main() -> int:
+    mode = sys.argv[1]
+    nth = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    out = sys.stdout
+    count = 0
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("op") == "hello" and "id" not in message:
+            if mode == "handshake-exit":
+                print("cannot start: missing configuration", file=sys.stderr)
+                return 2
+            if mode == "handshake-garbage":
+                out.write("hello there\n")
+            elif mode == "handshake-protocol":
+                out.write(json.dumps({"protocol": 99, "implementation": {"name": "x"}, "operations": []}) + "\n")
+            elif mode == "handshake-hang":
+                time.sleep(3600)
+            else:
+                out.write(json.dumps(REFERENCE.hello(message.get("suite", ""))) + "\n")
+            out.flush()
+            continue
+        count += 1
+        answer = REFERENCE.call(message["op"], message["input"])
+        answer["id"] = message["id"]
+        if count == nth:
+            if mode == "crash":
+                print("fatal: simulated crash", file=sys.stderr)
+                sys.stderr.flush()
+                return 3
+            if mode == "hang":
+                time.sleep(3600)
+            if mode == "garbage":
+                out.write("Segmentation fault (core dumped)\n")
+                out.flush()
+                continue
+            if mode == "wrong-id":
+                answer["id"] = message["id"] + 1000
+            if mode == "two-answers":
+                answer["error"] = {"message": "both"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    return 1 if mode == "exit-1" else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
