@@ -1,0 +1,249 @@
+"""pi-plan-mode model switching: one Plan-boundary direction on a virtual
+clock, and the ready-plan "Start fresh and implement" screen.
+
+Models are written ``"<provider>/<modelId>"`` everywhere in these shapes
+(catalogues, the current model, behaviour keys, results): the provider is
+everything before the first ``/``. Settings values stay raw JSON
+(``{"provider": …, "modelId": …}`` or an array of them) because their
+validation is part of the behaviour.
+
+Time is virtual: the direction starts at 0 ms, every latency is a number of
+virtual milliseconds, and each authentication has a budget of 2,000 ms.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+
+AUTH_BUDGET_MS = 2000
+
+Trigger = Literal["plan.start", "plan.exit", "plan.save", "implement"]
+ImplementHow = Literal["here", "fresh", "saved"]
+
+
+class ModelBehaviour(ContractInput):
+    """How Pi answers for one model during the switch."""
+
+    resolves: bool = Field(
+        default=True, description="False: Pi's model registry cannot resolve this model."
+    )
+    auth: Literal["ok", "fail", "throw", "hang"] = Field(
+        default="ok",
+        description=(
+            "Authentication answer: `ok`, `fail` (`ok: false`), `throw`, or `hang` (never answers)."
+        ),
+    )
+    auth_latency_ms: int = Field(
+        default=0, ge=0, description="Virtual ms until authentication answers."
+    )
+    credentials: bool = Field(
+        default=True,
+        description="Credentials configured; without them the model change refuses.",
+    )
+    change: Literal["accept", "refuse", "throw", "hang"] = Field(
+        default="accept",
+        description="Pi's model change: a refusal or throw moves on.",
+    )
+    change_latency_ms: int = Field(
+        default=0, ge=0, description="Virtual ms the model change takes (not for `hang`)."
+    )
+
+
+class _SessionInput(ContractInput):
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "The raw settings document (`autoSwitchModel`, `planModel`, `normalModel`, "
+            "and any other field, which is validated too: one invalid value disables switching)."
+        ),
+    )
+    settings_read_failed: bool = Field(
+        default=False, description="The settings file could not be read: no switching."
+    )
+    current_model: str = Field(description="The session's model before the transition.")
+    thinking_level: str = Field(default="medium", description="Pi's current thinking level.")
+    scoped_models: list[str] = Field(
+        default_factory=list, description="Scoped models: the catalogue when non-empty."
+    )
+    available_models: list[str] = Field(
+        default_factory=list, description="Available models: the catalogue otherwise."
+    )
+    models: dict[str, ModelBehaviour] = Field(
+        default_factory=dict,
+        description="Behaviour per `provider/modelId`; a model not listed uses the defaults.",
+    )
+
+
+class SwitchInput(_SessionInput):
+    trigger: Trigger = Field(
+        description=(
+            "`plan.start` targets `planModel`; `plan.exit`, `plan.save` and `implement` "
+            "target `normalModel`."
+        )
+    )
+    how: ImplementHow | None = Field(
+        default=None,
+        description="With `implement`: `here` (default), `fresh`, or `saved` (preflight first).",
+    )
+    transition_fails: bool = Field(
+        default=False,
+        description="The transition fails after switching: restore the model.",
+    )
+
+
+class CandidateResult(ContractOutput):
+    model: str
+    result: Literal[
+        "applied",
+        "already-active",
+        "unresolved",
+        "outside-catalogue",
+        "auth-timeout",
+        "refused",
+        "change-threw",
+        "change-hung",
+        "not-tried",
+    ]
+    auth: Literal["ok", "fail", "throw", "timeout"] | None = Field(
+        default=None, description="Authentication outcome, None when not authenticated."
+    )
+
+
+class LogEntry(ContractOutput):
+    at: int = Field(description="Virtual instant in ms from the start of the transition.")
+    type: Literal[
+        "preflight.start",
+        "preflight.end",
+        "preflight.timeout",
+        "preflight.late",
+        "auth.start",
+        "auth.end",
+        "auth.timeout",
+        "auth.late",
+        "change.start",
+        "change.end",
+        "thinking.restore",
+        "restore.start",
+        "restore.end",
+        "request",
+    ]
+    model: str | None = None
+    outcome: str | None = Field(
+        default=None,
+        description=(
+            "auth/preflight end and late: ok, fail, throw; change/restore end: accepted, "
+            "refused, threw; thinking.restore: the level."
+        ),
+    )
+
+
+class Warning(ContractOutput):
+    kind: Literal["fallback", "all-failed", "unavailable"]
+    message: str
+
+
+class SwitchOutput(ContractOutput):
+    outcome: Literal[
+        "disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"
+    ]
+    disabled_reason: Literal["off", "invalid-settings", "read-failed"] | None = None
+    settings_error: str | None = None
+    direction: Literal["planModel", "normalModel"]
+    candidates: list[CandidateResult] = Field(
+        description="The configured chain after collapsing duplicates, with what happened to each."
+    )
+    applied: str | None = Field(description="The candidate the model change applied, if any.")
+    model: str = Field(
+        description="The session model once everything settled, late results included."
+    )
+    log: list[LogEntry] = Field(description="Every step with its virtual instant, in time order.")
+    warnings: list[Warning] = Field(description="At most one per direction.")
+    error: str | None = Field(
+        default=None, description="Error notice of an aborted implementation."
+    )
+    elapsed_ms: int | None = Field(
+        description="When the transition's switch completed; None when a model change hangs."
+    )
+    auth_attempts: int = Field(
+        description="Authentications started, the saved-plan preflight included."
+    )
+    thinking_level: str = Field(description="The thinking level after the transition.")
+    saved_plan_kept: bool | None = Field(
+        default=None, description="Saved-plan implementation: the saved plan stays."
+    )
+    restored: bool = Field(
+        default=False, description="The transition failed and the previous model was restored."
+    )
+
+
+class FreshInput(_SessionInput):
+    action: Literal["screen", "saved-direct"] = Field(
+        default="screen",
+        description=(
+            "`screen`: the ready-plan Start fresh screen; `saved-direct`: the saved-plan "
+            "direct fresh action (same initial values, no picker)."
+        ),
+    )
+    start_scoped_models: list[str] | None = Field(
+        default=None, description="The scope when Start is pressed (default: unchanged)."
+    )
+    start_available_models: list[str] | None = Field(
+        default=None, description="The available models when Start is pressed (default: unchanged)."
+    )
+    pick: str | None = Field(default=None, description="A model picked in the screen's model row.")
+    pick_thinking: str | None = Field(
+        default=None, description="A thinking level picked in the screen."
+    )
+
+
+class Notice(ContractOutput):
+    kind: Literal["switched", "planning-fallback"]
+    message: str
+
+
+class FreshOutput(ContractOutput):
+    initial_model: str = Field(description="The model row's starting value.")
+    fallbacks: list[str] = Field(description="The remaining usable candidates, in order.")
+    unavailable: list[str] = Field(description="Configured candidates outside the catalogue.")
+    initial_thinking: str
+    chain: list[str] = Field(description="The chain applied on Start, after re-resolution.")
+    notice: Notice | None = Field(default=None, description="What Start reported.")
+    outcome: Literal["applied", "already-active", "all-failed", "stalled", "unchanged"]
+    applied: str | None
+    model: str = Field(description="The fresh session's model.")
+    thinking_level: str = Field(description="The fresh session's thinking level.")
+    log: list[LogEntry]
+    warnings: list[Warning]
+    elapsed_ms: int | None
+    planning_model: str = Field(description="The planning session's model: never switched.")
+    planning_thinking: str
+    settings_written: bool = Field(description="Always false: menu choices are one-shot.")
+
+
+OPERATIONS = [
+    Operation(
+        name="planmode.models.switch",
+        input=SwitchInput,
+        output=SwitchOutput,
+        summary=(
+            "One Plan-boundary model switch on a virtual clock: fallback chain, 2,000 ms "
+            "authentication budget per candidate, saved-plan preflight, restore after failure."
+        ),
+        kind="script",
+    ),
+    Operation(
+        name="planmode.models.fresh",
+        input=FreshInput,
+        output=FreshOutput,
+        summary=(
+            "The ready-plan Start fresh screen and the saved-plan direct fresh action: initial "
+            "model and thinking, re-resolution on Start, the handoff switch."
+        ),
+        kind="script",
+    ),
+]

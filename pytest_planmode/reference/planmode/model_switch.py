@@ -1,0 +1,428 @@
+"""pi-plan-mode's automatic model switch at Plan-mode boundaries.
+
+One *direction* (Plan start → ``planModel``; Plan exit, plan save or any
+implementation start → ``normalModel``) walks its fallback chain on a
+virtual clock: every candidate's authentication races a fixed 2,000 ms
+budget, a definite failure is still handed to Pi's model change, and a
+timed-out authentication's late answer is recorded and discarded.
+
+Models are keyed ``"provider/modelId"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pytest_planmode.reference.planmode import settings_values as sv
+from pytest_planmode.reference.virtual_time import race
+
+#: Every candidate's authentication budget (§ Auto model switch).
+AUTH_BUDGET_MS = 2000
+
+AuthAnswer = Literal["ok", "fail", "throw", "hang"]
+ChangeAnswer = Literal["accept", "refuse", "throw", "hang"]
+
+DIRECTION_FIELD: Mapping[str, str] = {
+    "plan.start": "planModel",
+    "plan.exit": "normalModel",
+    "plan.save": "normalModel",
+    "implement": "normalModel",
+}
+
+#: How each direction names itself in a warning: the Settings row labels.
+DIRECTION_LABEL: Mapping[str, str] = {
+    "planModel": "Plan enter model",
+    "normalModel": "Plan exit model",
+}
+
+#: Every settings field that can invalidate the document, with its validator.
+#: One invalid value invalidates the whole document (§ Auto model switch:
+#: "Invalid values invalidate the settings document like every other field").
+SETTINGS_VALIDATORS: Mapping[str, Callable[[Any], object]] = {
+    "autoSwitchModel": lambda v: sv.boolean("autoSwitchModel", v),
+    "planModel": lambda v: sv.model_chain("planModel", v),
+    "normalModel": lambda v: sv.model_chain("normalModel", v),
+    "thinkingLevel": sv.thinking_level,
+    "implementationPlanRetention": sv.retention_policy,
+    "defaultPlanTools": sv.tool_names,
+    "defaultPlanExportPath": sv.export_path,
+    "safeSubcommands": sv.safe_subcommands,
+    "toggleShortcut": sv.toggle_shortcut,
+}
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How Pi answers for one model."""
+
+    resolves: bool = True
+    auth: AuthAnswer = "ok"
+    auth_latency_ms: int = 0
+    credentials: bool = True
+    change: ChangeAnswer = "accept"
+    change_latency_ms: int = 0
+
+
+DEFAULT_BEHAVIOUR = Behaviour()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One observable step of a transition at a virtual instant."""
+
+    at: int
+    type: str
+    model: str | None = None
+    outcome: str | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    model: str
+    result: str
+    auth: str | None = None
+
+
+@dataclass(frozen=True)
+class Warning:
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ChainResult:
+    """What walking one fallback chain did."""
+
+    outcome: Literal["applied", "already-active", "all-failed", "stalled", "unchanged"]
+    candidates: tuple[Candidate, ...]
+    applied: str | None
+    steps: tuple[Step, ...]
+    #: Late answers of timed-out authentications: recorded, never acted on.
+    late: tuple[Step, ...]
+    end_at: int | None
+    auth_attempts: int
+    warning: Warning | None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The part of a settings document the switch reads, after validation."""
+
+    auto_switch: bool = False
+    chains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    disabled_reason: str | None = None
+    error: str | None = None
+
+
+def model_key(ref: sv.ModelRef) -> str:
+    return f"{ref.provider}/{ref.model_id}"
+
+
+def read_settings(raw: Mapping[str, Any], read_failed: bool) -> Settings:
+    """§ Auto model switch: "Invalid values invalidate the settings document
+    like every other field; a settings read failure falls back to no
+    switching." Unknown fields are other features' business and ignored."""
+    if read_failed:
+        return Settings(disabled_reason="read-failed", error="the settings file could not be read")
+    chains: dict[str, tuple[str, ...]] = {}
+    for key, validate in SETTINGS_VALIDATORS.items():
+        if key not in raw:
+            continue
+        try:
+            value = validate(raw[key])
+        except sv.InvalidSetting as exc:
+            return Settings(disabled_reason="invalid-settings", error=str(exc))
+        if key in ("planModel", "normalModel") and isinstance(value, tuple):
+            chains[key] = tuple(model_key(ref) for ref in value)
+    auto = raw.get("autoSwitchModel", False) is True
+    return Settings(
+        auto_switch=auto,
+        chains=chains,
+        disabled_reason=None if auto else "off",
+    )
+
+
+def catalogue(scoped: Sequence[str], available: Sequence[str]) -> frozenset[str]:
+    """§ Implementation model and thinking: the session's scoped models when
+    that scope is non-empty, otherwise Pi's currently available models."""
+    return frozenset(scoped) if scoped else frozenset(available)
+
+
+def collapse_duplicates(chain: Sequence[str]) -> tuple[str, ...]:
+    """§ Auto model switch: "duplicate candidates are collapsed to their first position"."""
+    return tuple(dict.fromkeys(chain))
+
+
+def _warning(direction: str, chain: Sequence[str], applied: str | None, current: str) -> Warning:
+    label = DIRECTION_LABEL.get(direction, direction)
+    if applied is None:
+        return Warning(
+            "all-failed",
+            f"{label}: no configured model could be applied ({', '.join(chain)}); "
+            f"keeping {current}",
+        )
+    return Warning("fallback", f"{label}: {chain[0]} unavailable; switched to {applied}")
+
+
+def walk_chain(
+    chain: Sequence[str],
+    *,
+    current: str,
+    available: frozenset[str],
+    behaviours: Mapping[str, Behaviour],
+    start_at: int,
+    direction: str,
+) -> ChainResult:
+    """§ Auto model switch: try the candidates in order until one is applied.
+
+    A candidate that cannot be resolved, is outside the catalogue, whose
+    authentication does not finish within the budget, whose model change is
+    refused or throws moves to the next. A *definite* authentication failure
+    (``fail`` or ``throw`` in time) is not skipped: the model change decides.
+    A candidate that is already the session model ends the walk untouched.
+    """
+    ordered = collapse_duplicates(chain)
+    if not ordered:
+        return ChainResult("unchanged", (), None, (), (), start_at, 0, None)
+    now = start_at
+    steps: list[Step] = []
+    late: list[Step] = []
+    done: list[Candidate] = []
+    attempts = 0
+    outcome: Literal["applied", "already-active", "all-failed", "stalled"] = "all-failed"
+    applied: str | None = None
+    end_at: int | None = None
+    for model in ordered:
+        if model == current:
+            # "a target that is already active is left untouched": no
+            # authentication, no model change.
+            done.append(Candidate(model, "already-active"))
+            outcome = "already-active"
+            end_at = now
+            break
+        b = behaviours.get(model, DEFAULT_BEHAVIOUR)
+        if not b.resolves:
+            done.append(Candidate(model, "unresolved"))
+            continue
+        if model not in available:
+            done.append(Candidate(model, "outside-catalogue"))
+            continue
+        attempts += 1
+        steps.append(Step(now, "auth.start", model))
+        decided = race(now, None if b.auth == "hang" else b.auth_latency_ms, AUTH_BUDGET_MS)
+        now = decided.settled_at
+        if not decided.in_time:
+            steps.append(Step(now, "auth.timeout", model))
+            if decided.answer_at is not None:
+                # Not cancelled: it answers later and is discarded.
+                late.append(Step(decided.answer_at, "auth.late", model, b.auth))
+            done.append(Candidate(model, "auth-timeout", "timeout"))
+            continue
+        steps.append(Step(now, "auth.end", model, b.auth))
+        steps.append(Step(now, "change.start", model))
+        if b.change == "hang":
+            # pi.setModel() has no cancellable API: the direction cannot finish.
+            done.append(Candidate(model, "change-hung", b.auth))
+            outcome = "stalled"
+            break
+        now += b.change_latency_ms
+        if b.change == "throw":
+            steps.append(Step(now, "change.end", model, "threw"))
+            done.append(Candidate(model, "change-threw", b.auth))
+            continue
+        if b.change == "refuse" or not b.credentials:
+            steps.append(Step(now, "change.end", model, "refused"))
+            done.append(Candidate(model, "refused", b.auth))
+            continue
+        steps.append(Step(now, "change.end", model, "accepted"))
+        done.append(Candidate(model, "applied", b.auth))
+        outcome = "applied"
+        applied = model
+        end_at = now
+        break
+    else:
+        end_at = now
+    done.extend(Candidate(m, "not-tried") for m in ordered[len(done) :])
+    in_effect = next(
+        (i for i, c in enumerate(done) if c.result in ("applied", "already-active")), None
+    )
+    warning: Warning | None = None
+    if outcome == "all-failed":
+        warning = _warning(direction, ordered, None, current)
+    elif in_effect is not None and in_effect > 0:
+        warning = _warning(direction, ordered, done[in_effect].model, current)
+    return ChainResult(
+        outcome, tuple(done), applied, tuple(steps), tuple(late), end_at, attempts, warning
+    )
+
+
+def merge_log(steps: Sequence[Step], late: Sequence[Step]) -> tuple[Step, ...]:
+    """The transition's steps and the discarded late answers in time order; at
+    one instant the transition's own steps come first."""
+    tagged = [(s.at, 0, i, s) for i, s in enumerate(steps)]
+    tagged += [(s.at, 1, i, s) for i, s in enumerate(late)]
+    return tuple(item[3] for item in sorted(tagged, key=lambda t: (t[0], t[1], t[2])))
+
+
+@dataclass(frozen=True)
+class SwitchResult:
+    outcome: str
+    direction: str
+    disabled_reason: str | None
+    settings_error: str | None
+    candidates: tuple[Candidate, ...]
+    applied: str | None
+    model: str
+    log: tuple[Step, ...]
+    warnings: tuple[Warning, ...]
+    error: str | None
+    elapsed_ms: int | None
+    auth_attempts: int
+    thinking_level: str
+    saved_plan_kept: bool | None
+    restored: bool
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One Plan-boundary transition as the switch sees it."""
+
+    trigger: str
+    how: str | None
+    current: str
+    thinking_level: str
+    available: frozenset[str]
+    behaviours: Mapping[str, Behaviour]
+    transition_fails: bool = False
+
+
+def _preflight(t: Transition, steps: list[Step], late: list[Step]) -> tuple[bool, int]:
+    """§ Auto model switch: "Implementing a saved plan first preflights the
+    session's current model ... under the same two-second budget but has no
+    fallback". Returns (timed out, instant the preflight settled)."""
+    b = t.behaviours.get(t.current, DEFAULT_BEHAVIOUR)
+    steps.append(Step(0, "preflight.start", t.current))
+    decided = race(0, None if b.auth == "hang" else b.auth_latency_ms, AUTH_BUDGET_MS)
+    if decided.in_time:
+        # Only a timeout aborts; a definite answer leaves the decision to the
+        # model change that the implementation makes anyway.
+        steps.append(Step(decided.settled_at, "preflight.end", t.current, b.auth))
+        return False, decided.settled_at
+    steps.append(Step(decided.settled_at, "preflight.timeout", t.current))
+    if decided.answer_at is not None:
+        late.append(Step(decided.answer_at, "preflight.late", t.current, b.auth))
+    return True, decided.settled_at
+
+
+def switch(t: Transition, settings: Settings) -> SwitchResult:
+    """§ Auto model switch (with § Implementation model and thinking): one
+    direction of the automatic switch, the saved-plan preflight, the thinking
+    restore and the restore after a failed transition."""
+    direction = DIRECTION_FIELD[t.trigger]
+    saved = t.trigger == "implement" and t.how == "saved"
+    steps: list[Step] = []
+    late: list[Step] = []
+    now = 0
+    auth_attempts = 0
+    if saved:
+        auth_attempts += 1
+        timed_out, now = _preflight(t, steps, late)
+        if timed_out:
+            return SwitchResult(
+                outcome="aborted",
+                direction=direction,
+                disabled_reason=settings.disabled_reason,
+                settings_error=settings.error,
+                candidates=(),
+                applied=None,
+                model=t.current,
+                log=merge_log(steps, late),
+                warnings=(),
+                error=(
+                    f"Saved plan not implemented: authentication for {t.current} did not finish "
+                    f"within {AUTH_BUDGET_MS} ms; the saved plan is kept."
+                ),
+                elapsed_ms=now,
+                auth_attempts=auth_attempts,
+                thinking_level=t.thinking_level,
+                saved_plan_kept=True,
+                restored=False,
+            )
+    chain = settings.chains.get(direction, ()) if settings.auto_switch else ()
+    walked = walk_chain(
+        chain,
+        current=t.current,
+        available=t.available,
+        behaviours=t.behaviours,
+        start_at=now,
+        direction=direction,
+    )
+    steps.extend(walked.steps)
+    late.extend(walked.late)
+    auth_attempts += walked.auth_attempts
+    end_at = walked.end_at
+    model = walked.applied or t.current
+    if walked.applied is not None and end_at is not None:
+        # Pi's model change may adjust the thinking level; the switch puts
+        # the current level back so thinking settings are unaffected.
+        steps.append(Step(end_at, "thinking.restore", None, t.thinking_level))
+    restored = False
+    if t.transition_fails and walked.applied is not None and end_at is not None:
+        # § Auto model switch: restore the model active before the transition,
+        # skipping the authentication probe entirely.
+        b = t.behaviours.get(t.current, DEFAULT_BEHAVIOUR)
+        steps.append(Step(end_at, "restore.start", t.current))
+        if b.change == "hang":
+            end_at = None
+        else:
+            end_at += b.change_latency_ms
+            accepted = b.change == "accept" and b.credentials
+            verdict = "accepted" if accepted else ("threw" if b.change == "throw" else "refused")
+            steps.append(Step(end_at, "restore.end", t.current, verdict))
+            if accepted:
+                model = t.current
+                restored = True
+                steps.append(Step(end_at, "thinking.restore", None, t.thinking_level))
+    if t.trigger == "implement" and not t.transition_fails and end_at is not None:
+        # Switching completes inside the transition before any request it starts.
+        steps.append(Step(end_at, "request", model))
+    if not settings.auto_switch:
+        outcome = "disabled"
+    elif direction not in settings.chains:
+        outcome = "unchanged"
+    else:
+        outcome = walked.outcome
+    return SwitchResult(
+        outcome=outcome,
+        direction=direction,
+        disabled_reason=settings.disabled_reason,
+        settings_error=settings.error,
+        candidates=walked.candidates,
+        applied=walked.applied,
+        model=model,
+        log=merge_log(steps, late),
+        warnings=(walked.warning,) if walked.warning else (),
+        error=None,
+        elapsed_ms=end_at,
+        auth_attempts=auth_attempts,
+        thinking_level=t.thinking_level,
+        saved_plan_kept=(t.transition_fails or end_at is None) if saved else None,
+        restored=restored,
+    )
+
+
+__all__ = [
+    "AUTH_BUDGET_MS",
+    "Behaviour",
+    "ChainResult",
+    "Settings",
+    "SwitchResult",
+    "Transition",
+    "catalogue",
+    "collapse_duplicates",
+    "read_settings",
+    "switch",
+    "walk_chain",
+]
