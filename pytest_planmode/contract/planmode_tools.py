@@ -1,0 +1,359 @@
+"""pi-plan-mode tool policy: Plan allowlist resolution and freezing, the
+Plan helper tools and per-call verdicts (pi-plan-mode-settings.md § Plan
+helper tools; § Default Plan policy tools; § Enable inactive built-in search
+tools in Pi).
+
+Pi's tool registry is data here: each entry has a name, registered/active
+flags, an exposure and source metadata. Plan mode reads it; it never
+registers or activates anything.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+
+Source = Literal["built-in", "user-extension", "project-extension", "override"]
+Verdict = Literal["allow", "deny", "shell-policy"]
+
+
+class ToolEntry(ContractInput):
+    """One entry of Pi's tool registry."""
+
+    name: str = Field(min_length=1)
+    registered: bool = True
+    active: bool = Field(
+        default=True,
+        description=(
+            "In Pi's active tool set (for `deferred` tools: declared, e.g. by `tool_search`)."
+        ),
+    )
+    exposure: str | None = Field(
+        default=None,
+        description=(
+            "Public exposure: `direct`, `model-only`, `codemode`, `deferred`, `hidden`, "
+            "`unsupported`; MCP `codemode-deferred` means `deferred`; missing (older Pi) "
+            "means `direct`; any other value is treated as `unsupported`."
+        ),
+    )
+    source: Source = Field(
+        default="built-in",
+        description=(
+            "Effective source metadata. `override`: an extension tool registered under a "
+            "built-in name. A later entry with the same name replaces an earlier one."
+        ),
+    )
+    annotations: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Server annotations (e.g. MCP `readOnlyHint`): they never grant permission.",
+    )
+
+
+SETTINGS_DESCRIPTION = (
+    "The pi-plan-mode settings document (raw JSON). Only `defaultPlanTools` is consulted: "
+    "omitted means automatic safe built-ins, an invalid value falls back to them with a "
+    "warning; the retired `toolVisibility` key and every other key are ignored."
+)
+
+
+# --- planmode.tools.freeze -------------------------------------------------
+
+
+class ToolsFreezeInput(ContractInput):
+    registry: list[ToolEntry] = Field(description="Pi's live registry at the resolution boundary.")
+    settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
+    session_selection: list[Any] | None = Field(
+        default=None,
+        description=(
+            "The selection stored in the session by 'Choose tools, then start…' or `/plan tools`; "
+            "absent when the session has none. It takes precedence over `defaultPlanTools`."
+        ),
+    )
+
+
+class NameResolution(ContractOutput):
+    name: str
+    admitted: bool
+    reason: str = Field(
+        description=(
+            "`admitted`, `policy-blocked`, `plan-helper`, `unregistered`, `hidden`, "
+            "`unsupported-exposure`, `inactive`, `override-needs-opt-in`."
+        )
+    )
+    pending: bool = Field(
+        description="An explicit name unavailable now: it waits for the next Plan workflow."
+    )
+
+
+class ToolsFreezeOutput(ContractOutput):
+    basis: Literal["session-selection", "settings", "automatic"] = Field(
+        description="Where the resolved names came from."
+    )
+    allowlist: list[str] = Field(
+        description="The frozen executable allowlist, in name order of the basis."
+    )
+    pending: list[str] = Field(description="Explicit names waiting for the next Plan workflow.")
+    resolutions: list[NameResolution] = Field(
+        description="One entry per resolved name (the safe built-ins when automatic)."
+    )
+    helpers: list[str] = Field(description="Plan helpers, callable under an active Plan contract.")
+    active_tools: list[str] = Field(
+        description="Pi's active set, unchanged: Plan mode never activates."
+    )
+    warnings: list[str] = Field(default_factory=list)
+
+
+# --- planmode.tools.picker -------------------------------------------------
+
+
+class ToolsPickerInput(ContractInput):
+    registry: list[ToolEntry] = Field(
+        description="The registry snapshot taken when the picker opens."
+    )
+    settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
+    session_selection: list[Any] | None = None
+
+
+class PickerRow(ContractOutput):
+    name: str
+    label: Literal[
+        "available",
+        "inactive in Pi",
+        "blocked by Plan policy",
+        "pending registration",
+        "unavailable",
+    ]
+    selected: bool = Field(description="Part of the current policy intent.")
+
+
+class ToolsPickerOutput(ContractOutput):
+    basis: Literal["session-selection", "settings", "automatic"]
+    rows: list[PickerRow]
+
+
+# --- planmode.tools.authorize ------------------------------------------------
+
+
+class RegisterEvent(ScriptEvent):
+    """Pi (or an extension) registers a tool; the same name replaces the entry."""
+
+    type: Literal["registry.register"]
+    tool: ToolEntry
+
+
+class UnregisterEvent(ScriptEvent):
+    type: Literal["registry.unregister"]
+    name: str
+
+
+class ActivateEvent(ScriptEvent):
+    """Pi changes its active set (Plan mode itself never does)."""
+
+    type: Literal["registry.activate", "registry.deactivate"]
+    names: list[str]
+
+
+class ExposeEvent(ScriptEvent):
+    type: Literal["registry.expose"]
+    name: str
+    exposure: str | None
+
+
+class DeclareEvent(ScriptEvent):
+    """Pi's `tool_search` declares a tool (it becomes active) mid-workflow."""
+
+    type: Literal["tool-search.declare"]
+    name: str
+
+
+class SettingsSaveEvent(ScriptEvent):
+    """A Settings save or manual edit. Omitting `defaultPlanTools` resets to
+    automatic (the whole override is removed)."""
+
+    type: Literal["settings.save"]
+    default_plan_tools: Any = None
+
+
+class SelectionEvent(ScriptEvent):
+    """A selection accepted through 'Choose tools, then start…' or `/plan tools`."""
+
+    type: Literal["selection"]
+    tools: list[Any]
+
+
+class WorkflowStartEvent(ScriptEvent):
+    """A new Plan workflow starts, recording a new Plan contract."""
+
+    type: Literal["workflow.start"]
+    contract: str | None = Field(default=None, description="Contract id; default `plan-<n>`.")
+
+
+class WorkflowEndEvent(ScriptEvent):
+    """The Plan workflow ends (Plan mode off): its contract is no longer active."""
+
+    type: Literal["workflow.end"]
+
+
+class BeforeAgentStartEvent(ScriptEvent):
+    """A `before_agent_start` handler that settles at `settlesAt`."""
+
+    type: Literal["before-agent-start"]
+    handler: str = "handler"
+    settles_at: int = Field(ge=0)
+
+
+class ContextEvent(ScriptEvent):
+    """A provider-bound context; the workflow's first one is the resolution boundary."""
+
+    type: Literal["context"]
+
+
+class SessionEvent(ScriptEvent):
+    """`session.reload`/`session.resume` restore the same session;
+    `session.new` starts a fresh one (no selection, no Plan contract)."""
+
+    type: Literal["session.reload", "session.resume", "session.new"]
+
+
+class NavigateEvent(ScriptEvent):
+    """Tree navigation to a branch whose latest Plan contract is `contract`
+    (null: none), `active` or not on that branch."""
+
+    type: Literal["tree.navigate"]
+    contract: str | None
+    active: bool = True
+
+
+class ToolCallEvent(ScriptEvent):
+    type: Literal["tool.call"]
+    tool: str
+    via: str | None = Field(default=None, description="The orchestrator of a nested call.")
+    contract: str | None = Field(
+        default=None, description="The Plan contract the call was issued under, when known."
+    )
+
+
+ToolScriptEvent = Annotated[
+    RegisterEvent
+    | UnregisterEvent
+    | ActivateEvent
+    | ExposeEvent
+    | DeclareEvent
+    | SettingsSaveEvent
+    | SelectionEvent
+    | WorkflowStartEvent
+    | WorkflowEndEvent
+    | BeforeAgentStartEvent
+    | ContextEvent
+    | SessionEvent
+    | NavigateEvent
+    | ToolCallEvent,
+    Field(discriminator="type"),
+]
+
+
+class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
+    registry: list[ToolEntry] = Field(
+        default_factory=list, description="The registry at instant 0."
+    )
+    settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
+    session_selection: list[Any] | None = Field(
+        default=None, description="A selection already stored in the session."
+    )
+
+
+class ResolvedObservation(Observation):
+    type: Literal["resolved"] = "resolved"
+    contract: str
+    basis: str
+    allowlist: list[str]
+    pending: list[str]
+    resolutions: list[NameResolution]
+
+
+class RestoredObservation(Observation):
+    type: Literal["restored"] = "restored"
+    cause: str
+    contract: str | None
+    allowlist: list[str] | None
+
+
+class SettingsObservation(Observation):
+    type: Literal["settings"] = "settings"
+    applied: bool
+    warning: str | None = None
+
+
+class VerdictObservation(Observation):
+    type: Literal["verdict"] = "verdict"
+    tool: str
+    via: str | None = None
+    verdict: Verdict
+    reason: str = Field(
+        description=(
+            "allow: `allowed`, `outside-plan-mode`, `plan-helper`; shell-policy: `limited-shell`; "
+            "deny: `policy-blocked`, `no-active-plan-contract`, `stale-plan-contract`, "
+            "`before-resolution`, `unregistered`, `hidden`, `unsupported-exposure`, "
+            "`orchestrator-not-admitted`, `nested-model-only`, `not-selected`, `not-admitted`, "
+            "`codemode-only`, `inactive`."
+        )
+    )
+    cause: str | None = Field(
+        default=None,
+        description=(
+            "`not-admitted`: the resolution reason; "
+            "`orchestrator-not-admitted`: the orchestrator's reason."
+        ),
+    )
+
+
+TraceEntry = Annotated[
+    ResolvedObservation | RestoredObservation | SettingsObservation | VerdictObservation,
+    Field(discriminator="type"),
+]
+
+
+class ToolsAuthorizeOutput(ContractOutput):
+    trace: list[TraceEntry]
+    verdicts: list[VerdictObservation] = Field(
+        description="The verdict observations alone, in call order."
+    )
+    allowlist: list[str] | None = Field(
+        description="The effective contract's frozen allowlist at the end (null: none resolved)."
+    )
+    pending: list[str] | None = None
+
+
+OPERATIONS = [
+    Operation(
+        name="planmode.tools.freeze",
+        input=ToolsFreezeInput,
+        output=ToolsFreezeOutput,
+        summary=(
+            "Resolve the Plan policy names (session selection, defaultPlanTools or automatic safe "
+            "built-ins) against a registry snapshot: frozen allowlist, pending names, "
+            "a reason per name."
+        ),
+    ),
+    Operation(
+        name="planmode.tools.picker",
+        input=ToolsPickerInput,
+        output=ToolsPickerOutput,
+        summary="Rows of the Plan policy tools picker: label and selection of each tool.",
+    ),
+    Operation(
+        name="planmode.tools.authorize",
+        input=ToolsAuthorizeInput,
+        output=ToolsAuthorizeOutput,
+        summary=(
+            "Run a script of registry changes, workflow boundaries and tool calls; "
+            "answer a verdict and a reason for each call."
+        ),
+        kind="script",
+    ),
+]

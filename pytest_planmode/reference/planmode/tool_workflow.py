@@ -1,0 +1,294 @@
+"""Plan workflows over time: when the allowlist is resolved, what restores
+it, and which contract a call is judged under (pi-plan-mode-settings.md
+§ Default Plan policy tools; § Plan helper tools).
+
+A script of events is replayed on a virtual clock. Resolution happens once
+per Plan workflow, at its first provider-bound context, after every
+`before_agent_start` handler has settled: at instant
+R = max(context instant, latest `settlesAt`). If R is the context's own
+instant, resolution happens as the context event is processed; otherwise
+after every event stamped at or before R and before any event stamped later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_planmode.contract.planmode_tools import (
+    ActivateEvent,
+    BeforeAgentStartEvent,
+    ContextEvent,
+    DeclareEvent,
+    ExposeEvent,
+    NavigateEvent,
+    RegisterEvent,
+    SelectionEvent,
+    SessionEvent,
+    SettingsSaveEvent,
+    ToolCallEvent,
+    ToolEntry,
+    UnregisterEvent,
+    WorkflowEndEvent,
+    WorkflowStartEvent,
+)
+from pytest_planmode.reference.planmode.plan_helpers import PlanContract
+from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
+from pytest_planmode.reference.planmode.tool_freeze import (
+    FrozenPolicy,
+    PolicyNames,
+    freeze,
+    policy_names,
+)
+from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
+from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
+
+
+def tool_from_entry(entry: ToolEntry) -> Tool:
+    """A contract registry entry as reference data (exposure normalised)."""
+    return Tool(
+        name=entry.name,
+        registered=entry.registered,
+        active=entry.active,
+        exposure=normalize_exposure(entry.exposure),
+        source=entry.source,
+    )
+
+
+@dataclass
+class _Contract:
+    id: str
+    active: bool
+    names: PolicyNames
+    policy: FrozenPolicy | None = None
+
+
+@dataclass
+class _Workflows:
+    """Mutable replay state, private to one :func:`replay` call."""
+
+    registry: Registry
+    settings: dict[str, Any]
+    selection: Sequence[Any] | None
+    contracts: dict[str, _Contract] = field(default_factory=dict)
+    effective: str | None = None
+    #: Contract whose resolution boundary is still open.
+    opening: str | None = None
+    settle_until: int = 0
+    resolve_at: int | None = None
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    counter: int = 0
+
+    # -- resolution -----------------------------------------------------
+
+    def due(self, now: int, inclusive: bool) -> None:
+        """Resolve a scheduled boundary that lies before `now` (or at it)."""
+        if self.resolve_at is None:
+            return
+        if self.resolve_at < now or (inclusive and self.resolve_at <= now):
+            self.resolve(self.resolve_at)
+
+    def resolve(self, at: int) -> None:
+        contract = self.contracts[self.opening] if self.opening else None
+        self.resolve_at = None
+        self.opening = None
+        if contract is None:
+            return
+        contract.policy = freeze(self.registry, contract.names)
+        policy = contract.policy
+        self.trace.append(
+            {
+                "at": at,
+                "type": "resolved",
+                "contract": contract.id,
+                "basis": policy.basis,
+                "allowlist": list(policy.allowlist),
+                "pending": list(policy.pending),
+                "resolutions": [
+                    {
+                        "name": r.name,
+                        "admitted": r.admitted,
+                        "reason": r.reason,
+                        "pending": r.pending,
+                    }
+                    for r in policy.resolutions
+                ],
+            }
+        )
+
+    # -- helpers --------------------------------------------------------
+
+    def current(self) -> _Contract | None:
+        return self.contracts.get(self.effective) if self.effective else None
+
+    def restored(self, at: int, cause: str) -> None:
+        contract = self.current()
+        policy = contract.policy if contract else None
+        self.trace.append(
+            {
+                "at": at,
+                "type": "restored",
+                "cause": cause,
+                "contract": contract.id if contract else None,
+                "allowlist": list(policy.allowlist) if policy else None,
+            }
+        )
+
+    # -- events ---------------------------------------------------------
+
+    def apply(self, event: Any) -> None:
+        at = event.at
+        match event:
+            case RegisterEvent():
+                self.registry = self.registry.register(tool_from_entry(event.tool))
+            case UnregisterEvent():
+                self.registry = self.registry.update(event.name, registered=False)
+            case ActivateEvent():
+                flag = event.type == "registry.activate"
+                for name in event.names:
+                    self.registry = self.registry.update(name, active=flag)
+            case ExposeEvent():
+                self.registry = self.registry.update(
+                    event.name, exposure=normalize_exposure(event.exposure)
+                )
+            case DeclareEvent():
+                self.registry = self.registry.update(event.name, active=True)
+            case SettingsSaveEvent():
+                self.save_settings(event)
+            case SelectionEvent():
+                self.select(event)
+            case WorkflowStartEvent():
+                self.start(event)
+            case WorkflowEndEvent():
+                contract = self.current()
+                if contract is not None:
+                    contract.active = False
+                    if self.opening == contract.id:
+                        self.opening, self.resolve_at = None, None
+            case BeforeAgentStartEvent():
+                if self.opening is not None:
+                    self.settle_until = max(self.settle_until, event.settles_at)
+                    if self.resolve_at is not None:
+                        self.resolve_at = max(self.resolve_at, event.settles_at)
+            case ContextEvent():
+                if self.opening is not None and self.resolve_at is None:
+                    self.resolve_at = max(at, self.settle_until)
+                    self.due(at, inclusive=True)
+            case SessionEvent():
+                self.session(event)
+            case NavigateEvent():
+                self.navigate(event)
+            case ToolCallEvent():
+                self.call(event)
+            case _:  # pragma: no cover - the contract's union is exhaustive
+                raise TypeError(f"unknown event {event!r}")
+
+    def save_settings(self, event: SettingsSaveEvent) -> None:
+        # Saved names apply only when a later workflow starts: the names of
+        # a workflow are captured at its start, so nothing here touches them.
+        if "default_plan_tools" not in event.model_fields_set:
+            self.settings = {k: v for k, v in self.settings.items() if k != "defaultPlanTools"}
+            self.trace.append({"at": event.at, "type": "settings", "applied": True})
+            return
+        try:
+            tool_names(event.default_plan_tools)
+        except InvalidSetting as exc:
+            # Invalid values leave the previous effective settings in place.
+            self.trace.append(
+                {"at": event.at, "type": "settings", "applied": False, "warning": str(exc)}
+            )
+            return
+        self.settings = {**self.settings, "defaultPlanTools": event.default_plan_tools}
+        self.trace.append({"at": event.at, "type": "settings", "applied": True})
+
+    def select(self, event: SelectionEvent) -> None:
+        self.selection = list(event.tools)
+
+    def start(self, event: WorkflowStartEvent) -> None:
+        self.counter += 1
+        contract_id = event.contract or f"plan-{self.counter}"
+        # A new workflow records a new contract; it supersedes the previous
+        # one, which can no longer authorize helpers.
+        previous = self.current()
+        if previous is not None:
+            previous.active = False
+        self.contracts[contract_id] = _Contract(
+            contract_id, True, policy_names(self.settings, self.selection)
+        )
+        self.effective = contract_id
+        self.opening = contract_id
+        self.settle_until = event.at
+        self.resolve_at = None
+
+    def session(self, event: SessionEvent) -> None:
+        if event.type == "session.new":
+            self.selection = None
+            self.contracts = {}
+            self.effective = None
+            self.opening, self.resolve_at = None, None
+            self.restored(event.at, "new")
+            return
+        # Reload and resume restore the stored state as it is: the frozen
+        # allowlist comes back without reopening the resolution boundary.
+        self.restored(event.at, event.type.removeprefix("session."))
+
+    def navigate(self, event: NavigateEvent) -> None:
+        target = self.contracts.get(event.contract) if event.contract else None
+        if target is None:
+            self.effective = None
+        else:
+            target.active = event.active
+            self.effective = target.id
+        if self.opening is not None and self.opening != self.effective:
+            # The open boundary belonged to the branch we left.
+            self.opening, self.resolve_at = None, None
+        self.restored(event.at, "navigate")
+
+    def call(self, event: ToolCallEvent) -> None:
+        contract = self.current()
+        ctx = CallContext(
+            contract=PlanContract(contract.id, contract.active) if contract else None,
+            policy=contract.policy if contract else None,
+            registry=self.registry,
+        )
+        verdict = authorize(ctx, event.tool, event.via, event.contract)
+        entry: dict[str, Any] = {
+            "at": event.at,
+            "type": "verdict",
+            "tool": event.tool,
+            "via": event.via,
+            "verdict": verdict.verdict,
+            "reason": verdict.reason,
+            "cause": verdict.cause,
+        }
+        self.trace.append(entry)
+
+
+@dataclass(frozen=True)
+class Replay:
+    trace: tuple[dict[str, Any], ...]
+    allowlist: tuple[str, ...] | None
+    pending: tuple[str, ...] | None
+
+
+def replay(
+    registry: Sequence[ToolEntry],
+    settings: Mapping[str, Any],
+    selection: Sequence[Any] | None,
+    events: Sequence[Any],
+) -> Replay:
+    """§ Default Plan policy tools: replay a script of registry changes,
+    workflow boundaries and calls; every call gets a verdict and a reason."""
+    state = _Workflows(Registry.of(tool_from_entry(e) for e in registry), dict(settings), selection)
+    for event in events:
+        state.due(event.at, inclusive=False)
+        state.apply(event)
+    state.due(2**63, inclusive=True)
+    contract = state.current()
+    policy = contract.policy if contract else None
+    return Replay(
+        trace=tuple(state.trace),
+        allowlist=policy.allowlist if policy else None,
+        pending=policy.pending if policy else None,
+    )
