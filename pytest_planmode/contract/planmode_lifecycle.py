@@ -1,0 +1,456 @@
+"""pi-plan-mode Plan lifecycle: reinjection, thinking, export, toggle shortcut.
+
+Two operations share one vocabulary:
+
+``planmode.lifecycle.run`` (script)
+    An event script (Plan mode started, plan ready, Implement, context
+    assembled, run settled, resume, ``/plan exit``, settings saved, manual
+    thinking change, ``/reload``, tree navigation, compaction, export…) run
+    from initial settings on a virtual clock, answered by an observation
+    trace and the state at the end.
+``planmode.export.run`` (pure)
+    One ``/plan export`` request against a described set of pre-existing
+    paths: what is written where, byte for byte, or why not, and the Plan
+    state afterwards.
+
+The event names are meant to be shared by every pi-plan-mode area that
+scripts the Plan lifecycle (see docs/areas/planmode-lifecycle.md); an area
+that needs more events adds its own classes with new ``type`` literals.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+
+#: Pi's own thinking levels (a level Pi can be at). `inherit` is a setting
+#: value only, never a level.
+PiThinking = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+ImplementHow = Literal["here", "fresh", "saved"]
+PlanSource = Literal["ready", "saved", "active"]
+Mode = Literal["normal", "planning", "ready"]
+
+_SETTINGS_DOC = (
+    "The pi-plan-mode settings document in effect at session start, as raw JSON values "
+    "(`thinkingLevel`, `implementationPlanRetention`, `defaultPlanExportPath`, "
+    "`toggleShortcut`; other fields are ignored here). An invalid value in one of these "
+    "fields invalidates the whole document: a `settings-invalid` notice is observed and "
+    "the defaults apply (§ Thinking level)."
+)
+
+
+# --------------------------------------------------------------------------
+# Pre-existing paths (shared by both operations)
+
+
+class PathEntry(ContractInput):
+    """One path that exists before the script starts. Every ancestor of a
+    listed path, and of the working directory, exists as a directory."""
+
+    path: str = Field(description="Absolute POSIX path.", pattern=r"^/")
+    kind: Literal["file", "directory", "symlink"]
+    content: str = Field(default="", description="A file's text (UTF-8).")
+    target: str | None = Field(
+        default=None,
+        description="A symlink's target, absolute or relative to the link's directory.",
+    )
+
+
+# --------------------------------------------------------------------------
+# Events
+
+
+class PlanStart(ScriptEvent):
+    """Plan mode starts (`/plan`, the toggle, or the menu): a new Plan workflow."""
+
+    type: Literal["plan.start"]
+
+
+class PlanRun(ScriptEvent):
+    """One planning run in Plan mode: one context is assembled, then the run settles."""
+
+    type: Literal["plan.run"]
+
+
+class PlanReady(ScriptEvent):
+    """The planning run completes the plan: it is ready and now part of the
+    planning session's ordinary conversation history."""
+
+    type: Literal["plan.ready"]
+    plan: str = Field(description="The approved plan's exact Markdown.")
+
+
+class PlanSave(ScriptEvent):
+    """The ready plan is saved for later; Plan mode ends."""
+
+    type: Literal["plan.save"]
+
+
+class Implement(ScriptEvent):
+    """An Implement action. `here`: Implement here, in the planning session;
+    `fresh`: Start fresh and implement (the ready plan in a new session);
+    `saved`: implement the saved plan (outside Plan mode)."""
+
+    type: Literal["implement"]
+    how: ImplementHow
+    thinking: PiThinking | None = Field(
+        default=None,
+        description=(
+            "The fresh screen's one-shot thinking choice (`fresh`, or `saved` with "
+            "`session = fresh`); omitted: the current thinking level."
+        ),
+    )
+    session: Literal["current", "fresh"] = Field(
+        default="current",
+        description="For `saved`: implement in the current session or the direct fresh action.",
+    )
+
+
+class Context(ScriptEvent):
+    """A provider-bound context is assembled (the `context` hook runs)."""
+
+    type: Literal["context"]
+    plan_in_history: bool | None = Field(
+        default=None,
+        description=(
+            "Whether ordinary conversation history still holds the exact plan; "
+            "omitted: as tracked from earlier events."
+        ),
+    )
+
+
+class RunSettled(ScriptEvent):
+    """An agent run settles. `fully = false`: it settled only partly (a
+    follow-up or retry is queued), which does not end a first run."""
+
+    type: Literal["run.settled"]
+    fully: bool = True
+
+
+class Resume(ScriptEvent):
+    """The session is resumed: a replacement session takes over its state."""
+
+    type: Literal["resume"]
+
+
+class PlanExit(ScriptEvent):
+    """`/plan exit`."""
+
+    type: Literal["plan.exit"]
+
+
+class Supersede(ScriptEvent):
+    """Another plan supersedes the active implementation plan."""
+
+    type: Literal["supersede"]
+
+
+class SettingsSave(ScriptEvent):
+    """Settings change: saved through Settings or edited in the JSON file
+    (picked up by the watcher). `null` removes a field."""
+
+    type: Literal["settings.save"]
+    settings: dict[str, Any] = Field(description="The fields changed, as raw JSON values.")
+    via: Literal["settings", "json"] = "settings"
+
+
+class HandoffFailed(ScriptEvent):
+    """Delivery of the Implement action just before this event failed."""
+
+    type: Literal["handoff.failed"]
+
+
+class ThinkingManual(ScriptEvent):
+    """The user changes Pi's thinking level by hand."""
+
+    type: Literal["thinking.manual"]
+    level: PiThinking
+
+
+class Reload(ScriptEvent):
+    """`/reload` (or, with `restart = true`, restarting Pi): a new extension runtime."""
+
+    type: Literal["reload"]
+    restart: bool = False
+
+
+class TreeNavigate(ScriptEvent):
+    """Tree navigation to another point of the session."""
+
+    type: Literal["tree.navigate"]
+    plan_in_history: bool | None = Field(
+        default=None, description="Whether the branch navigated to holds the exact plan."
+    )
+
+
+class Compaction(ScriptEvent):
+    """Compaction: ordinary history is summarised and no longer holds the exact plan."""
+
+    type: Literal["compaction"]
+
+
+class CwdChange(ScriptEvent):
+    """Pi's working directory changes (relative export paths resolve against it)."""
+
+    type: Literal["cwd.change"]
+    cwd: str = Field(pattern=r"^/")
+
+
+class Export(ScriptEvent):
+    """`/plan export [path]`."""
+
+    type: Literal["export"]
+    path: str | None = Field(
+        default=None, description="The explicit path; omitted: the configured one."
+    )
+    source: PlanSource | None = Field(
+        default=None,
+        description="Which plan; omitted: the ready, else the active, else the saved plan.",
+    )
+    cancel: bool = Field(default=False, description="The user cancels at the preview.")
+
+
+LifecycleEvent = Annotated[
+    PlanStart
+    | PlanRun
+    | PlanReady
+    | PlanSave
+    | Implement
+    | Context
+    | RunSettled
+    | Resume
+    | PlanExit
+    | Supersede
+    | SettingsSave
+    | HandoffFailed
+    | ThinkingManual
+    | Reload
+    | TreeNavigate
+    | Compaction
+    | CwdChange
+    | Export,
+    Field(discriminator="type"),
+]
+
+
+class LifecycleRunInput(EventScript[LifecycleEvent]):
+    settings: dict[str, Any] = Field(default_factory=dict, description=_SETTINGS_DOC)
+    thinking: PiThinking = Field(default="medium", description="Pi's thinking level at start.")
+    saved_plan: str | None = Field(default=None, description="A plan saved earlier, if any.")
+    cwd: str = Field(default="/project", pattern=r"^/")
+    home: str = Field(default="/home/user", pattern=r"^/", description="Where `~` points.")
+    paths: list[PathEntry] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# Observations
+
+
+class ContextObserved(Observation):
+    """What one assembled context carried."""
+
+    type: Literal["context"] = "context"
+    session: int
+    mode: Mode
+    plan_in_history: bool = Field(description="Ordinary history held the exact plan.")
+    injected: bool = Field(description="A hidden injection was added to this context.")
+    injection: str | None = Field(default=None, description="The injected text: the exact plan.")
+    plan_copies: int = Field(description="Copies of the exact plan in the context.")
+    active_plan: bool = Field(description="An active (guaranteed) plan existed for this context.")
+
+
+class KickoffObserved(Observation):
+    """The prompt an Implement action sends."""
+
+    type: Literal["kickoff"] = "kickoff"
+    session: int
+    how: ImplementHow
+    text: str
+    holds_plan: bool = Field(description="The prompt holds the complete plan.")
+    policy: str = Field(description="The retention policy this implementation stores.")
+
+
+class ThinkingObserved(Observation):
+    """Pi's thinking level changed (or a restore was skipped)."""
+
+    type: Literal["thinking"] = "thinking"
+    level: str
+    cause: Literal[
+        "plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"
+    ]
+
+
+class ModeObserved(Observation):
+    type: Literal["mode"] = "mode"
+    mode: Mode
+    cause: str
+
+
+class ActivePlanObserved(Observation):
+    """The active-plan state was set or cleared."""
+
+    type: Literal["active-plan"] = "active-plan"
+    change: Literal["set", "cleared", "re-armed", "armed", "restored"]
+    policy: str
+    reason: str
+
+
+class ShortcutObserved(Observation):
+    """The toggle shortcut: registered binding beside the configured value."""
+
+    type: Literal["shortcut"] = "shortcut"
+    loaded: str | None
+    configured: str | None
+    registered: bool = Field(description="A binding was registered at this instant.")
+
+
+class ExportObserved(Observation):
+    type: Literal["export"] = "export"
+    outcome: Literal["written", "refused", "cancelled", "failed"]
+    source: PlanSource | None
+    destination: str | None
+    code: str | None = None
+    content: str | None = None
+
+
+class NoticeObserved(Observation):
+    type: Literal["notice"] = "notice"
+    code: str
+    text: str
+
+
+TraceEntry = Annotated[
+    ContextObserved
+    | KickoffObserved
+    | ThinkingObserved
+    | ModeObserved
+    | ActivePlanObserved
+    | ShortcutObserved
+    | ExportObserved
+    | NoticeObserved,
+    Field(discriminator="type"),
+]
+
+
+class ActivePlanState(ContractOutput):
+    plan: str
+    policy: str
+    armed: bool = Field(
+        description="`clear-after-first-run`: its first run has begun in this session."
+    )
+    session: int
+
+
+class ShortcutState(ContractOutput):
+    loaded: str | None = Field(description="The binding registered by this extension runtime.")
+    configured: str | None = Field(description="The value in the settings now.")
+    pending: bool = Field(description="The configured value differs from the loaded one.")
+    registrations: int = Field(
+        description="Bindings registered so far (one per runtime, if enabled)."
+    )
+
+
+class WrittenFile(ContractOutput):
+    path: str
+    content: str
+
+
+class FinalState(ContractOutput):
+    mode: Mode
+    ready_plan: str | None
+    saved_plan: str | None
+    active_plan: ActivePlanState | None
+    thinking: str
+    thinking_snapshot: dict[str, str] | None = Field(
+        description="`{prior, applied}` while a fixed Plan thinking level is applied."
+    )
+    session: int
+    plan_in_history: bool
+    settings: dict[str, Any] = Field(description="The effective values of the four fields.")
+    shortcut: ShortcutState
+    cwd: str
+    written: list[WrittenFile]
+
+
+class LifecycleRunOutput(ContractOutput):
+    trace: list[TraceEntry] = Field(description="Every observation, in order.")
+    contexts: list[ContextObserved]
+    kickoffs: list[KickoffObserved]
+    thinking: list[ThinkingObserved]
+    exports: list[ExportObserved]
+    notices: list[str] = Field(description="The notice codes, in order.")
+    final: FinalState
+
+
+# --------------------------------------------------------------------------
+# planmode.export.run
+
+
+class ExportRequest(ContractInput):
+    path: str | None = Field(
+        default=None, description="`/plan export <path>`; omitted: configured."
+    )
+    cancel: bool = False
+
+
+class PlanState(ContractInput):
+    source: PlanSource | None = Field(description="What is exported; null: there is no plan.")
+    plan: str = ""
+
+
+class ExportRunInput(ContractInput):
+    cwd: str = Field(default="/project", pattern=r"^/")
+    home: str = Field(default="/home/user", pattern=r"^/")
+    paths: list[PathEntry] = Field(default_factory=list)
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="Raw settings; `defaultPlanExportPath` is used."
+    )
+    request: ExportRequest = Field(default_factory=ExportRequest)
+    state: PlanState
+
+
+class StateAfter(ContractOutput):
+    plan_mode: bool = Field(description="Plan mode is still active (a ready plan stays ready).")
+    source_kept: bool = Field(description="The exported plan is still held in its state.")
+
+
+class ExportRunOutput(ContractOutput):
+    outcome: Literal["written", "refused", "cancelled", "failed"]
+    code: str | None = Field(
+        description="Why not written, e.g. `exists-file`, `parent-not-directory`."
+    )
+    reason: str | None = None
+    requested: str = Field(description="The raw path used: explicit, configured or the default.")
+    destination: str | None = Field(description="The resolved absolute destination (the preview).")
+    content: str | None = Field(description="The exact text written.")
+    size: int | None = Field(description="Bytes written.")
+    created_directories: list[str]
+    state_after: StateAfter
+    settings_after: dict[str, Any] = Field(
+        description="The settings after the export (never edited)."
+    )
+
+
+OPERATIONS = [
+    Operation(
+        name="planmode.lifecycle.run",
+        input=LifecycleRunInput,
+        output=LifecycleRunOutput,
+        summary=(
+            "Run a Plan lifecycle event script: reinjection per retention policy, kickoff "
+            "prompts, thinking level, exports, toggle shortcut registration."
+        ),
+        kind="script",
+    ),
+    Operation(
+        name="planmode.export.run",
+        input=ExportRunInput,
+        output=ExportRunOutput,
+        summary="Resolve and perform one /plan export against described pre-existing paths.",
+    ),
+]

@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_planmode.contract.planmode_lifecycle import (
+    ExportRunInput,
+    ExportRunOutput,
+    LifecycleRunInput,
+    LifecycleRunOutput,
+    PathEntry,
+)
+from pytest_planmode.reference.ops import handler
+from pytest_planmode.reference.planmode import export as exporting
+from pytest_planmode.reference.planmode import lifecycle
+from pytest_planmode.reference.planmode.settings_values import InvalidSetting, export_path
+
+
+def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.ModelFileSystem:
+    """The in-memory tree an input describes: its paths, their ancestors,
+    the working directory and home."""
+    entries = [
+        (
+            entry.path,
+            exporting.Node(
+                entry.kind, content=entry.content.encode("utf-8"), target=entry.target or ""
+            ),
+        )
+        for entry in paths
+    ]
+    return exporting.ModelFileSystem.of(entries, also=(cwd, home))
+
+
+@handler("planmode.lifecycle.run")
+def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
+    result = lifecycle.run(
+        [event.model_dump() for event in inp.events],
+        settings=inp.settings,
+        thinking_level_now=inp.thinking,
+        saved_plan=inp.saved_plan,
+        cwd=inp.cwd,
+        home=inp.home,
+        fs=model_fs(inp.paths, inp.cwd, inp.home),
+    )
+    state = result.state
+    trace = result.trace
+
+    def only(kind: str) -> list[dict[str, Any]]:
+        return [obs for obs in trace if obs["type"] == kind]
+
+    active = state.active
+    final = {
+        "mode": state.mode,
+        "ready_plan": state.ready_plan,
+        "saved_plan": state.saved_plan,
+        "active_plan": None
+        if active is None
+        else {
+            "plan": active.plan,
+            "policy": active.policy,
+            "armed": active.armed,
+            "session": active.session,
+        },
+        "thinking": state.thinking,
+        "thinking_snapshot": None
+        if state.snapshot is None
+        else {"prior": state.snapshot.prior, "applied": state.snapshot.applied},
+        "session": state.session,
+        "plan_in_history": state.plan_in_history,
+        "settings": state.settings.as_json(),
+        "shortcut": {
+            "loaded": state.shortcut.loaded,
+            "configured": state.shortcut.configured,
+            "pending": state.shortcut.pending,
+            "registrations": state.shortcut.registrations,
+        },
+        "cwd": state.cwd,
+        "written": [{"path": path, "content": content} for path, content in result.written],
+    }
+    return LifecycleRunOutput.model_validate(
+        {
+            "trace": trace,
+            "contexts": only("context"),
+            "kickoffs": only("kickoff"),
+            "thinking": only("thinking"),
+            "exports": only("export"),
+            "notices": [obs["code"] for obs in only("notice")],
+            "final": final,
+        }
+    )
+
+
+def configured_export_path(settings: dict[str, Any]) -> str | None:
+    """§ Thinking level: an invalid document falls back to `PLAN.md`."""
+    value = settings.get("defaultPlanExportPath")
+    if value is None:
+        return None
+    try:
+        return export_path(value)
+    except InvalidSetting:
+        return None
+
+
+def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutput:
+    """One export against `fs`; shared by the operation and the real-directory check."""
+    source = inp.state.source
+    had_plan_mode = source == "ready"
+    if source is None:
+        return ExportRunOutput(
+            outcome="refused",
+            code="nothing-to-export",
+            reason="there is no ready, active or saved plan to export",
+            requested=exporting.requested_path(
+                inp.request.path, configured_export_path(inp.settings)
+            ),
+            destination=None,
+            content=None,
+            size=None,
+            created_directories=[],
+            state_after={"plan_mode": False, "source_kept": False},
+            settings_after=dict(inp.settings),
+        )
+    result = exporting.export_plan(
+        fs,
+        plan=inp.state.plan,
+        explicit=inp.request.path,
+        configured=configured_export_path(inp.settings),
+        cwd=inp.cwd,
+        home=inp.home,
+        cancel=inp.request.cancel,
+    )
+    written = result.outcome == "written"
+    # A ready-plan export ends Plan mode; saved and active plans stay.
+    state_after = {
+        "plan_mode": had_plan_mode and not written,
+        "source_kept": not (written and source == "ready"),
+    }
+    return ExportRunOutput(
+        outcome=result.outcome,
+        code=result.code,
+        reason=result.reason,
+        requested=result.requested,
+        destination=result.destination,
+        content=result.content,
+        size=result.size,
+        created_directories=list(result.created_directories),
+        state_after=state_after,
+        settings_after=dict(inp.settings),
+    )
+
+
+@handler("planmode.export.run")
+def export(inp: ExportRunInput) -> ExportRunOutput:
+    return export_once(inp, model_fs(inp.paths, inp.cwd, inp.home))

@@ -1,0 +1,464 @@
+"""The Plan lifecycle as an event script (pi-plan-mode-settings.md
+§ Plan reinjection, § Thinking level, § Implementation model and thinking,
+§ Export destination, § Toggle shortcut).
+
+:func:`run` folds events over a frozen :class:`State` and records what an
+observer sees: each assembled context, kickoff prompts, thinking changes,
+active-plan changes, exports, shortcut registrations and notices. Nothing
+here reads a clock; `at` is carried through from the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pytest_planmode.reference.planmode import export as exporting
+from pytest_planmode.reference.planmode import reinjection
+from pytest_planmode.reference.planmode import shortcut as toggle
+from pytest_planmode.reference.planmode import thinking as plan_thinking
+from pytest_planmode.reference.planmode.settings_values import (
+    InvalidSetting,
+    export_path,
+    retention_policy,
+    thinking_level,
+    toggle_shortcut,
+)
+
+Obs = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective values of the fields this lifecycle reads."""
+
+    thinking_level: str = plan_thinking.INHERIT
+    retention: str = reinjection.DEFAULT_POLICY
+    export_path: str | None = None
+    toggle_shortcut: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "thinkingLevel": self.thinking_level,
+            "implementationPlanRetention": self.retention,
+            "defaultPlanExportPath": self.export_path,
+            "toggleShortcut": self.toggle_shortcut,
+        }
+
+
+_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "thinkingLevel": thinking_level,
+    "implementationPlanRetention": retention_policy,
+    "defaultPlanExportPath": export_path,
+    "toggleShortcut": toggle_shortcut,
+}
+
+
+def parse_settings(raw: Mapping[str, Any]) -> Settings:
+    """§ Thinking level: one invalid value invalidates the document
+    (raises InvalidSetting); omitted fields take their defaults."""
+    values = {key: _FIELDS[key](raw[key]) for key in _FIELDS if raw.get(key) is not None}
+    return Settings(
+        thinking_level=values.get("thinkingLevel", plan_thinking.INHERIT),
+        retention=values.get("implementationPlanRetention", reinjection.DEFAULT_POLICY),
+        export_path=values.get("defaultPlanExportPath"),
+        toggle_shortcut=values.get("toggleShortcut"),
+    )
+
+
+@dataclass(frozen=True)
+class ActivePlan:
+    plan: str
+    policy: str
+    armed: bool
+    session: int
+
+
+@dataclass(frozen=True)
+class State:
+    mode: str = "normal"
+    ready_plan: str | None = None
+    saved_plan: str | None = None
+    active: ActivePlan | None = None
+    thinking: str = "medium"
+    snapshot: plan_thinking.Snapshot | None = None
+    session: int = 1
+    plan_in_history: bool = False
+    raw_settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Settings = Settings()
+    shortcut: toggle.Shortcut = field(default_factory=lambda: toggle.at_startup(None))
+    cwd: str = "/"
+    #: The state before the Implement action of the previous event, so a
+    #: failed handoff can put it back; None after any other event.
+    before_handoff: State | None = None
+
+
+@dataclass
+class Result:
+    trace: list[Obs]
+    state: State
+    written: list[tuple[str, str]]
+
+
+class _Run:
+    def __init__(self, state: State, fs: exporting.ModelFileSystem, home: str) -> None:
+        self.state = state
+        self.fs = fs
+        self.home = home
+        self.trace: list[Obs] = []
+        self.written: list[tuple[str, str]] = []
+        self.at = 0
+
+    def see(self, kind: str, **fields: Any) -> None:
+        self.trace.append({"at": self.at, "type": kind, **fields})
+
+    def notice(self, code: str, text: str) -> None:
+        self.see("notice", code=code, text=text)
+
+    def set(self, **changes: Any) -> None:
+        self.state = replace(self.state, **changes)
+
+    # -- shared transitions ------------------------------------------------
+
+    def leave_plan_mode(self, cause: str) -> None:
+        """§ Thinking level: leaving Plan mode restores the snapshotted level
+        only if Pi is still at the level Plan mode applied."""
+        had_snapshot = self.state.snapshot is not None
+        level, restored = plan_thinking.leave(self.state.snapshot, self.state.thinking)
+        self.set(mode="normal", ready_plan=None, snapshot=None, thinking=level)
+        self.see("mode", mode="normal", cause=cause)
+        if had_snapshot:
+            self.see("thinking", level=level, cause="restore" if restored else "restore-skipped")
+
+    def clear_active(self, reason: str) -> None:
+        active = self.state.active
+        if active is not None:
+            self.set(active=None)
+            self.see("active-plan", change="cleared", policy=active.policy, reason=reason)
+
+    # -- events --------------------------------------------------------------
+
+    def plan_start(self, event: Mapping[str, Any]) -> None:
+        if self.state.mode != "normal":
+            self.notice("not-applicable", "Plan mode is already active")
+            return
+        # Reference choice: a new Plan workflow supersedes the active plan.
+        self.clear_active("superseded")
+        entry = plan_thinking.enter(self.state.settings.thinking_level, self.state.thinking)
+        self.set(
+            mode="planning", snapshot=entry.snapshot, thinking=entry.level, plan_in_history=False
+        )
+        self.see("mode", mode="planning", cause="plan-start")
+        if entry.snapshot is not None:
+            self.see("thinking", level=entry.level, cause="plan-start")
+
+    def plan_run(self, event: Mapping[str, Any]) -> None:
+        if self.state.mode == "normal":
+            self.notice("not-applicable", "a planning run needs Plan mode")
+            return
+        self.context({})
+        self.run_settled({"fully": True})
+
+    def plan_ready(self, event: Mapping[str, Any]) -> None:
+        if self.state.mode == "normal":
+            self.notice("not-applicable", "a plan completes only in Plan mode")
+            return
+        self.set(mode="ready", ready_plan=event["plan"], plan_in_history=True)
+        self.see("mode", mode="ready", cause="plan-ready")
+
+    def plan_save(self, event: Mapping[str, Any]) -> None:
+        plan = self.state.ready_plan
+        if self.state.mode != "ready" or plan is None:
+            self.notice("not-applicable", "there is no ready plan to save")
+            return
+        self.set(saved_plan=plan)
+        self.leave_plan_mode("plan-save")
+
+    def implement(self, event: Mapping[str, Any]) -> None:
+        """§ Plan reinjection: the policy in effect now is stored with this
+        implementation; the kickoff depends on where it runs."""
+        how = event["how"]
+        before = self.state
+        if how == "saved":
+            plan = before.saved_plan
+            if before.mode != "normal" or plan is None:
+                self.notice(
+                    "not-applicable", "there is no saved plan to implement outside Plan mode"
+                )
+                return
+            fresh = event.get("session") == "fresh"
+            menu_level = before.thinking
+            self.set(saved_plan=None)
+        else:
+            plan = before.ready_plan
+            if before.mode != "ready" or plan is None:
+                self.notice("not-applicable", "there is no ready plan to implement")
+                return
+            fresh = how == "fresh"
+            # The fresh screen's thinking row starts from the level current
+            # while the menu is open, i.e. the Plan-mode level.
+            menu_level = before.thinking
+            self.leave_plan_mode("implement")
+        self.clear_active("superseded")
+        policy = before.settings.retention
+        session = before.session + 1 if fresh else before.session
+        self.set(session=session, plan_in_history=True)
+        if fresh:
+            level = plan_thinking.fresh_session_level(event.get("thinking"), menu_level)
+            self.set(thinking=level)
+            self.see("thinking", level=level, cause="fresh-session")
+        kick = reinjection.kickoff(how, plan)
+        self.see(
+            "kickoff",
+            session=session,
+            how=how,
+            text=kick.text,
+            holds_plan=kick.holds_plan,
+            policy=policy,
+        )
+        if reinjection.rule(policy).guarantees:
+            self.set(active=ActivePlan(plan, policy, armed=False, session=session))
+            self.see("active-plan", change="set", policy=policy, reason="implement")
+        self.set(before_handoff=before)
+
+    def context(self, event: Mapping[str, Any]) -> None:
+        """§ Plan reinjection: the `context` hook."""
+        given = event.get("plan_in_history")
+        if given is not None:
+            self.set(plan_in_history=given)
+        active = self.state.active
+        decision = reinjection.decide_context(self.state.plan_in_history, active is not None)
+        self.see(
+            "context",
+            session=self.state.session,
+            mode=self.state.mode,
+            plan_in_history=self.state.plan_in_history,
+            injected=decision.injected,
+            injection=active.plan if decision.injected and active is not None else None,
+            plan_copies=decision.copies,
+            active_plan=active is not None,
+        )
+        if (
+            active is not None
+            and reinjection.rule(active.policy).ends_after_first_run
+            and not active.armed
+        ):
+            # The first run is the one this context starts; its settling ends the guarantee.
+            self.set(active=replace(active, armed=True))
+            self.see("active-plan", change="armed", policy=active.policy, reason="first-context")
+
+    def run_settled(self, event: Mapping[str, Any]) -> None:
+        active = self.state.active
+        if not event.get("fully", True) or active is None:
+            return
+        if reinjection.rule(active.policy).ends_after_first_run and active.armed:
+            self.clear_active("first-run-settled")
+
+    def resume(self, event: Mapping[str, Any]) -> None:
+        """§ Plan reinjection: a resumed guaranteed-plan cleanup policy
+        re-arms against the first context in the replacement session."""
+        self.set(session=self.state.session + 1)
+        active = self.state.active
+        if active is not None:
+            self.set(active=replace(active, armed=False, session=self.state.session))
+            if reinjection.rule(active.policy).ends_after_first_run:
+                self.see("active-plan", change="re-armed", policy=active.policy, reason="resume")
+
+    def plan_exit(self, event: Mapping[str, Any]) -> None:
+        if self.state.mode != "normal":
+            self.leave_plan_mode("plan-exit")
+        elif self.state.active is not None:
+            self.clear_active("plan-exit")
+        else:
+            self.notice("nothing-to-exit", "Plan mode is not active and no plan is active")
+
+    def supersede(self, event: Mapping[str, Any]) -> None:
+        if self.state.active is None:
+            self.notice("not-applicable", "there is no active plan to supersede")
+            return
+        self.clear_active("superseded")
+
+    def settings_save(self, event: Mapping[str, Any]) -> None:
+        """§ Thinking level / § Plan reinjection / § Export destination /
+        § Toggle shortcut: a save changes the effective settings at once,
+        but each field takes effect at its own boundary (next Plan workflow,
+        next Implement, next export, next runtime)."""
+        merged = {**self.state.raw_settings, **event["settings"]}
+        merged = {key: value for key, value in merged.items() if value is not None}
+        try:
+            settings = parse_settings(merged)
+        except InvalidSetting as exc:
+            self.notice("settings-rejected", str(exc))
+            return
+        self.set(raw_settings=merged, settings=settings)
+        if "toggleShortcut" in event["settings"]:
+            state = toggle.configure(self.state.shortcut, settings.toggle_shortcut)
+            self.set(shortcut=state)
+            self.see("shortcut", loaded=state.loaded, configured=state.configured, registered=False)
+
+    def handoff_failed(self, event: Mapping[str, Any]) -> None:
+        """§ Plan reinjection: failed delivery restores the ready or saved
+        plan and runs no automatic cleanup."""
+        before = self.state.before_handoff
+        if before is None:
+            self.notice("not-applicable", "no Implement handoff is pending")
+            return
+        current = self.state
+        self.state = replace(
+            before,
+            # Settings and the shortcut are not part of the handoff.
+            raw_settings=current.raw_settings,
+            settings=current.settings,
+            shortcut=current.shortcut,
+        )
+        restored = "ready" if before.mode == "ready" else "saved"
+        self.notice(
+            "handoff-failed",
+            f"the implementation could not be delivered; the {restored} plan is kept",
+        )
+        if before.mode == "ready":
+            self.see("mode", mode="ready", cause="handoff-failed")
+        if current.thinking != before.thinking:
+            self.see("thinking", level=before.thinking, cause="handoff-failed")
+
+    def thinking_manual(self, event: Mapping[str, Any]) -> None:
+        self.set(thinking=event["level"])
+        self.see("thinking", level=event["level"], cause="manual")
+
+    def reload(self, event: Mapping[str, Any]) -> None:
+        """§ Toggle shortcut: a new extension runtime registers the configured value."""
+        state = toggle.new_runtime(self.state.shortcut)
+        self.set(shortcut=state)
+        self.see(
+            "shortcut",
+            loaded=state.loaded,
+            configured=state.configured,
+            registered=state.loaded is not None,
+        )
+
+    def tree_navigate(self, event: Mapping[str, Any]) -> None:
+        # Not a new runtime: a pending shortcut change stays pending.
+        given = event.get("plan_in_history")
+        if given is not None:
+            self.set(plan_in_history=given)
+
+    def compaction(self, event: Mapping[str, Any]) -> None:
+        # The summary replaces ordinary history; the exact plan is gone from it.
+        self.set(plan_in_history=False)
+
+    def cwd_change(self, event: Mapping[str, Any]) -> None:
+        self.set(cwd=event["cwd"])
+
+    def export(self, event: Mapping[str, Any]) -> None:
+        """§ Export destination: a ready-plan export ends Plan mode; saved and
+        active exports keep their state; failed or cancelled exports change
+        nothing."""
+        state = self.state
+        available: dict[str, str | None] = {
+            "ready": state.ready_plan if state.mode == "ready" else None,
+            "active": state.active.plan if state.active is not None else None,
+            "saved": state.saved_plan,
+        }
+        source = event.get("source") or next(
+            (s for s, p in available.items() if p is not None), None
+        )
+        plan = available.get(source) if source is not None else None
+        if source is None or plan is None:
+            self.see(
+                "export",
+                outcome="refused",
+                source=source,
+                destination=None,
+                code="nothing-to-export",
+                content=None,
+            )
+            return
+        result = exporting.export_plan(
+            self.fs,
+            plan=plan,
+            explicit=event.get("path"),
+            configured=state.settings.export_path,
+            cwd=state.cwd,
+            home=self.home,
+            cancel=bool(event.get("cancel")),
+        )
+        self.see(
+            "export",
+            outcome=result.outcome,
+            source=source,
+            destination=result.destination,
+            code=result.code,
+            content=result.content,
+        )
+        if (
+            result.outcome == "written"
+            and result.destination is not None
+            and result.content is not None
+        ):
+            self.written.append((result.destination, result.content))
+            if source == "ready":
+                self.leave_plan_mode("export")
+
+
+_EVENTS: dict[str, Callable[[_Run, Mapping[str, Any]], None]] = {
+    "plan.start": _Run.plan_start,
+    "plan.run": _Run.plan_run,
+    "plan.ready": _Run.plan_ready,
+    "plan.save": _Run.plan_save,
+    "implement": _Run.implement,
+    "context": _Run.context,
+    "run.settled": _Run.run_settled,
+    "resume": _Run.resume,
+    "plan.exit": _Run.plan_exit,
+    "supersede": _Run.supersede,
+    "settings.save": _Run.settings_save,
+    "handoff.failed": _Run.handoff_failed,
+    "thinking.manual": _Run.thinking_manual,
+    "reload": _Run.reload,
+    "tree.navigate": _Run.tree_navigate,
+    "compaction": _Run.compaction,
+    "cwd.change": _Run.cwd_change,
+    "export": _Run.export,
+}
+
+
+def run(
+    events: Iterable[Mapping[str, Any]],
+    *,
+    settings: Mapping[str, Any],
+    thinking_level_now: str,
+    saved_plan: str | None,
+    cwd: str,
+    home: str,
+    fs: exporting.ModelFileSystem,
+) -> Result:
+    """Run a lifecycle script. Events are mappings with snake_case keys and
+    a `type` among :data:`_EVENTS`; the trace lists observations in order."""
+    notices: list[Obs] = []
+    try:
+        effective = parse_settings(settings)
+        raw: Mapping[str, Any] = dict(settings)
+    except InvalidSetting as exc:
+        # § Thinking level: invalid settings warn and fall back to the defaults.
+        effective, raw = Settings(), {}
+        notices.append({"at": 0, "type": "notice", "code": "settings-invalid", "text": str(exc)})
+    state = State(
+        thinking=thinking_level_now,
+        saved_plan=saved_plan,
+        raw_settings=raw,
+        settings=effective,
+        shortcut=toggle.at_startup(effective.toggle_shortcut),
+        cwd=cwd,
+    )
+    runner = _Run(state, fs, home)
+    runner.trace.extend(notices)
+    for event in events:
+        runner.at = int(event.get("at", 0))
+        if event["type"] != "handoff.failed":
+            # Only the event right after an Implement can report its failed delivery.
+            runner.set(before_handoff=None)
+        _EVENTS[event["type"]](runner, event)
+        if event["type"] == "handoff.failed":
+            runner.set(before_handoff=None)
+    return Result(runner.trace, runner.state, runner.written)
