@@ -127,7 +127,7 @@ class CaseItem(pytest.Item):
             what = "the target answered an error where an output was expected"
         else:
             got = f"no legal answer: {outcome.message}"
-            what = "the target broke the protocol"
+            what = "the target did not answer legally (it was restarted for the next case)"
         raise CaseFailure(
             f"{case.where}\n"
             f"spec: {case.spec} (level {case.level})\n"
@@ -198,7 +198,7 @@ class PlanmodeRun:
             self.target = resolve_target(self.target_spec, timeout=self.timeout)
             self.handshake = self.target.handshake()
         except TargetError as exc:
-            raise pytest.UsageError(f"--planmode-target {self.target_spec}: {exc}") from None
+            raise pytest.UsageError(f"--planmode-target: {exc}") from None
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = [str(CONFORMANCE_DIR), str(self.fixtures_dir)]
         from pytest_planmode.contract import operations
@@ -381,6 +381,7 @@ class PlanmodeRun:
                 for _, entry in sorted(self.results.items())
                 if entry["outcome"] in ("failed", "error")
             ],
+            "results": {case_id: entry["outcome"] for case_id, entry in sorted(self.results.items())},
             "expectedFailures": sorted(
                 case_id for case_id, entry in self.results.items() if entry["outcome"] == "xfailed"
             ),

@@ -45,6 +45,7 @@ class Report(_Doc):
     totals: Counts
     operations: dict[str, Counts]
     failures: list[CaseResult] = Field(description="Every failed or erroring case, with its message.")
+    results: dict[str, Outcome] = Field(description="Every case id that ran, with its outcome.")
     expectedFailures: list[str] = Field(description="Case ids that failed as the expectations file says.")
 
 

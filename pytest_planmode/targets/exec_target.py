@@ -146,7 +146,7 @@ class ExecTarget:
             state = f"was killed by signal {-status}"
         else:
             state = f"exited with status {status}"
-        message = f"{self.description}: {what}; the process {state}"
+        message = f"{what}; the process {state}"
         tail = proc.stderr_tail()
         if tail:
             message += f"\n--- target stderr (last lines) ---\n{tail}"
@@ -157,7 +157,9 @@ class ExecTarget:
         try:
             proc.send({"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION})
         except OSError:
-            message = self._describe_death(proc, "the target closed its input before the handshake")
+            message = self._describe_death(
+                proc, f"{self.description}: the target closed its input before the handshake"
+            )
             proc.stop()
             raise TargetError(message) from None
         line = proc.receive(self.timeout)
@@ -168,7 +170,9 @@ class ExecTarget:
                 "(the first line must answer {\"op\": \"hello\", ...})"
             )
         if line is _EOF:
-            message = self._describe_death(proc, "the target closed its output before the handshake")
+            message = self._describe_death(
+                proc, f"{self.description}: the target closed its output before the handshake"
+            )
             proc.stop()
             raise TargetError(message)
         assert isinstance(line, bytes)

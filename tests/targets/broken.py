@@ -2,8 +2,8 @@
 
     python broken.py MODE [N]
 
-It serves the reference correctly, except that on the N-th request (default
-3) it misbehaves as MODE says: `crash` exits with status 3, `hang` never
+It serves the reference correctly, except that on the request with id N
+(default 3; ids keep counting across restarts, so it misbehaves once) it misbehaves as MODE says: `crash` exits with status 3, `hang` never
 answers, `garbage` prints a line that is not JSON, `wrong-id` answers with
 another id, `two-answers` puts two answer keys in one line. Handshake
 modes: `handshake-exit` exits before answering the hello, `handshake-garbage`
@@ -24,7 +24,6 @@ def main() -> int:
     mode = sys.argv[1]
     nth = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     out = sys.stdout
-    count = 0
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("op") == "hello" and "id" not in message:
@@ -41,10 +40,9 @@ def main() -> int:
                 out.write(json.dumps(REFERENCE.hello(message.get("suite", ""))) + "\n")
             out.flush()
             continue
-        count += 1
         answer = REFERENCE.call(message["op"], message["input"])
         answer["id"] = message["id"]
-        if count == nth:
+        if message["id"] == nth:
             if mode == "crash":
                 print("fatal: simulated crash", file=sys.stderr)
                 sys.stderr.flush()

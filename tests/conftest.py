@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Imported here so that pytester's inline runs, which restore sys.modules after
+# each run, keep using one copy of the harness and its exception classes.
+import pytest_planmode.harness  # noqa: F401
+import pytest_planmode.targets.exec_target  # noqa: F401
+import pytest_planmode.targets.python_target  # noqa: F401
+from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+PLANS = FIXTURES_DIR / "oplmodes" / "plans.toml"
+PLANS_PROPERTIES = CONFORMANCE_DIR / "test_oplmodes_plans.py"
+BROKEN = TESTS / "targets" / "broken.py"
+SERVE = f"exec:{shlex.join([sys.executable, '-m', 'pytest_planmode.serve'])}"
+
+
+def broken(mode: str, nth: int = 3) -> str:
+    return f"exec:{shlex.join([sys.executable, str(BROKEN), mode, str(nth)])}"
+
+
+class SuiteRun:
+    def __init__(self, result: pytest.RunResult, report: dict[str, Any] | None) -> None:
+        self.result = result
+        self.report = report
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        assert self.report is not None, self.result.stdout.str()
+        out = {f["id"]: f["outcome"] for f in self.report["failures"]}
+        return out
+
+    @property
+    def text(self) -> str:
+        return self.result.stdout.str() + self.result.stderr.str()
+
+
+def run_suite(pytester: pytest.Pytester, target: str, *args: str, subprocess: bool = False) -> SuiteRun:
+    report = pytester.path / "planmode-report.json"
+    if report.exists():
+        report.unlink()
+    argv = [f"--planmode-target={target}", f"--planmode-report={report}", "-p", "no:cacheprovider", *args]
+    result = pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
+    data = json.loads(report.read_text()) if report.exists() else None
+    return SuiteRun(result, data)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
+    def run(target: str, *args: str, subprocess: bool = False) -> SuiteRun:
+        return run_suite(pytester, target, *args, subprocess=subprocess)
+
+    return run

@@ -1,0 +1,383 @@
+"""The plugin as a user meets it: options, collection, outcomes, reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import PLANS, PLANS_PROPERTIES, SERVE, broken
+
+from pytest_planmode.contract.report import Report
+from pytest_planmode.suite import load_file
+
+PLAN_IDS = {case.id for case in load_file(PLANS)}
+
+
+def test_without_a_target_the_plugin_adds_nothing(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_one():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "planmode:" not in result.stdout.str()
+
+
+def test_plugin_module_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, pytest_planmode.plugin\n"
+        "heavy = [m for m in ('pydantic', 'bashlex', 'hypothesis', 'pytest_planmode.reference',"
+        " 'pytest_planmode.harness') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_planmode_disables_the_plugin(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("-p", "no:planmode", "--planmode-target=reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unrecognized arguments: --planmode-target" in result.stderr.str()
+
+
+def test_help_documents_every_option(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    text = result.stdout.str()
+    for name in ("target", "level", "timeout", "expectations", "write-expectations", "report", "fixtures"):
+        assert f"--planmode-{name}" in text
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("nonsense", "unknown target 'nonsense'"),
+        ("python:no_such_module_xyz:ADAPTER", "cannot import 'no_such_module_xyz'"),
+        ("python:pytest_planmode.reference.adapter:NOPE", "has no attribute 'NOPE'"),
+        ("python:json", "expected python:package.module:attribute"),
+        ("exec:/no/such/program --serve", "cannot start"),
+        ("exec:", "exec: needs a command line"),
+    ],
+)
+def test_unresolvable_target_is_a_usage_error(suite, target: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    run = suite(target, str(PLANS))
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in run.text
+    assert run.report is None
+
+
+def test_reference_runs_every_case_and_prints_the_summary(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite("reference", str(PLANS))
+    run.result.assert_outcomes(passed=len(PLAN_IDS))
+    text = run.result.stdout.str()
+    assert "planmode: pytest-planmode reference" in text
+    assert "oplmodes.plans.resolve" in text
+    assert set(run.report["results"]) == PLAN_IDS
+    Report.model_validate(run.report)
+    assert run.report["totals"]["passed"] == len(PLAN_IDS)
+    assert run.report["implementation"]["language"] == "python"
+
+
+def test_exec_serve_gives_the_same_results_as_reference(suite) -> None:  # type: ignore[no-untyped-def]
+    ref = suite("reference", str(PLANS), str(PLANS_PROPERTIES))
+    wire = suite(SERVE, str(PLANS), str(PLANS_PROPERTIES))
+    assert ref.report["results"] == wire.report["results"]
+    assert set(ref.report["results"].values()) == {"passed"}
+
+
+def test_python_target_runs_an_adapter_object(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite("python:pytest_planmode.reference.adapter:ReferenceAdapter", str(PLANS))
+    run.result.assert_outcomes(passed=len(PLAN_IDS))
+
+
+def test_ini_key_names_the_target(pytester: pytest.Pytester) -> None:
+    ini = pytester.makeini("[pytest]\nplanmode_target = reference\nplanmode_level = must\n")
+    result = pytester.runpytest("-c", str(ini), "-p", "no:cacheprovider", str(PLANS))
+    must = sum(1 for c in load_file(PLANS) if c.level == "must")
+    result.assert_outcomes(passed=must, deselected=len(PLAN_IDS) - must)
+
+
+def test_level_must_deselects_reference_cases(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite("reference", "--planmode-level=must", str(PLANS))
+    levels = {c.id: c.level for c in load_file(PLANS)}
+    assert set(run.report["results"]) == {i for i, lvl in levels.items() if lvl == "must"}
+    assert any(lvl == "reference" for lvl in levels.values())
+
+
+def test_markers_select_by_operation_and_level(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        "--planmode-target=reference", "-m", "oplmodes_plans_resolve and planmode_reference", str(PLANS)
+    )
+    reference = sum(1 for c in load_file(PLANS) if c.level == "reference")
+    result.assert_outcomes(passed=reference, deselected=len(PLAN_IDS) - reference)
+
+
+def test_keyword_selects_a_case_by_id(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--planmode-target=reference", "-k", "name.dot-rejected", "-v", str(PLANS))
+    result.assert_outcomes(passed=1, deselected=len(PLAN_IDS) - 1)
+    result.stdout.fnmatch_lines(["*oplmodes.plans.name.dot-rejected PASSED*"])
+
+
+def test_unsupported_operation_is_skipped_with_reason(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    adapter = pytester.makepyfile(
+        nothing=textwrap.dedent(
+            """
+            class Nothing:
+                def hello(self, suite):
+                    return {"protocol": 1, "implementation": {"name": "nothing"}, "operations": []}
+                def call(self, op, input):
+                    raise AssertionError("never called")
+            """
+        )
+    )
+    pytester.syspathinsert(adapter.parent)
+    run = suite("python:nothing:Nothing", str(PLANS), "-rs")
+    run.result.assert_outcomes(skipped=len(PLAN_IDS))
+    assert "unsupported: nothing ? does not list operation oplmodes.plans.resolve" in run.text
+    assert set(run.report["results"].values()) == {"skipped"}
+
+
+def test_an_error_answer_fails_the_case_with_its_message(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        erring=textwrap.dedent(
+            """
+            class Erring:
+                def hello(self, suite):
+                    return {"protocol": 1, "implementation": {"name": "erring"},
+                            "operations": ["oplmodes.plans.resolve"]}
+                def call(self, op, input):
+                    return {"error": {"message": "not implemented yet"}}
+            """
+        )
+    )
+    pytester.syspathinsert()
+    run = suite("python:erring:Erring", str(PLANS), "-k", "name.simple")
+    run.result.assert_outcomes(failed=1, deselected=len(PLAN_IDS) - 1)
+    assert "the target answered an error where an output was expected" in run.text
+    assert "not implemented yet" in run.text
+    assert "opl-modes.md § Commands, flags, and shortcuts" in run.text
+
+
+def test_wrong_output_names_the_mismatch(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        lenient=textwrap.dedent(
+            """
+            class Lenient:
+                def hello(self, suite):
+                    return {"protocol": 1, "implementation": {"name": "lenient"},
+                            "operations": ["oplmodes.plans.resolve"]}
+                def call(self, op, input):
+                    return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md"}}
+            """
+        )
+    )
+    pytester.syspathinsert()
+    run = suite("python:lenient:Lenient", str(PLANS), "-k", "name.dot-rejected")
+    run.result.assert_outcomes(failed=1, deselected=len(PLAN_IDS) - 1)
+    assert "output.accepted: expected false, got true" in run.text
+    failure = run.report["failures"][0]
+    assert failure["id"] == "oplmodes.plans.name.dot-rejected"
+    assert "output.accepted: expected false, got true" in failure["message"]
+
+
+def test_malformed_fixture_file_names_file_group_and_case(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    fixtures = pytester.mkdir("my-fixtures")
+    (fixtures / "bad.toml").write_text(
+        textwrap.dedent(
+            """
+            [[group]]
+            description = "x"
+            operation = "oplmodes.plans.resolve"
+            spec = "opl-modes.md § Commands, flags, and shortcuts"
+            level = "must"
+
+              [[group.case]]
+              id = "my.case.one"
+              input = { source = "command", value = "a" }
+
+              [[group.case]]
+              id = "my.case.two"
+              input = { source = "sideways", value = "a" }
+              expect = { accepted = true }
+            """
+        )
+    )
+    run = suite("reference", f"--planmode-fixtures={fixtures}", str(fixtures))
+    assert run.result.ret == pytest.ExitCode.INTERRUPTED
+    text = run.text
+    assert "bad.toml: group 1 ('x'), case 1 (my.case.one): expect: Field required" in text
+    run2 = None
+    (fixtures / "bad.toml").write_text((fixtures / "bad.toml").read_text().replace(
+        'input = { source = "command", value = "a" }',
+        'input = { source = "command", value = "a" }\n  expect = { accepted = true }'))
+    run2 = suite("reference", f"--planmode-fixtures={fixtures}", str(fixtures))
+    assert "bad.toml: group 1, case 2 (my.case.two): input.source: Input should be 'command' or 'resume'" in run2.text
+
+
+def test_duplicate_case_ids_are_an_error(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    fixtures = pytester.mkdir("dups")
+    body = textwrap.dedent(
+        """
+        [[group]]
+        description = "x"
+        operation = "oplmodes.plans.resolve"
+        spec = "opl-modes.md § Commands, flags, and shortcuts"
+        level = "must"
+          [[group.case]]
+          id = "same.id"
+          input = { source = "command", value = "a" }
+          expect = { accepted = true }
+        """
+    )
+    (fixtures / "a.toml").write_text(body)
+    (fixtures / "b.toml").write_text(body)
+    run = suite("reference", f"--planmode-fixtures={fixtures}", str(fixtures))
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "duplicate case id 'same.id'" in run.text
+
+
+class TestExpectations:
+    def write(self, pytester: pytest.Pytester, data: object) -> Path:
+        path = pytester.path / "expectations.json"
+        path.write_text(json.dumps(data))
+        return path
+
+    def lenient(self, pytester: pytest.Pytester) -> str:
+        pytester.makepyfile(
+            lenient=textwrap.dedent(
+                """
+                class Lenient:
+                    def hello(self, suite):
+                        return {"protocol": 1, "implementation": {"name": "lenient"},
+                                "operations": ["oplmodes.plans.resolve"]}
+                    def call(self, op, input):
+                        from pytest_planmode.reference.adapter import REFERENCE
+                        answer = REFERENCE.call(op, input)
+                        if input["value"] == "--":
+                            answer["output"]["accepted"] = True
+                        return answer
+                """
+            )
+        )
+        pytester.syspathinsert()
+        return "python:lenient:Lenient"
+
+    def test_known_failure_is_xfailed_and_the_run_passes(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        target = self.lenient(pytester)
+        exp = self.write(pytester, {"oplmodes.plans.name.double-dash-rejected": "accepts '--' (bug 12)"})
+        run = suite(target, f"--planmode-expectations={exp}", str(PLANS))
+        assert run.result.ret == pytest.ExitCode.OK
+        run.result.assert_outcomes(passed=len(PLAN_IDS) - 1, xfailed=1)
+        assert run.report["expectedFailures"] == ["oplmodes.plans.name.double-dash-rejected"]
+
+    def test_a_regression_still_fails(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        target = self.lenient(pytester)
+        exp = self.write(pytester, {"oplmodes.plans.name.dot-rejected": "unrelated"})
+        run = suite(target, f"--planmode-expectations={exp}", str(PLANS))
+        assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+        assert [f["id"] for f in run.report["failures"]] == [
+            "oplmodes.plans.name.dot-rejected",
+            "oplmodes.plans.name.double-dash-rejected",
+        ]
+        outcomes = {f["id"]: f["outcome"] for f in run.report["failures"]}
+        assert outcomes["oplmodes.plans.name.dot-rejected"] == "failed"  # strict xpass
+
+    def test_a_listed_case_that_passes_fails_the_run(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        exp = self.write(pytester, {"oplmodes.plans.name.simple": "thought broken"})
+        run = suite("reference", f"--planmode-expectations={exp}", str(PLANS))
+        assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+        assert "XPASS(strict)" in run.text
+
+    def test_a_reason_is_required(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        exp = self.write(pytester, {"oplmodes.plans.name.simple": ""})
+        run = suite("reference", f"--planmode-expectations={exp}", str(PLANS))
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "needs a non-empty reason" in run.text
+
+    def test_malformed_file_is_a_usage_error(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        path = pytester.path / "expectations.json"
+        path.write_text("{not json")
+        run = suite("reference", f"--planmode-expectations={path}", str(PLANS))
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "not valid JSON" in run.text
+
+    def test_stale_ids_are_reported(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        exp = self.write(pytester, {"no.such.case": "gone"})
+        run = suite("reference", f"--planmode-expectations={exp}", str(PLANS))
+        assert "expectations file lists 1 case id(s) this suite does not have" in run.text
+
+    def test_write_expectations_starts_the_ratchet(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+        target = self.lenient(pytester)
+        out = pytester.path / "written.json"
+        first = suite(target, f"--planmode-write-expectations={out}", str(PLANS))
+        assert first.result.ret == pytest.ExitCode.TESTS_FAILED
+        written = json.loads(out.read_text())
+        assert list(written) == ["oplmodes.plans.name.double-dash-rejected"]
+        assert written["oplmodes.plans.name.double-dash-rejected"].strip()
+        second = suite(target, f"--planmode-expectations={out}", str(PLANS))
+        assert second.result.ret == pytest.ExitCode.OK
+
+
+class TestBrokenTargets:
+    """A broken target never yields a pass and never stops the run."""
+
+    ARGS = ("--planmode-timeout=1", "-p", "no:randomly")
+
+    def run(self, suite, mode: str) -> object:  # type: ignore[no-untyped-def]
+        return suite(broken(mode, 3), *self.ARGS, str(PLANS))
+
+    def assert_third_failed_rest_passed(self, run, needle: str) -> None:  # type: ignore[no-untyped-def]
+        failures = run.report["failures"]
+        assert len(failures) == 1, failures
+        assert failures[0]["outcome"] == "failed"
+        assert needle in failures[0]["message"]
+        assert run.report["totals"]["passed"] == len(PLAN_IDS) - 1
+
+    def test_crash_mid_run(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "crash")
+        self.assert_third_failed_rest_passed(run, "exited with status 3")
+        assert "fatal: simulated crash" in run.report["failures"][0]["message"]
+
+    def test_hang(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "hang")
+        self.assert_third_failed_rest_passed(run, "no answer within 1 s")
+
+    def test_garbage(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "garbage")
+        self.assert_third_failed_rest_passed(run, "is not one JSON object on one line")
+
+    def test_wrong_id(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "wrong-id")
+        self.assert_third_failed_rest_passed(run, "carries id 1003, expected 3")
+
+    def test_two_answers(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "two-answers")
+        self.assert_third_failed_rest_passed(run, "exactly one of")
+
+    @pytest.mark.parametrize(
+        ("mode", "needle"),
+        [
+            ("handshake-exit", "exited with status 2"),
+            ("handshake-garbage", "the handshake answer is not JSON"),
+            ("handshake-protocol", "speaks protocol 99"),
+            ("handshake-hang", "no handshake answer within 1 s"),
+        ],
+    )
+    def test_handshake_failure_is_one_clear_error(self, suite, mode: str, needle: str) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, mode)
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert needle in run.text
+        assert run.text.count(needle) == 1
+        assert run.report is None
+
+    def test_handshake_exit_shows_stderr(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "handshake-exit")
+        assert "cannot start: missing configuration" in run.text
+
+
+def test_xdist_gives_the_same_results(suite) -> None:  # type: ignore[no-untyped-def]
+    serial = suite(SERVE, str(PLANS), str(PLANS_PROPERTIES))
+    parallel = suite(SERVE, "-n", "2", str(PLANS), str(PLANS_PROPERTIES), subprocess=True)
+    assert parallel.result.ret == pytest.ExitCode.OK, parallel.text
+    assert serial.report["results"] == parallel.report["results"]
+    assert serial.report["operations"] == parallel.report["operations"]
