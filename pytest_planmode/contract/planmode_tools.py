@@ -300,7 +300,7 @@ class VerdictObservation(Observation):
             "deny: `policy-blocked`, `no-active-plan-contract`, `stale-plan-contract`, "
             "`before-resolution`, `unregistered`, `hidden`, `unsupported-exposure`, "
             "`orchestrator-not-admitted`, `nested-model-only`, `not-selected`, `not-admitted`, "
-            "`codemode-only`, `inactive`."
+            "`override-needs-opt-in`, `codemode-only`, `inactive`."
         )
     )
     cause: str | None = Field(

@@ -17,8 +17,10 @@ from pytest_planmode.reference.planmode.plan_helpers import (
     authorize_helper,
 )
 from pytest_planmode.reference.planmode.tool_freeze import (
+    BASIS_AUTOMATIC,
     BLOCKED_NAMES,
     INACTIVE,
+    OVERRIDE_NEEDS_OPT_IN,
     POLICY_BLOCKED,
     SHELL_NAMES,
     FrozenPolicy,
@@ -78,6 +80,8 @@ def authorize(
     - a nested call needs an admitted orchestrator *and* its own admission;
       `model-only` tools never run nested;
     - the frozen allowlist is never widened by later activation;
+    - a name admitted automatically stops running if an extension
+      overrides it later (reference choice);
     - a direct call needs the tool active now (declared, for `deferred`);
       `codemode` tools are reachable only through an orchestrator
       (reference choice);
@@ -109,6 +113,11 @@ def authorize(
         if resolution is None:
             return Verdict(DENY, NOT_SELECTED)
         return Verdict(DENY, NOT_ADMITTED, resolution.reason)
+    if policy.basis == BASIS_AUTOMATIC and entry.source != "built-in":
+        # Reference choice (closes a hole): an extension that overrides an
+        # automatically admitted built-in name after the boundary would
+        # otherwise inherit trust nobody gave it explicitly.
+        return Verdict(DENY, OVERRIDE_NEEDS_OPT_IN)
     if via is None:
         if entry.exposure == "codemode":
             return Verdict(DENY, CODEMODE_ONLY)
