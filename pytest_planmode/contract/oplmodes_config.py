@@ -1,0 +1,239 @@
+"""opl-modes configuration: `~/.pi/agent/configs/opl-modes.json` and the
+effective mode registry it yields (opl-modes.md § Configuration)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
+from pydantic.alias_generators import to_camel
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.reference.oplmodes.appearance import COLOR_PATTERN
+
+# -- the document (published as settings/opl-modes.schema.json) --------------
+
+ToolName = Annotated[str, StringConstraints(pattern=r"\S")]
+Color = Annotated[str, StringConstraints(pattern=COLOR_PATTERN)]
+NonBlank = Annotated[str, StringConstraints(pattern=r"\S")]
+ModeName = Annotated[str, StringConstraints(pattern=r"^(?!normal$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")]
+
+
+class _Doc(BaseModel):
+    # Unknown fields are tolerated (they are warned about, not errors).
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", regex_engine="python-re"
+    )
+
+
+class UiConfig(_Doc):
+    hide_notify: StrictBool | None = Field(default=None, description="Suppress mode notifications.")
+    hide_widget: StrictBool | None = Field(default=None, description="Suppress mode widgets.")
+
+
+class ShortcutsConfig(_Doc):
+    cycle_mode: NonBlank | None = Field(
+        default=None, description="Key that cycles enabled visible modes (default shift+tab)."
+    )
+
+
+class CleanupConfig(_Doc):
+    cleanup_on_complete: StrictBool | None = Field(
+        default=None, description="Delete the active plan after a successful plan_complete."
+    )
+
+
+class BashPatternsConfig(_Doc):
+    safe_patterns: list[str] | None = None
+    destructive_patterns: list[str] | None = None
+
+
+class ModelConfig(_Doc):
+    provider: str | None = None
+    id: str | None = None
+
+
+class AppearanceConfig(_Doc):
+    prefix: str | None = Field(default=None, description="opl-input prefix.")
+    prefix_color: Color | None = None
+    border_color: Color | None = None
+    mode_color: Color | None = Field(
+        default=None, description="opl-footer mode colour (default muted)."
+    )
+
+
+class ModeConfig(_Doc):
+    enabled: StrictBool | None = None
+    visible: StrictBool | None = Field(
+        default=None,
+        description="false hides the mode from the picker and cycle; /mode <name> still works.",
+    )
+    allow_plan_complete: StrictBool | None = None
+    allow_execute: StrictBool | None = None
+    prompt: str | None = None
+    tools: list[ToolName] | None = Field(
+        default=None, description="Omitted: the mode inherits all tools (write-capable)."
+    )
+    safe_patterns: list[str] | None = None
+    destructive_patterns: list[str] | None = None
+    unrestricted_bash: StrictBool | None = None
+    model: ModelConfig | None = None
+    labels: dict[str, str] | None = None
+    appearance: AppearanceConfig | None = None
+
+
+class OplModesDocument(_Doc):
+    """`~/.pi/agent/configs/opl-modes.json`: every field is optional."""
+
+    ui: UiConfig | None = None
+    shortcuts: ShortcutsConfig | None = None
+    cleanup: CleanupConfig | None = None
+    default_notify_template: NonBlank | None = Field(
+        default=None,
+        description="Notification template for custom modes; {Name} is the capitalised name.",
+    )
+    bash_patterns: BashPatternsConfig | None = None
+    modes: dict[ModeName, ModeConfig] | None = None
+    chat_allowed_tools: list[ToolName] | None = Field(
+        default=None,
+        description="Deprecated alias of modes.chat.tools, used only when that is omitted.",
+    )
+    plan_allowed_tools: list[ToolName] | None = Field(
+        default=None,
+        description="Deprecated alias of modes.plan.tools, used only when that is omitted.",
+    )
+    lazy_tools: list[ToolName] | None = None
+
+    @model_validator(mode="after")
+    def _builtin_rules(self) -> OplModesDocument:
+        modes = self.modes or {}
+        off, execute = modes.get("off"), modes.get("execute")
+        if off is not None and off.enabled is False:
+            raise ValueError("modes.off.enabled: off (normal) cannot be disabled")
+        if execute is not None and (
+            execute.enabled is False or execute.allow_plan_complete is False
+        ):
+            raise ValueError(
+                "modes.execute: execute cannot be disabled and always allows plan_complete"
+            )
+        return self
+
+
+SCHEMAS = {"settings/opl-modes.schema.json": OplModesDocument}
+
+# -- the operation -------------------------------------------------------------
+
+
+class ConfigLoadInput(ContractInput):
+    document: Any = Field(
+        default=None,
+        description=(
+            "The parsed opl-modes.json (any JSON value). Omit both `document` and `text` "
+            "when there is no file."
+        ),
+    )
+    text: str | None = Field(default=None, description="The file's text, when testing parsing too.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ConfigLoadInput:
+        if "document" in self.model_fields_set and self.text is not None:
+            raise ValueError("give `document` or `text`, not both")
+        return self
+
+
+class ConfigProblem(ContractOutput):
+    field: str = Field(description="JSON path of the value, e.g. `modes.review.tools[2]`.")
+    mode: str | None = Field(default=None, description="The mode it belongs to, if any.")
+    message: str
+
+
+class EffectiveAppearance(ContractOutput):
+    prefix: str | None = Field(default=None, description="null: opl-input's compiled default.")
+    prefix_color: str | None = None
+    border_color: str | None = None
+    mode_color: str = Field(description="The footer colour; `muted` when not configured.")
+
+
+class EffectiveBash(ContractOutput):
+    unrestricted: bool
+    safe_patterns: list[str]
+    destructive_patterns: list[str]
+
+
+class EffectiveModel(ContractOutput):
+    provider: str
+    id: str
+
+
+class EffectiveMode(ContractOutput):
+    name: str
+    builtin: bool
+    enabled: bool
+    visible: bool
+    tools: list[str] | None = Field(
+        description="The mode's own list; null when it inherits the resting set (all tools or the pinned off set)."
+    )
+    tools_source: Literal["builtin", "config", "alias", "inherit", "snapshot", "pinned"]
+    inherits_all_tools: bool
+    allow_plan_complete: bool = Field(
+        description="The planCompleteAllowed() predicate for this mode."
+    )
+    allow_execute: bool
+    prompt: str | None
+    labels: dict[str, str]
+    appearance: EffectiveAppearance
+    model: EffectiveModel | None = Field(description="null: no override (blank or partial model).")
+    bash: EffectiveBash | None = Field(
+        default=None, description="The mode's Bash policy, when the Bash gate module is available."
+    )
+    notification: str | None = Field(description="What entering the mode announces (null for off).")
+
+
+class CleanupOut(ContractOutput):
+    cleanup_on_complete: bool
+
+
+class ShortcutsOut(ContractOutput):
+    cycle_mode: str
+
+
+class UiOut(ContractOutput):
+    hide_notify: bool
+    hide_widget: bool
+
+
+class ConfigLoadOutput(ContractOutput):
+    modes: dict[str, EffectiveMode]
+    mode_order: list[str]
+    cycle: list[str] = Field(description="Modes the cycle shortcut visits, in order.")
+    picker: list[str] = Field(
+        description="Mode names the /mode picker lists (off shown as `normal`)."
+    )
+    lazy_tools: list[str]
+    ignored_lazy_tools: list[str] = Field(
+        description="Protected names listed in lazyTools, silently ignored."
+    )
+    cleanup: CleanupOut
+    shortcuts: ShortcutsOut
+    shortcut_conflict: str | None = Field(
+        description="The shift+tab / app.thinking.cycle notice, if it applies."
+    )
+    ui: UiOut
+    notify_template: str
+    problems: list[ConfigProblem] = Field(
+        description="Values that were rejected (the default stays in effect)."
+    )
+    warnings: list[ConfigProblem] = Field(
+        description="Accepted but worth telling: deprecations, unknown fields, write-capable modes."
+    )
+
+
+OPERATIONS = [
+    Operation(
+        name="oplmodes.config.load",
+        input=ConfigLoadInput,
+        output=ConfigLoadOutput,
+        summary="Load opl-modes.json (any JSON value) into the effective mode registry, with problems and warnings.",
+    )
+]

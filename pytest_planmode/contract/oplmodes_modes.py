@@ -1,0 +1,200 @@
+"""opl-modes session lifecycle as an event script: commands, flags, the
+cycle shortcut, menus, execute handoff, plan completion, persistence and
+resume, the shared mode state (opl-modes.md § Commands, flags, and
+shortcuts; § Extension features; § Execute handoff; § Tool inheritance
+warning; § Architecture)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+
+PI_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
+
+
+class SessionEntry(BaseModel):
+    """A session entry as Pi stores it. Entries of other extensions, or with
+    any other shape, are allowed: resume must skip what is not its own."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True)
+
+    type: str = Field(default="custom", description="Pi's entry kind; opl-modes writes `custom`.")
+    custom_type: str | None = Field(
+        default=None,
+        alias="customType",
+        description="`mode-switcher`, or the legacy `chat-mode` / `plan-mode`; anything else is foreign.",
+    )
+    data: Any = None
+
+
+class SessionStart(ScriptEvent):
+    type: Literal["session_start"]
+    flags: list[str] = Field(default_factory=list, description="`--chat` and/or `--plan`.")
+    entries: list[SessionEntry] = Field(
+        default_factory=list, description="Entries of the session being opened."
+    )
+
+
+class SessionResume(ScriptEvent):
+    type: Literal["session_resume"]
+    entries: list[SessionEntry] = Field(default_factory=list)
+
+
+class BranchChange(ScriptEvent):
+    type: Literal["branch_change"]
+    entries: list[SessionEntry] = Field(
+        default_factory=list, description="Entries on the new branch."
+    )
+
+
+class Command(ScriptEvent):
+    type: Literal["command"]
+    text: str = Field(description="What was typed, e.g. `/plan auth`.")
+
+
+class Key(ScriptEvent):
+    type: Literal["key"]
+    key: str = Field(description="A key press, e.g. `shift+tab`.")
+
+
+class Pick(ScriptEvent):
+    type: Literal["pick"]
+    entry: str | None = Field(description="The chosen entry of the open menu; null dismisses it.")
+
+
+class AgentEnd(ScriptEvent):
+    type: Literal["agent_end"]
+
+
+class ToolCall(ScriptEvent):
+    type: Literal["tool_call"]
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentBeforeSettle(ScriptEvent):
+    type: Literal["agent_before_settle"]
+    outcome: Literal["completed", "aborted", "errored"]
+
+
+class ToolsRegistered(ScriptEvent):
+    type: Literal["tools_registered"]
+    tools: list[str] = Field(description="Pi's tool registry from now on.")
+
+
+class ActiveToolsChanged(ScriptEvent):
+    type: Literal["active_tools_changed"]
+    tools: list[str] = Field(description="The active tools as changed outside opl-modes.")
+
+
+ModesEvent = Annotated[
+    SessionStart
+    | SessionResume
+    | BranchChange
+    | Command
+    | Key
+    | Pick
+    | AgentEnd
+    | ToolCall
+    | AgentBeforeSettle
+    | ToolsRegistered
+    | ActiveToolsChanged,
+    Field(discriminator="type"),
+]
+
+
+class ModesScriptInput(EventScript[ModesEvent], ContractInput):
+    config: Any = Field(default=None, description="The opl-modes.json document; omit for no file.")
+    registered_tools: list[str] = Field(default_factory=lambda: list(PI_BUILTIN_TOOLS))
+    active_tools: list[str] | None = Field(
+        default=None,
+        description="Active tools when the session opens (default: every registered tool).",
+    )
+    pi_version: str = Field(default="0.87.0")
+    plans: list[str] = Field(
+        default_factory=list,
+        description="Plan filenames present in `.pi/plans/`, e.g. `plan-auth.md`.",
+    )
+    keybindings: dict[str, str] = Field(
+        default_factory=dict,
+        description='Pi\'s keybindings.json, e.g. {"app.thinking.cycle": "ctrl+t"}.',
+    )
+
+
+class Notification(ContractOutput):
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
+class Menu(ContractOutput):
+    kind: Literal["mode", "execute", "plan-action"]
+    entries: list[str]
+
+
+class ToolResult(ContractOutput):
+    tool: str
+    allowed: bool
+    message: str | None = None
+
+
+class PlanFileChange(ContractOutput):
+    action: Literal["created", "loaded", "saved", "deleted"]
+    path: str
+
+
+class Step(ContractOutput):
+    event: str
+    mode: str = Field(description="The mode after the event.")
+    plan_file: str | None
+    active_tools: list[str]
+    notifications: list[Notification]
+    menu: Menu | None = Field(description="A menu the event opened.")
+    result: dict[str, Any] | None = Field(description="The result of a tool_call.")
+    persisted: dict[str, Any] | None = Field(description="The session entry the event appended.")
+    plan_files: list[PlanFileChange]
+    thinking_cycled: bool = Field(
+        description="Pi's app.thinking.cycle fired on this key press too."
+    )
+    ignored: str | None = Field(description="Why the event changed nothing, when it did not.")
+    refine_cycles: int
+    published: dict[str, Any] = Field(
+        description="Shared state for opl-input/opl-footer (`__agentMode`)."
+    )
+
+
+class FinalState(ContractOutput):
+    mode: str
+    plan_file: str | None
+    active_tools: list[str]
+    refine_cycles: int
+    plans: list[str]
+    entries: list[dict[str, Any]]
+    published: dict[str, Any]
+    warned_tools: list[str]
+
+
+class ModesObservation(Observation):
+    """`mode`, `notify`, `menu`, `plan_file`, `persisted`, `published`, `thinking_cycle`."""
+
+
+class ModesScriptOutput(ContractOutput):
+    steps: list[Step] = Field(description="One per event, in order.")
+    final: FinalState
+    trace: list[ModesObservation]
+    config_problems: list[str] = Field(description="Messages of configuration problems.")
+
+
+OPERATIONS = [
+    Operation(
+        name="oplmodes.modes.script",
+        input=ModesScriptInput,
+        output=ModesScriptOutput,
+        summary="Run an opl-modes session script (commands, keys, menus, tool calls, resume) and trace it.",
+        kind="script",
+    )
+]

@@ -1,0 +1,647 @@
+"""The opl-modes session as an event script (opl-modes.md § Commands, flags,
+and shortcuts; § Extension features; § Execute handoff; § Tool inheritance
+warning; § Lazy tool loading; § Architecture).
+
+A :class:`Session` consumes events in order and records, per event, what a
+person or the model observes: the mode, the active tools, notifications,
+menus, tool results, the persisted entry and the published shared state.
+Time is virtual; nothing here waits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_planmode.reference.oplmodes import appearance as ap
+from pytest_planmode.reference.oplmodes import commands, plans, state
+from pytest_planmode.reference.oplmodes.config import (
+    THINKING_CYCLE_ACTION,
+    THINKING_CYCLE_DEFAULT_KEY,
+    OplConfig,
+    normalize_key,
+)
+from pytest_planmode.reference.oplmodes.lazy_tools import load_tools
+from pytest_planmode.reference.oplmodes.registry import (
+    CHAT,
+    EXECUTE,
+    LOAD_TOOLS,
+    NORMAL_ALIAS,
+    OFF,
+    PLAN,
+    PLAN_COMPLETE,
+    cycle_modes,
+    display_name,
+    picker_modes,
+    plan_complete_allowed,
+)
+from pytest_planmode.reference.oplmodes.tools import active_set
+
+#: Pi's built-in tools, registered in every session (default of a script).
+PI_BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+#: The first Pi release that emits `agent_before_settle`.
+SETTLE_MIN_VERSION = (0, 87, 0)
+PLAN_COMPLETE_RESULT = "Plan implemented. Plan mode OFF."
+#: Reference choice: a plan started with a bare `/plan` is saved under this
+#: name when the action menu executes or saves it.
+UNTITLED_PLAN = "untitled"
+MENU_EXECUTE = "Execute"
+MENU_SAVE = "Save & Exit"
+MENU_DISCARD = "Discard & Exit"
+EXECUTE_PREFIX = "Execute: "
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    """`0.87.0` -> (0, 87, 0). A pre-release (`0.87.0-beta.1`) sorts before
+    its release, so it counts as the previous version; anything unparsable
+    is None (treated as older, reference choice)."""
+    core, sep, _pre = text.strip().lstrip("v").partition("-")
+    parts = core.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    major, minor, patch = (int(p) for p in parts)
+    if sep:
+        if patch > 0:
+            return (major, minor, patch - 1)
+        if minor > 0:
+            return (major, minor - 1, 10**9)
+        return (major - 1, 10**9, 10**9) if major > 0 else (0, 0, 0)
+    return (major, minor, patch)
+
+
+def refine_label(cycles: int) -> str:
+    """The Refine entry counts cycles as information only (§ Execute
+    handoff): `Refine (3 cycles so far)`; nothing caps it."""
+    if cycles <= 0:
+        return "Refine"
+    return f"Refine ({cycles} cycle{'s' if cycles != 1 else ''} so far)"
+
+
+@dataclass
+class _Step:
+    event: str
+    notifications: list[dict[str, str]] = field(default_factory=list)
+    menu: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    persisted: dict[str, Any] | None = None
+    plan_files: list[dict[str, str]] = field(default_factory=list)
+    thinking_cycled: bool = False
+    ignored: str | None = None
+
+
+class Session:
+    """One Pi session with opl-modes loaded."""
+
+    def __init__(
+        self,
+        config: OplConfig,
+        *,
+        registered: Sequence[str] = PI_BUILTIN_TOOLS,
+        active: Sequence[str] | None = None,
+        pi_version: str = "0.87.0",
+        existing_plans: Sequence[str] = (),
+        keybindings: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self.registered = list(dict.fromkeys(registered))
+        self.resting = list(dict.fromkeys(active if active is not None else registered))
+        self.pi_version = pi_version
+        self.plans = list(dict.fromkeys(existing_plans))
+        thinking = (keybindings or {}).get(THINKING_CYCLE_ACTION, THINKING_CYCLE_DEFAULT_KEY)
+        self.thinking_key = normalize_key(thinking) if isinstance(thinking, str) else ""
+        self.mode = OFF
+        self.plan_file: str | None = None
+        self.refine_cycles = 0
+        self.loaded: tuple[str, ...] = ()
+        self.warned: set[str] = set()
+        self.entries: list[dict[str, Any]] = []
+        self.menu: dict[str, Any] | None = None
+        self.menu_targets: dict[str, str] = {}
+        self.active: tuple[str, ...] = ()
+        self.trace: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []
+        self._at = 0
+        self._step = _Step("init")
+        self._apply_tools()
+
+    # -- observation helpers ------------------------------------------------
+
+    def _observe(self, observation: str, /, **fields: Any) -> None:
+        self.trace.append({"at": self._at, "type": observation, **fields})
+
+    def _notify(self, level: str, message: str, *, mode_change: bool = False) -> None:
+        if mode_change and self.config.hide_notify:
+            return
+        note = {"level": level, "message": message}
+        self._step.notifications.append(note)
+        self._observe("notify", **note)
+
+    def _error(self, message: str) -> None:
+        self._notify("error", message)
+
+    def _published(self) -> dict[str, Any]:
+        return state.published_state(self.mode, self.plan_file, self.config)
+
+    # -- tools --------------------------------------------------------------
+
+    def _apply_tools(self) -> None:
+        mode = self.config.modes[self.mode]
+        result = active_set(mode, self.config, self.resting, self.registered, self.loaded)
+        for name in result.unknown:
+            if name not in self.warned:
+                self.warned.add(name)
+                self._notify(
+                    "warning",
+                    f'Unknown tool "{name}" in the {display_name(self.mode)} mode tools list: '
+                    "Pi ignores names it does not know; check modes."
+                    f"{self.mode}.tools",
+                )
+        self.active = result.active
+
+    # -- mode changes -------------------------------------------------------
+
+    def _enter(
+        self,
+        target: str,
+        plan_file: str | None = None,
+        *,
+        announce: bool = True,
+        persist: bool = True,
+    ) -> None:
+        previous = self.mode
+        self.mode = target
+        self.plan_file = plan_file if target != OFF else None
+        if target != PLAN or previous != PLAN:
+            # Refine cycles count one planning session.
+            self.refine_cycles = 0
+        self.loaded = ()
+        self.menu = None
+        self._apply_tools()
+        self._observe(
+            "mode", mode=self.mode, activeTools=list(self.active), planFile=self._plan_path()
+        )
+        if announce:
+            self._notify("info", self._announcement(previous, target), mode_change=True)
+        if persist:
+            entry = state.mode_entry(self.mode, self.plan_file, self.refine_cycles)
+            self.entries.append(entry)
+            self._step.persisted = entry
+            self._observe("persisted", entry=entry)
+        self._observe("published", state=self._published())
+
+    def _announcement(self, previous: str, target: str) -> str:
+        if target == OFF:
+            return f"{ap.capitalize(display_name(previous))} mode OFF"
+        if target == EXECUTE:
+            return f"Execute mode ON: {self._plan_path()}"
+        if target == PLAN and self.plan_file:
+            return f"Plan mode ON: {self._plan_path()}"
+        if target in (CHAT, PLAN):
+            return f"{ap.capitalize(target)} mode ON"
+        return ap.render_template(self.config.notify_template, target)
+
+    def _plan_path(self) -> str | None:
+        return plans.plan_path(self.plan_file) if self.plan_file else None
+
+    def _select(self, target: str, plan_file: str | None = None) -> None:
+        """Switch to a mode by name, refusing disabled modes."""
+        mode = self.config.modes.get(target)
+        if mode is None:
+            self._error(f"Unknown mode {target!r}")
+            return
+        if not mode.enabled:
+            self._error(
+                f"Mode {display_name(target)!r} is disabled (modes.{target}.enabled is false)"
+            )
+            return
+        if target == self.mode and plan_file == self.plan_file:
+            self._notify("info", f"Already in {display_name(target)} mode")
+            return
+        self._enter(target, plan_file)
+
+    # -- events -------------------------------------------------------------
+
+    def run(self, events: Sequence[Mapping[str, Any]]) -> None:
+        handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
+            "session_start": self._on_session_start,
+            "session_resume": self._on_resume,
+            "branch_change": self._on_branch_change,
+            "command": self._on_command,
+            "key": self._on_key,
+            "pick": self._on_pick,
+            "agent_end": self._on_agent_end,
+            "tool_call": self._on_tool_call,
+            "agent_before_settle": self._on_settle,
+            "tools_registered": self._on_tools_registered,
+            "active_tools_changed": self._on_active_tools_changed,
+        }
+        for event in events:
+            self._at = int(event.get("at", 0))
+            kind = str(event["type"])
+            self._step = _Step(kind)
+            handlers[kind](event)
+            self.steps.append(self._snapshot_step())
+
+    def _snapshot_step(self) -> dict[str, Any]:
+        step = self._step
+        return {
+            "event": step.event,
+            "mode": self.mode,
+            "planFile": self._plan_path(),
+            "activeTools": list(self.active),
+            "notifications": list(step.notifications),
+            "menu": step.menu,
+            "result": step.result,
+            "persisted": step.persisted,
+            "planFiles": list(step.plan_files),
+            "thinkingCycled": step.thinking_cycled,
+            "ignored": step.ignored,
+            "refineCycles": self.refine_cycles,
+            "published": self._published(),
+        }
+
+    def final(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "planFile": self._plan_path(),
+            "activeTools": list(self.active),
+            "refineCycles": self.refine_cycles,
+            "plans": list(self.plans),
+            "entries": list(self.entries),
+            "published": self._published(),
+            "warnedTools": sorted(self.warned),
+        }
+
+    def _restore(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        restored = state.restore(entries, self.config, self.plans)
+        self.entries = [dict(e) for e in entries if isinstance(e, Mapping)]
+        for warning in restored.warnings:
+            self._notify("warning", warning)
+        self.refine_cycles = restored.refine_cycles
+        self._enter(restored.mode, restored.plan_file, announce=False, persist=False)
+        self.refine_cycles = restored.refine_cycles
+
+    def _on_session_start(self, event: Mapping[str, Any]) -> None:
+        self.warned = set()
+        self._restore(event.get("entries") or [])
+        flags = [f for f in event.get("flags") or [] if f in commands.FLAGS]
+        for flag in event.get("flags") or []:
+            if flag not in commands.FLAGS:
+                self._notify("warning", f"Unknown flag {flag}; opl-modes knows --chat and --plan")
+        if len(flags) > 1:
+            self._notify(
+                "warning", f"Both {flags[0]} and {flags[-1]} given; starting with {flags[-1]}"
+            )
+        if flags:
+            self._select(commands.FLAGS[flags[-1]])
+
+    def _on_resume(self, event: Mapping[str, Any]) -> None:
+        # A resumed session is a session of its own: unknown-tool warnings
+        # are given again.
+        self.warned = set()
+        self._restore(event.get("entries") or [])
+
+    def _on_branch_change(self, event: Mapping[str, Any]) -> None:
+        self._restore(event.get("entries") or [])
+
+    def _on_tools_registered(self, event: Mapping[str, Any]) -> None:
+        self.registered = list(dict.fromkeys(event.get("tools") or []))
+        self._step.ignored = (
+            "the registry changed; the active set is re-applied on the next mode change"
+        )
+
+    def _on_active_tools_changed(self, event: Mapping[str, Any]) -> None:
+        tools = list(dict.fromkeys(event.get("tools") or []))
+        if self.mode == OFF:
+            # What is active at rest is the snapshot the next mode restores.
+            self.resting = [t for t in tools if t != LOAD_TOOLS]
+            self.active = tuple(tools)
+        else:
+            self._step.ignored = (
+                "outside normal mode the mode's tool policy is re-applied on the next mode change"
+            )
+
+    # commands
+
+    def _on_command(self, event: Mapping[str, Any]) -> None:
+        self.menu = None
+        parsed = commands.parse(str(event.get("text", "")))
+        if parsed is None:
+            self._step.ignored = "not an opl-modes command"
+            return
+        handler = {
+            "mode": self._cmd_mode,
+            "chat": self._cmd_chat,
+            "plan": self._cmd_plan,
+            "execute": self._cmd_execute,
+        }[parsed.name]
+        handler(parsed.arg)
+
+    def _cmd_mode(self, arg: str) -> None:
+        if not arg:
+            self._open_picker()
+            return
+        if arg == EXECUTE:
+            self._error(
+                "/mode execute is not available: execute mode needs an active plan; use /execute"
+            )
+            return
+        target = OFF if arg in (NORMAL_ALIAS, OFF) else arg
+        if target not in self.config.modes:
+            known = ", ".join(display_name(m) for m in self.config.modes if m != EXECUTE)
+            self._error(f"Unknown mode {arg!r}; available: {known}")
+            return
+        self._select(target)
+
+    def _cmd_chat(self, arg: str) -> None:
+        if arg == "off":
+            if self.mode == CHAT:
+                self._enter(OFF)
+            else:
+                self._notify("info", "Chat mode is not active")
+            return
+        if arg:
+            self._error(f"Usage: /chat or /chat off (got {arg!r})")
+            return
+        if self.mode == CHAT:
+            self._enter(OFF)
+        else:
+            self._select(CHAT)
+
+    def _cmd_plan(self, arg: str) -> None:
+        if arg == "off":
+            if self.mode == PLAN:
+                self._enter(OFF)
+            else:
+                self._notify("info", "Plan mode is not active")
+            return
+        if not arg:
+            if self.mode == PLAN:
+                self._enter(OFF)
+            else:
+                self._select(PLAN)
+            return
+        resolved = plans.resolve_name(arg)
+        if not resolved.accepted or resolved.path is None:
+            self._error(f"/plan {arg}: {resolved.reason}")
+            return
+        filename = resolved.path.rsplit("/", 1)[-1]
+        if not self.config.modes[PLAN].enabled:
+            self._error("Mode 'plan' is disabled (modes.plan.enabled is false)")
+            return
+        if filename in self.plans:
+            self._plan_file_event("loaded", filename)
+        else:
+            self.plans.append(filename)
+            self._plan_file_event("created", filename)
+        self._select(PLAN, filename)
+
+    def _plan_file_event(self, action: str, filename: str) -> None:
+        item = {"action": action, "path": plans.plan_path(filename)}
+        self._step.plan_files.append(item)
+        self._observe("plan_file", **item)
+
+    def _can_execute(self) -> bool:
+        return self.config.modes[self.mode].allow_execute
+
+    def _cmd_execute(self, arg: str) -> None:
+        if not self._can_execute():
+            self._error(
+                f"Execution is unavailable from {display_name(self.mode)} mode "
+                f"(modes.{self.mode}.allowExecute is false)"
+            )
+            return
+        if arg:
+            resolved = plans.resolve_name(arg)
+            if not resolved.accepted or resolved.path is None:
+                self._error(f"/execute {arg}: {resolved.reason}")
+                return
+            filename = resolved.path.rsplit("/", 1)[-1]
+            if filename not in self.plans:
+                self._error(f"No plan {resolved.path}; create it with /plan {arg}")
+                return
+            self._start_execute(filename)
+            return
+        if self.plan_file and self.plan_file in self.plans and self.mode != EXECUTE:
+            self._start_execute(self.plan_file)
+            return
+        self.menu_targets = {}
+        if not self.plans:
+            self._error("No plan to execute in .pi/plans/; create one with /plan <name>")
+            return
+        self._show_menu("execute", self._execute_entries())
+
+    def _start_execute(self, filename: str) -> None:
+        if self.mode == EXECUTE and self.plan_file == filename:
+            self._notify("info", f"Already executing {plans.plan_path(filename)}")
+            return
+        self._enter(EXECUTE, filename)
+
+    # menus
+
+    def _show_menu(self, kind: str, entries: list[str]) -> None:
+        self.menu = {"kind": kind, "entries": entries}
+        self._step.menu = self.menu
+        self._observe("menu", kind=kind, entries=entries)
+
+    def _execute_entries(self) -> list[str]:
+        entries = []
+        for filename in self.plans:
+            label = EXECUTE_PREFIX + commands.plan_display(filename)
+            self.menu_targets[label] = filename
+            entries.append(label)
+        return entries
+
+    def _open_picker(self) -> None:
+        self.menu_targets = {}
+        entries = [display_name(m) for m in picker_modes(self.config.modes)]
+        if self._can_execute():
+            # allowExecute: false hides the Execute: entries (§ Execute handoff).
+            entries += self._execute_entries()
+        self._show_menu("mode", entries)
+
+    def _on_pick(self, event: Mapping[str, Any]) -> None:
+        menu, self.menu = self.menu, None
+        choice = event.get("entry")
+        if menu is None:
+            self._error("No menu is open")
+            return
+        if choice is None:
+            self._step.ignored = "menu dismissed"
+            return
+        if choice not in menu["entries"]:
+            self._error(f"{choice!r} is not an entry of the open menu")
+            return
+        if menu["kind"] == "plan-action":
+            self._plan_action(str(choice))
+        elif str(choice) in self.menu_targets:
+            self._start_execute(self.menu_targets[str(choice)])
+        else:
+            self._select(OFF if choice == NORMAL_ALIAS else str(choice))
+
+    def _on_agent_end(self, event: Mapping[str, Any]) -> None:
+        if self.mode != PLAN:
+            self._step.ignored = "the action menu follows a turn in plan mode only"
+            return
+        # Always offered in plan mode, whatever allowExecute says.
+        self._show_menu(
+            "plan-action", [MENU_EXECUTE, refine_label(self.refine_cycles), MENU_SAVE, MENU_DISCARD]
+        )
+
+    def _save_plan(self) -> str:
+        filename = self.plan_file or f"plan-{UNTITLED_PLAN}.md"
+        if filename not in self.plans:
+            self.plans.append(filename)
+            self._plan_file_event("created", filename)
+        self._plan_file_event("saved", filename)
+        return filename
+
+    def _plan_action(self, choice: str) -> None:
+        if choice == MENU_EXECUTE:
+            self._enter(EXECUTE, self._save_plan())
+        elif choice.startswith("Refine"):
+            self.refine_cycles += 1
+            entry = state.mode_entry(self.mode, self.plan_file, self.refine_cycles)
+            self.entries.append(entry)
+            self._step.persisted = entry
+        elif choice == MENU_SAVE:
+            self._save_plan()
+            self._enter(OFF)
+        elif choice == MENU_DISCARD:
+            if self.plan_file and self.plan_file in self.plans:
+                self._delete_plan(self.plan_file)
+            self._enter(OFF)
+
+    def _delete_plan(self, filename: str) -> None:
+        self.plans = [p for p in self.plans if p != filename]
+        self._plan_file_event("deleted", filename)
+
+    # keys
+
+    def _on_key(self, event: Mapping[str, Any]) -> None:
+        key = normalize_key(str(event.get("key", "")))
+        fired = False
+        if key == self.config.cycle_key:
+            fired = True
+            self._cycle()
+        if key == self.thinking_key:
+            # Pi's own binding fires on the same press (§ Commands, flags,
+            # and shortcuts): reported, not prevented.
+            fired = True
+            self._step.thinking_cycled = True
+            self._observe("thinking_cycle")
+        if not fired:
+            self._step.ignored = "no binding"
+
+    def _cycle(self) -> None:
+        order = cycle_modes(self.config.modes)
+        if not order:
+            return
+        if self.mode in order:
+            target = order[(order.index(self.mode) + 1) % len(order)]
+        else:
+            target = order[0]
+        if target != self.mode:
+            self._enter(target)
+
+    # tools
+
+    def _on_tool_call(self, event: Mapping[str, Any]) -> None:
+        tool = str(event.get("tool", ""))
+        args = event.get("input") or {}
+        if tool == PLAN_COMPLETE:
+            self._plan_complete()
+        elif tool == LOAD_TOOLS:
+            self._load_tools(args)
+        else:
+            allowed = tool in self.active
+            self._step.result = {
+                "tool": tool,
+                "allowed": allowed,
+                "message": None
+                if allowed
+                else f"{tool} is not active in {display_name(self.mode)} mode",
+            }
+
+    def _plan_complete(self) -> None:
+        mode = self.config.modes[self.mode]
+        if not plan_complete_allowed(mode):
+            self._step.result = {
+                "tool": PLAN_COMPLETE,
+                "allowed": False,
+                "message": f"plan_complete is not available in {display_name(self.mode)} mode",
+            }
+            return
+        if self.config.cleanup_on_complete and self.plan_file and self.plan_file in self.plans:
+            self._delete_plan(self.plan_file)
+        self._step.result = {
+            "tool": PLAN_COMPLETE,
+            "allowed": True,
+            "message": PLAN_COMPLETE_RESULT,
+        }
+        self._enter(OFF, announce=False)
+
+    def _load_tools(self, args: Mapping[str, Any]) -> None:
+        if LOAD_TOOLS not in self.active:
+            self._step.result = {
+                "tool": LOAD_TOOLS,
+                "allowed": False,
+                "message": f"load_tools is not active in {display_name(self.mode)} mode",
+            }
+            return
+        raw = args.get("tools") if isinstance(args, Mapping) else None
+        request = [str(t) for t in raw] if isinstance(raw, list) else None
+        mode = self.config.modes[self.mode]
+        result = load_tools(mode, self.config, self.resting, self.registered, self.loaded, request)
+        self.loaded = result.loaded
+        self.active = result.active
+        self._step.result = {
+            "tool": LOAD_TOOLS,
+            "allowed": True,
+            "message": result.message,
+            "enabled": list(result.enabled),
+            "ignored": [{"tool": i.tool, "reason": i.reason} for i in result.ignored],
+        }
+
+    def _on_settle(self, event: Mapping[str, Any]) -> None:
+        version = parse_version(self.pi_version)
+        if version is None or version < SETTLE_MIN_VERSION:
+            self._step.ignored = (
+                f"Pi {self.pi_version} does not emit agent_before_settle (added in 0.87.0)"
+            )
+            return
+        outcome = event.get("outcome")
+        if self.mode != EXECUTE:
+            self._step.ignored = "not in execute mode"
+            return
+        if outcome != "completed":
+            self._step.ignored = (
+                f"the run settled {outcome}: execute mode stays active so the plan can be resumed"
+            )
+            return
+        self._enter(OFF)
+
+
+def run_script(
+    config: OplConfig,
+    events: Sequence[Mapping[str, Any]],
+    *,
+    registered: Sequence[str] = PI_BUILTIN_TOOLS,
+    active: Sequence[str] | None = None,
+    pi_version: str = "0.87.0",
+    existing_plans: Sequence[str] = (),
+    keybindings: Mapping[str, str] | None = None,
+) -> Session:
+    """Run an event script over a fresh session and return it (its `steps`,
+    `trace` and `final()` are the observations)."""
+    session = Session(
+        config,
+        registered=registered,
+        active=active,
+        pi_version=pi_version,
+        existing_plans=existing_plans,
+        keybindings=keybindings,
+    )
+    session.run(events)
+    return session

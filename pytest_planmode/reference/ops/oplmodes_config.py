@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_planmode.contract.oplmodes_config import (
+    CleanupOut,
+    ConfigLoadInput,
+    ConfigLoadOutput,
+    ConfigProblem,
+    EffectiveAppearance,
+    EffectiveBash,
+    EffectiveMode,
+    EffectiveModel,
+    ShortcutsOut,
+    UiOut,
+)
+from pytest_planmode.reference.oplmodes import appearance as ap
+from pytest_planmode.reference.oplmodes import config as cfg
+from pytest_planmode.reference.oplmodes.registry import (
+    CHAT,
+    EXECUTE,
+    OFF,
+    PLAN,
+    ModeDef,
+    cycle_modes,
+    display_name,
+    picker_modes,
+    plan_complete_allowed,
+)
+from pytest_planmode.reference.ops import handler
+
+
+def load_from_input(inp: Any, field: str = "document") -> cfg.OplConfig:
+    """The effective configuration for an operation input that carries the
+    document in `field` (absent = no file) or as `text`."""
+    text = getattr(inp, "text", None)
+    if text is not None:
+        document, error = cfg.parse_text(text)
+        if error is not None:
+            loaded = cfg.load(None, present=False)
+            return _with_problem(loaded, cfg.Problem("(document)", None, error))
+        return cfg.load(document)
+    if field in inp.model_fields_set:
+        return cfg.load(getattr(inp, field))
+    return cfg.load(None, present=False)
+
+
+def _with_problem(loaded: cfg.OplConfig, problem: cfg.Problem) -> cfg.OplConfig:
+    from dataclasses import replace
+
+    return replace(loaded, problems=(problem, *loaded.problems))
+
+
+def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[ConfigProblem]]:
+    try:
+        from pytest_planmode.reference.oplmodes.bash_gate import (  # type: ignore[import-not-found,unused-ignore]
+            resolve_bash_policy,
+        )
+    except ImportError:
+        return None, []
+    try:
+        policy = resolve_bash_policy(config.document, mode)
+    except Exception as exc:  # the gate module must not take the loader down
+        return None, [
+            ConfigProblem(
+                field=f"modes.{mode}",
+                mode=mode,
+                message=f"Bash policy could not be resolved: {exc}",
+            )
+        ]
+    problems = [
+        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(p))
+        if not isinstance(p, dict)
+        else ConfigProblem(**p)
+        for p in getattr(policy, "problems", ())
+    ]
+    bash = EffectiveBash(
+        unrestricted=bool(policy.unrestricted),
+        safe_patterns=[
+            getattr(p, "source", p) if not isinstance(p, str) else p for p in policy.safe_patterns
+        ],
+        destructive_patterns=[
+            getattr(p, "source", p) if not isinstance(p, str) else p
+            for p in policy.destructive_patterns
+        ],
+    )
+    return bash, problems
+
+
+def notification(config: cfg.OplConfig, mode: ModeDef) -> str | None:
+    if mode.name == OFF:
+        return None
+    if mode.name in (CHAT, PLAN, EXECUTE):
+        return f"{ap.capitalize(mode.name)} mode ON"
+    return ap.render_template(config.notify_template, mode.name)
+
+
+def effective_mode(
+    config: cfg.OplConfig, mode: ModeDef, bash: EffectiveBash | None
+) -> EffectiveMode:
+    look = mode.appearance
+    return EffectiveMode(
+        name=mode.name,
+        builtin=mode.builtin,
+        enabled=mode.enabled,
+        visible=mode.visible,
+        tools=list(mode.tools) if mode.tools is not None else None,
+        tools_source=mode.tools_source,
+        inherits_all_tools=mode.tools is None,
+        allow_plan_complete=plan_complete_allowed(mode),
+        allow_execute=mode.allow_execute,
+        prompt=mode.prompt,
+        labels=dict(mode.labels),
+        appearance=EffectiveAppearance(
+            prefix=look.prefix,
+            prefix_color=look.prefix_color,
+            border_color=look.border_color,
+            mode_color=look.mode_color or ap.DEFAULT_MODE_COLOR,
+        ),
+        model=EffectiveModel(provider=mode.model[0], id=mode.model[1]) if mode.model else None,
+        bash=bash,
+        notification=notification(config, mode),
+    )
+
+
+def _problem(p: cfg.Problem) -> ConfigProblem:
+    return ConfigProblem(field=p.field, mode=p.mode, message=p.message)
+
+
+@handler("oplmodes.config.load")
+def load(inp: ConfigLoadInput) -> ConfigLoadOutput:
+    config = load_from_input(inp)
+    modes: dict[str, EffectiveMode] = {}
+    problems = [_problem(p) for p in config.problems]
+    for name, mode in config.modes.items():
+        bash, bash_problems = _bash(config, name)
+        problems.extend(bash_problems)
+        modes[name] = effective_mode(config, mode, bash)
+    return ConfigLoadOutput(
+        modes=modes,
+        mode_order=list(config.modes),
+        cycle=cycle_modes(config.modes),
+        picker=[display_name(m) for m in picker_modes(config.modes)],
+        lazy_tools=list(config.lazy_tools),
+        ignored_lazy_tools=list(config.ignored_lazy_tools),
+        cleanup=CleanupOut(cleanup_on_complete=config.cleanup_on_complete),
+        shortcuts=ShortcutsOut(cycle_mode=config.cycle_key),
+        shortcut_conflict=cfg.shortcut_conflict(config.cycle_key),
+        ui=UiOut(hide_notify=config.hide_notify, hide_widget=config.hide_widget),
+        notify_template=config.notify_template,
+        problems=problems,
+        warnings=[_problem(p) for p in config.warnings],
+    )

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from pytest_planmode.contract.oplmodes_tools import (
+    IgnoredTool,
+    ToolsActiveInput,
+    ToolsActiveOutput,
+    ToolsLoadInput,
+    ToolsLoadOutput,
+)
+from pytest_planmode.reference.oplmodes import config as cfg
+from pytest_planmode.reference.oplmodes.lazy_tools import load_tools
+from pytest_planmode.reference.oplmodes.registry import (
+    NORMAL_ALIAS,
+    OFF,
+    ModeDef,
+    plan_complete_allowed,
+)
+from pytest_planmode.reference.oplmodes.tools import active_set
+from pytest_planmode.reference.ops import handler
+
+
+def _config(inp: ToolsActiveInput) -> cfg.OplConfig:
+    if "config" in inp.model_fields_set:
+        return cfg.load(inp.config)
+    return cfg.load(None, present=False)
+
+
+def _mode(config: cfg.OplConfig, name: str) -> tuple[ModeDef | None, str | None]:
+    key = OFF if name == NORMAL_ALIAS else name
+    mode = config.modes.get(key)
+    if mode is None:
+        return None, f"unknown mode {name!r}"
+    if not mode.enabled:
+        return None, f"mode {name!r} is disabled (modes.{key}.enabled is false)"
+    return mode, None
+
+
+@handler("oplmodes.tools.active")
+def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
+    config = _config(inp)
+    mode, error = _mode(config, inp.mode)
+    if mode is None:
+        # Fail closed: a mode that cannot be entered activates nothing.
+        return ToolsActiveOutput(
+            mode=inp.mode,
+            known=False,
+            error=error,
+            active_tools=[],
+            permitted_tools=[],
+            withheld_lazy_tools=[],
+            load_tools_registered=False,
+            inherits_all_tools=False,
+            plan_complete_allowed=False,
+            unknown_tools=[],
+            warnings=[],
+        )
+    snapshot = inp.snapshot if inp.snapshot is not None else inp.registered_tools
+    result = active_set(mode, config, snapshot, inp.registered_tools, inp.loaded)
+    warnings = [
+        f'Unknown tool "{name}" in the {inp.mode} mode tools list: Pi ignores names it does not know; '
+        f"check modes.{mode.name}.tools"
+        for name in result.unknown
+        if name not in inp.warned_tools
+    ]
+    return ToolsActiveOutput(
+        mode=mode.name,
+        known=True,
+        active_tools=list(result.active),
+        permitted_tools=list(result.permitted),
+        withheld_lazy_tools=list(result.withheld_lazy),
+        load_tools_registered=result.load_tools_registered,
+        inherits_all_tools=result.inherits_all,
+        plan_complete_allowed=plan_complete_allowed(mode),
+        unknown_tools=list(result.unknown),
+        warnings=warnings,
+    )
+
+
+@handler("oplmodes.tools.load")
+def load(inp: ToolsLoadInput) -> ToolsLoadOutput:
+    config = _config(inp)
+    mode, error = _mode(config, inp.mode)
+    if mode is None:
+        return ToolsLoadOutput(
+            available=False,
+            error=error,
+            enabled=[],
+            ignored=[],
+            active_tools=[],
+            withheld_lazy_tools=[],
+            message=error or "",
+        )
+    snapshot = inp.snapshot if inp.snapshot is not None else inp.registered_tools
+    result = load_tools(mode, config, snapshot, inp.registered_tools, inp.loaded, inp.request)
+    return ToolsLoadOutput(
+        available=result.available,
+        enabled=list(result.enabled),
+        ignored=[IgnoredTool(tool=i.tool, reason=i.reason) for i in result.ignored],
+        active_tools=list(result.active),
+        withheld_lazy_tools=list(result.withheld_lazy),
+        message=result.message,
+    )
