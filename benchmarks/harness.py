@@ -1,0 +1,128 @@
+"""How much the kit itself costs.
+
+    python benchmarks/harness.py [--repeat N]
+
+1. The whole suite through `reference` and through
+   `exec:python -m pytest_planmode.serve`: wall time of each (median of N
+   runs of a fresh pytest process) and their ratio. Target: exec <= 1.3 x
+   reference.
+2. The harness's own cost per case (collection + dispatch + comparison +
+   reporting), with a target that answers instantly from a precomputed table:
+   the time from the start of collection to the end of the session, divided
+   by the number of cases. Target: under 1 ms per case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_planmode.reference.adapter import REFERENCE
+from pytest_planmode.suite import FIXTURES_DIR, load_suite
+
+
+def timed_run(target: str) -> tuple[float, dict[str, Any]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        cmd = [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            f"--planmode-target={target}", f"--planmode-report={report}",
+        ]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            sys.exit(f"{target}: pytest exited {proc.returncode}\n{proc.stdout[-3000:]}")
+        return elapsed, json.loads(report.read_text())
+
+
+class InstantAdapter:
+    """Answers every suite request from a table computed beforehand."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[str, str], dict[str, Any]] = {}
+        for case in load_suite():
+            key = (case.operation, json.dumps(case.input, sort_keys=True))
+            self.table[key] = REFERENCE.call(case.operation, case.input)
+        self.hello_answer = REFERENCE.hello("")
+
+    def hello(self, suite: str) -> dict[str, Any]:
+        return self.hello_answer
+
+    def call(self, op: str, input: dict[str, Any]) -> dict[str, Any]:
+        return self.table[(op, json.dumps(input, sort_keys=True))]
+
+
+INSTANT = InstantAdapter()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.start = 0.0
+        self.end = 0.0
+        self.items = 0
+
+    def pytest_collection(self) -> None:
+        self.start = time.perf_counter()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.items = len(session.items)
+
+    def pytest_sessionfinish(self) -> None:
+        self.end = time.perf_counter()
+
+
+def harness_cost() -> tuple[int, float]:
+    clock = Clock()
+    with tempfile.TemporaryDirectory() as tmp:
+        code = pytest.main(
+            [
+                "-q", "-p", "no:cacheprovider", "--planmode-target=python:__main__:INSTANT",
+                f"--planmode-report={Path(tmp) / 'r.json'}", str(FIXTURES_DIR), "--rootdir", tmp,
+            ],
+            plugins=[clock],
+        )
+    if code != 0:
+        sys.exit(f"instant target run failed with exit status {code}")
+    return clock.items, clock.end - clock.start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    serve = "exec:" + shlex.join([sys.executable, "-m", "pytest_planmode.serve"])
+    times: dict[str, list[float]] = {"reference": [], serve: []}
+    counts: dict[str, dict[str, int]] = {}
+    for _ in range(args.repeat):
+        for target in times:
+            elapsed, report = timed_run(target)
+            times[target].append(elapsed)
+            counts[target] = report["totals"]
+    if counts["reference"] != counts[serve]:
+        sys.exit(f"the two targets disagree: {counts}")
+    ref = statistics.median(times["reference"])
+    wire = statistics.median(times[serve])
+    items, seconds = harness_cost()
+    print(f"suite: {sum(counts['reference'].values())} items, outcomes {counts['reference']}")
+    print(f"reference           median wall time {ref:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times['reference'])})")
+    print(f"exec: (serve)       median wall time {wire:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times[serve])})")
+    print(f"ratio exec/reference: {wire / ref:.3f}  (target <= 1.3)")
+    print(
+        f"harness cost, instant target: {items} fixture cases in {seconds:.3f} s from collection "
+        f"to session end = {seconds / items * 1000:.3f} ms per case  (target < 1 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import pytest
+
+from pytest_planmode.matching import mismatches
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [
+        ({"a": 1}, {"a": 1, "extra": True}),
+        ({"a": {"b": [1, 2]}}, {"a": {"b": [1, 2], "c": 0}}),
+        ({"a": [{"x": 1}]}, {"a": [{"x": 1, "y": 2}]}),
+        ({"n": 1}, {"n": 1.0}),
+        ({"v": None}, {"v": None}),
+        ({}, {"anything": 1}),
+    ],
+)
+def test_matches(expected: object, actual: object) -> None:
+    assert mismatches(expected, actual) == []
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "message"),
+    [
+        ({"a": 1}, {}, "output.a: missing (expected 1)"),
+        ({"a": True}, {"a": 1}, "output.a: expected true, got 1"),
+        ({"a": 1}, {"a": True}, "output.a: expected 1, got true"),
+        ({"a": None}, {"a": "x"}, 'output.a: expected null, got "x"'),
+        ({"a": [1, 2]}, {"a": [1]}, "output.a: expected 2 item(s), got 1"),
+        ({"a": [1, 2]}, {"a": [2, 1]}, "output.a[0]: expected 1, got 2"),
+        ({"a": {"b": "x"}}, {"a": "x"}, "output.a: expected an object"),
+        ({"a": ["x"]}, {"a": "x"}, "output.a: expected a list"),
+        ({"a": "1"}, {"a": 1}, 'output.a: expected "1", got 1'),
+    ],
+)
+def test_mismatches_name_the_place(expected: object, actual: object, message: str) -> None:
+    found = mismatches(expected, actual)
+    assert found and found[0].startswith(message), found
