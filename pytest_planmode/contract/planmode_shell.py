@@ -1,0 +1,61 @@
+"""pi-plan-mode limited shells: one `bash` or `powershell` submission in Plan mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from pytest_planmode.contract import Operation
+from pytest_planmode.contract.base import ContractInput, ContractOutput
+
+
+class ShellCheckInput(ContractInput):
+    command: str = Field(description="The complete submission, exactly as the model sent it.")
+    cwd: str = Field(description="Pi's current working directory (an absolute path).")
+    safe_subcommands: Any = Field(
+        default=None,
+        description=(
+            "The raw `safeSubcommands` settings value, unvalidated (omit it when the setting "
+            "is absent). An invalid value invalidates the whole settings document, whose "
+            "fallback is the default policy: then no prefix is trusted."
+        ),
+    )
+
+
+class ShellCheckOutput(ContractOutput):
+    allowed: bool
+    blocked: str | None = Field(
+        description=(
+            "Null when allowed. Otherwise the first blocked segment (trimmed), the complete "
+            "submitted input when the syntax is unsupported or malformed, or `(empty command)`."
+        )
+    )
+    segments: list[str] | None = Field(
+        default=None,
+        description="Every parsed segment, trimmed, in order (empty when nothing was parsed).",
+    )
+    rule: str | None = Field(default=None, description="Stable id of the rule that blocked.")
+    reason: str | None = Field(default=None, description="Why it was blocked, for people.")
+    settings_error: str | None = Field(
+        default=None, description="Why `safeSubcommands` was invalid, when it was."
+    )
+
+
+OPERATIONS = [
+    Operation(
+        name="planmode.bash.check",
+        input=ShellCheckInput,
+        output=ShellCheckOutput,
+        summary=(
+            "Decide one limited-Bash submission in Plan mode "
+            "(segments, trusted prefixes, reviewed policy)."
+        ),
+    ),
+    Operation(
+        name="planmode.powershell.check",
+        input=ShellCheckInput,
+        output=ShellCheckOutput,
+        summary="Decide one limited-PowerShell submission in Plan mode.",
+    ),
+]

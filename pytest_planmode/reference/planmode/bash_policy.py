@@ -1,0 +1,132 @@
+"""The limited-Bash decision: segmentation, trusted prefixes, reviewed policy.
+
+pi-plan-mode-settings.md § Default Plan policy tools: "`bash` or
+`powershell` stays subject to its limited-shell policy"; § Safe shell
+subcommands for the chain and exemption rules; reference-choices.md
+§ pi-plan-mode: limited Bash for the reviewed policy itself.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pytest_planmode.reference.planmode.git_policy import check_git
+from pytest_planmode.reference.planmode.program_rules import (
+    GLOBAL_FORBIDDEN,
+    PROGRAMS,
+    ProgramRule,
+    first_forbidden,
+)
+from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
+from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, decide
+from pytest_planmode.reference.shell.bash_segments import segment_bash
+from pytest_planmode.reference.shell.segments import Segment
+
+# `NAME=value` or `NAME+=value` in command position assigns the environment
+# of the command (`GIT_PAGER=sh git log`).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+#: Inputs longer than this are decided without the cache, so the cache never
+#: holds megabytes of text.
+CACHE_MAX_CHARS = 4096
+
+
+def review_program(rule: ProgramRule, args: tuple[str, ...]) -> SegmentBlock | None:
+    """Apply one row of the program table to a segment's arguments
+    (reference-choices.md § pi-plan-mode: limited Bash)."""
+    program = rule.program
+    if rule.exact_args is not None:
+        if args not in rule.exact_args:
+            shapes = " or ".join(" ".join((program, *shape)) for shape in rule.exact_args)
+            return SegmentBlock("program.exact-args", f"{program} is reviewed only as `{shapes}`")
+        return None
+    options = rule.options
+    if rule.subcommands:
+        for sub in rule.subcommands:
+            size = len(sub.words)
+            if args[:size] == sub.words:
+                rest = args[size:]
+                for word in rest:
+                    if word in sub.forbidden_words:
+                        return SegmentBlock(
+                            "program.forbidden-word",
+                            f"{program} {' '.join(sub.words)} {word} is not reviewed",
+                        )
+                hit = first_forbidden(rest, sub.options)
+                if hit is not None:
+                    return SegmentBlock(
+                        "program.forbidden-option",
+                        f"{program} {' '.join(sub.words)} {hit} runs a program or writes a file",
+                    )
+                break
+        else:
+            return SegmentBlock(
+                "program.subcommand",
+                f"{program} {args[0] if args else '(nothing)'} is not a reviewed subcommand "
+                "(options before the subcommand are not reviewed either)",
+            )
+    hit = first_forbidden(args, options)
+    if hit is not None:
+        return SegmentBlock("program.forbidden-option", f"{program} {hit} is not reviewed")
+    if rule.shape is not None:
+        why = rule.shape(args)
+        if why is not None:
+            return SegmentBlock("program.shape", why)
+    return None
+
+
+def check_bash_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
+    """The built-in reviewed policy for one Bash segment, or None when it
+    passes (pi-plan-mode-settings.md § Safe shell subcommands: "Segments
+    that do not match still use the built-in fail-closed reviewed policy")."""
+    words = segment.words
+    for word in words:
+        if word.expansion is not None:
+            return SegmentBlock(
+                "expansion",
+                f"{word.raw!r} expands: {word.expansion} (shell expansion is not reviewed)",
+            )
+    first = words[0]
+    if _ASSIGNMENT.match(first.raw):
+        return SegmentBlock(
+            "environment-assignment", f"{first.raw!r} assigns the environment of the command"
+        )
+    if first.quoted:
+        return SegmentBlock(
+            "program.quoted", f"the program name {first.raw!r} uses quotes or escapes"
+        )
+    args = tuple(word.value for word in words[1:])
+    hit = first_forbidden(args, GLOBAL_FORBIDDEN)
+    if hit is not None:
+        return SegmentBlock("argument.forbidden", f"{hit} is forbidden for every program")
+    if first.value == "git":
+        verdict = check_git(args, cwd)
+        if verdict.rule is not None:
+            return SegmentBlock(verdict.rule, verdict.reason or verdict.rule)
+        return None
+    rule = PROGRAMS.get(first.value)
+    if rule is None:
+        return SegmentBlock("program.unknown", f"{first.value!r} is not a reviewed program")
+    return review_program(rule, args)
+
+
+def _decide(command: str, cwd: str, trust: TrustedPrefixes) -> Verdict:
+    return decide(command, segment_bash(command), cwd, trust, check_bash_segment)
+
+
+_decide_cached = lru_cache(maxsize=8192)(_decide)
+
+
+def check_bash(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
+    """Decide one limited-Bash submission (pi-plan-mode-settings.md § Safe
+    shell subcommands). Pure; repeated inputs are answered from a cache keyed
+    on the complete input (command, cwd and trusted prefixes)."""
+    if len(command) > CACHE_MAX_CHARS:
+        return _decide(command, cwd, trust)
+    return _decide_cached(command, cwd, trust)
+
+
+def check_bash_uncached(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
+    """:func:`check_bash` without the cache (for measurements)."""
+    return _decide(command, cwd, trust)

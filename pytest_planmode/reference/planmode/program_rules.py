@@ -1,0 +1,443 @@
+"""The reviewed per-program rules of limited Bash, as data.
+
+pi-plan-mode-settings.md § Safe shell subcommands: segments that match no
+configured prefix "use the built-in fail-closed reviewed policy ... with
+command-specific argument checks". Which programs and arguments that policy
+reviews is left to implementations; reference-choices.md § pi-plan-mode:
+limited Bash fixes the reference's list. Each program has one row in
+:data:`PROGRAMS`; each row says where it comes from (`source`). Git has
+its own module (`git_policy`) because its rules span global options,
+subcommands and per-subcommand shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+RC = "reference-choices.md § pi-plan-mode: limited Bash"
+
+
+@dataclass(frozen=True)
+class OptionRule:
+    """Forbidden options of one program (or subcommand).
+
+    `long`: GNU-style long options; any prefix of at least one letter is
+    forbidden too (GNU getopt accepts unambiguous abbreviations, and an
+    ambiguous one only fails, so blocking every prefix is fail-closed),
+    with or without `=value`, and a dotted sub-key (`--outputFile.json`).
+    `known_long`: real options of the program that happen to be prefixes of
+    a forbidden one (`git diff --text` vs `--textconv`); getopt takes an
+    exact match over an abbreviation, so they stay allowed.
+    `exact`: words forbidden exactly, with or without `=value` (find's
+    single-dash predicates).
+    `flags`: Go-style flag names, written with one or two dashes, with or
+    without `=value`, and also as `-test.<name>` (go test hands those to the
+    test binary).
+    `short`: letters forbidden anywhere in a bundle of short options.
+    `value_short`: letters that take the rest of their bundle as a value,
+    so scanning the bundle stops there.
+    `fold_case`: option names are case-insensitive (tsc).
+    """
+
+    long: tuple[str, ...] = ()
+    known_long: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    short: str = ""
+    value_short: str = ""
+    fold_case: bool = False
+
+
+NO_OPTIONS = OptionRule()
+
+#: Arguments forbidden for every program (reference-choices.md: "Arguments
+#: forbidden for every program"). `-i` is deliberately absent.
+GLOBAL_FORBIDDEN = OptionRule(
+    long=("--in-place", "--fix", "--write", "--delete"), exact=("-delete",)
+)
+
+
+def forbidden_option(word: str, rule: OptionRule) -> str | None:
+    """The forbidden option `word` spells under `rule`, or None
+    (reference-choices.md § pi-plan-mode: limited Bash, "Long options are
+    matched the way GNU tools read them")."""
+    if len(word) < 2 or word[0] != "-":
+        return None
+    text = word.lower() if rule.fold_case else word
+    name = text.split("=", 1)[0]
+    if rule.exact and name in rule.exact:
+        return name
+    if rule.flags:
+        bare = name.lstrip("-")
+        if name.startswith("-") and len(name) - len(bare) <= 2:
+            if bare.startswith("test."):
+                bare = bare[5:]
+            if bare in rule.flags:
+                return "-" + bare
+    if text.startswith("--"):
+        if len(name) > 2 and name not in rule.known_long:
+            for forbidden in rule.long:
+                if forbidden.startswith(name) or name.startswith(forbidden + "."):
+                    return forbidden
+        return None
+    for letter in text[1:]:
+        if letter in rule.short:
+            return "-" + letter
+        if letter in rule.value_short:
+            break
+    return None
+
+
+def first_forbidden(words: Sequence[str], rule: OptionRule) -> str | None:
+    """The first forbidden option among `words` under `rule`, or None."""
+    for word in words:
+        hit = forbidden_option(word, rule)
+        if hit is not None:
+            return hit
+    return None
+
+
+#: A shape check takes the arguments (the words after the program) and
+#: answers None when they are acceptable, otherwise why not.
+ShapeCheck = Callable[[Sequence[str]], "str | None"]
+
+
+@dataclass(frozen=True)
+class SubcommandRule:
+    """An admitted leading word sequence (`run test`) with its own options."""
+
+    words: tuple[str, ...]
+    options: OptionRule = NO_OPTIONS
+    forbidden_words: tuple[str, ...] = ()
+    source: str = RC
+
+
+@dataclass(frozen=True)
+class ProgramRule:
+    """How the reviewed policy treats one program.
+
+    Exactly one of: `subcommands` (the arguments must start with one of
+    them; options before the subcommand block), `exact_args` (the arguments
+    must be exactly one of these lists), or neither (any arguments, subject
+    to `options`). `shape` adds a program-specific check.
+    """
+
+    program: str
+    source: str
+    options: OptionRule = NO_OPTIONS
+    subcommands: tuple[SubcommandRule, ...] = ()
+    exact_args: tuple[tuple[str, ...], ...] | None = None
+    shape: ShapeCheck | None = None
+    why: str = field(default="", compare=False)
+
+
+# --- shape checks -----------------------------------------------------------
+
+_SED_SCRIPT = re.compile(r"[0-9]+(?:,[0-9]+)?p")
+
+
+def sed_shape(args: Sequence[str]) -> str | None:
+    """`sed` only as `sed -n <N>p` or `sed -n <N>,<M>p` followed by file
+    operands; any other option, in any position or bundle, blocks
+    (reference-choices.md: closes the `sed -n 1p -e 'w FILE'` hole)."""
+    if len(args) < 2 or args[0] != "-n" or not _SED_SCRIPT.fullmatch(args[1]):
+        return "sed is reviewed only as `sed -n <N>p` or `sed -n <N>,<M>p`"
+    for arg in args[2:]:
+        if arg.startswith("-") and arg != "-":
+            return f"sed accepts no option after its script ({arg!r})"
+    return None
+
+
+_UNIQ_VALUE_SHORT = "fsw"
+_UNIQ_VALUE_LONG = ("--skip-fields", "--skip-chars", "--check-chars")
+
+
+def uniq_shape(args: Sequence[str]) -> str | None:
+    """`uniq` with at most one operand: a second operand is an output file
+    it would write (reference-choices.md § pi-plan-mode: limited Bash)."""
+    operands = 0
+    skip = False
+    only_operands = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if only_operands or arg == "-" or not arg.startswith("-"):
+            operands += 1
+            continue
+        if arg == "--":
+            only_operands = True
+        elif arg.startswith("--"):
+            # A value-taking long option given without `=` takes the next
+            # word; abbreviations count too (GNU getopt).
+            name = arg.split("=", 1)[0]
+            if "=" not in arg and any(opt.startswith(name) for opt in _UNIQ_VALUE_LONG):
+                skip = True
+        else:
+            for index, letter in enumerate(arg[1:], start=1):
+                if letter in _UNIQ_VALUE_SHORT:
+                    skip = index == len(arg) - 1
+                    break
+    if operands > 1:
+        return f"uniq with {operands} operands writes its output to the second one"
+    return None
+
+
+_TASKLIST_FORMATS = ("table", "list", "csv")
+
+
+def tasklist_shape(args: Sequence[str]) -> str | None:
+    """`tasklist` only with `/v`, `/fo <table|list|csv>`, `/nh`, `/fi
+    <filter>`, `/m [module]`, `/svc`; never `/s` (a remote system). Windows
+    reads switches case-insensitively, so the reference does too."""
+    index = 0
+    while index < len(args):
+        switch = args[index].lower()
+        index += 1
+        if switch in ("/v", "/nh", "/svc"):
+            continue
+        if switch == "/fo":
+            if index >= len(args) or args[index].lower() not in _TASKLIST_FORMATS:
+                return "tasklist /fo takes table, list or csv"
+            index += 1
+            continue
+        if switch == "/fi":
+            if index >= len(args):
+                return "tasklist /fi needs a filter"
+            index += 1
+            continue
+        if switch == "/m":
+            if index < len(args) and not args[index].startswith("/"):
+                index += 1
+            continue
+        return f"tasklist switch {args[index - 1]!r} is not reviewed"
+    return None
+
+
+_JQ_ENV = re.compile(r"(?<![A-Za-z0-9_$])env(?![A-Za-z0-9_])|\$ENV")
+
+
+def jq_shape(args: Sequence[str]) -> str | None:
+    """`jq` with `env` or `$ENV` in its program prints the environment, like
+    `printenv` (reference-choices.md). Every argument is checked, since
+    telling the program from option values needs jq's own option table;
+    `-f`/`--from-file` reads a program the policy cannot see and blocks."""
+    for arg in args:
+        if _JQ_ENV.search(arg):
+            return "jq with `env` or `$ENV` prints the environment"
+        if arg in ("-f", "--from-file") or arg.startswith("--from-file="):
+            return "jq reads its program from a file the policy cannot review"
+    return None
+
+
+# tsc: `--noEmit` is required, and tsc reads option names case-insensitively.
+_TSC_OPTIONS = OptionRule(
+    long=(),
+    exact=(
+        "--incremental",
+        "--tsbuildinfofile",
+        "--generatetrace",
+        # Not in reference-choices.md's list, same reason (they write a file
+        # or switch emit back on): reference choice, closes a hole.
+        "--generatecpuprofile",
+        "--build",
+        "-b",
+        "--init",
+    ),
+    fold_case=True,
+)
+
+
+def tsc_shape(args: Sequence[str]) -> str | None:
+    """`tsc --version`, or `tsc --noEmit` without `--incremental`,
+    `--tsBuildInfoFile`, `--generateTrace` (reference-choices.md)."""
+    if list(args) == ["--version"]:
+        return None
+    lowered = [arg.lower() for arg in args]
+    if "--noemit" not in lowered:
+        return "tsc is reviewed only with --noEmit"
+    for index, arg in enumerate(lowered):
+        # `--noEmit false` turns emitting back on (tsc reads an explicit
+        # boolean after a flag): reference choice, closes a hole.
+        if arg == "--noemit" and index + 1 < len(lowered) and lowered[index + 1] == "false":
+            return "tsc --noEmit false emits files"
+        if arg.startswith("--noemit=") or arg.startswith("--noemit:"):
+            return "tsc --noEmit with a value is not reviewed"
+    hit = first_forbidden(args, _TSC_OPTIONS)
+    if hit is not None:
+        return f"tsc option {hit} writes files"
+    return None
+
+
+def no_args_shape(args: Sequence[str]) -> str | None:
+    """`hostname` with no arguments (with one it sets the host name)."""
+    if args:
+        return "hostname is reviewed only without arguments (an argument sets the host name)"
+    return None
+
+
+# --- the table ----------------------------------------------------------------
+
+_READ_ONLY = [
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "find",
+    "ls",
+    "pwd",
+    "echo",
+    "printf",
+    "wc",
+    "sort",
+    "uniq",
+    "diff",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "tree",
+    "which",
+    "whereis",
+    "type",
+    "uname",
+    "whoami",
+    "id",
+    "date",
+    "uptime",
+    "ps",
+    "jq",
+    "rg",
+    "fd",
+    "bat",
+    "eza",
+]
+
+_PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
+    "find": OptionRule(
+        exact=(
+            "-exec",
+            "-execdir",
+            "-ok",
+            "-okdir",
+            "-delete",
+            "-fprint",
+            "-fprint0",
+            "-fprintf",
+            "-fls",
+        )
+    ),
+    "sort": OptionRule(
+        long=("--output", "--temporary-directory", "--compress-program"),
+        short="oT",
+        value_short="ktS",
+    ),
+    "tree": OptionRule(long=("--output",), short="o", value_short="LPIHT"),
+    "diff": OptionRule(long=("--output",)),
+    "fd": OptionRule(long=("--exec", "--exec-batch"), short="xX"),
+    "rg": OptionRule(long=("--pre", "--hostname-bin"), known_long=("--pre-glob",)),
+    "bat": OptionRule(long=("--pager",)),
+    "date": OptionRule(long=("--set",), short="s", value_short="dfIr"),
+    # `file -C` compiles a magic file and writes it next to the source:
+    # reference choice beyond reference-choices.md (closes a hole).
+    "file": OptionRule(long=("--compile",), short="C", value_short="mfFeP"),
+}
+
+_SHAPES: dict[str, ShapeCheck] = {
+    "uniq": uniq_shape,
+    "jq": jq_shape,
+}
+
+_READ_ONLY_RULES = tuple(
+    ProgramRule(
+        program=name,
+        source=RC,
+        options=_PER_PROGRAM_OPTIONS.get(name, NO_OPTIONS),
+        shape=_SHAPES.get(name),
+        why="read-only program",
+    )
+    for name in _READ_ONLY
+)
+
+_VERSION_PROBES = tuple(
+    ProgramRule(program=name, source=RC, exact_args=(("--version",),), why="version probe")
+    for name in ("node", "python", "python3", "biome", "ruff")
+)
+
+_GO_TEST = OptionRule(
+    flags=(
+        "exec",
+        "o",
+        "coverprofile",
+        "cpuprofile",
+        "memprofile",
+        "blockprofile",
+        "mutexprofile",
+        "trace",
+        "outputdir",
+        # Beyond reference-choices.md's list, same reason (they run another
+        # program): reference choice, closes a hole.
+        "toolexec",
+        "vettool",
+    )
+)
+
+_JS_TEST = OptionRule(long=("--updateSnapshot", "--update", "--outputFile"), short="u")
+
+_OTHER_RULES = (
+    ProgramRule(program="sed", source=RC, shape=sed_shape, why="print lines only"),
+    ProgramRule(program="tsc", source=RC, shape=tsc_shape, why="type check without emitting"),
+    ProgramRule(program="hostname", source=RC, shape=no_args_shape, why="print the host name"),
+    ProgramRule(program="tasklist", source=RC, shape=tasklist_shape, why="list processes"),
+    ProgramRule(
+        program="npm",
+        source=RC,
+        subcommands=(
+            *tuple(
+                SubcommandRule((name,))
+                for name in ("list", "ls", "view", "info", "search", "outdated", "test")
+            ),
+            SubcommandRule(("audit",), forbidden_words=("fix",)),
+            *tuple(
+                SubcommandRule(("run", name)) for name in ("test", "check", "typecheck", "lint")
+            ),
+        ),
+        why="package inspection and project checks",
+    ),
+    ProgramRule(
+        program="cargo",
+        source=RC,
+        subcommands=(SubcommandRule(("test",)), SubcommandRule(("check",))),
+        why="project checks",
+    ),
+    ProgramRule(
+        program="go",
+        source=RC,
+        subcommands=(
+            SubcommandRule(("test",), options=_GO_TEST),
+            SubcommandRule(("vet",), options=_GO_TEST),
+        ),
+        why="project checks",
+    ),
+    ProgramRule(
+        program="pytest",
+        source=RC,
+        options=OptionRule(
+            long=("--junitxml", "--junit-xml", "--resultlog", "--basetemp"),
+            short="p",
+            value_short="kmcoWrn",
+        ),
+        why="project tests",
+    ),
+    ProgramRule(program="vitest", source=RC, options=_JS_TEST, why="project tests"),
+    ProgramRule(program="jest", source=RC, options=_JS_TEST, why="project tests"),
+)
+
+#: Every program the reviewed Bash policy knows, except `git` (see
+#: `git_policy`). A program absent from this table is blocked; `env`,
+#: `printenv` and `gh` are absent on purpose.
+PROGRAMS: dict[str, ProgramRule] = {
+    rule.program: rule for rule in _READ_ONLY_RULES + _VERSION_PROBES + _OTHER_RULES
+}

@@ -1,0 +1,68 @@
+"""The verdict of a limited shell on one submission, shared by Bash and
+PowerShell.
+
+pi-plan-mode-settings.md § Safe shell subcommands: "Plan mode parses the
+complete submission before considering any configured exemption", and
+"Every segment must either match its own configured prefix or pass the
+built-in reviewed policy, regardless of its position in the chain." The
+block message names the first blocked segment, or the complete input for
+unsupported syntax (reference-choices.md § pi-plan-mode: limited Bash).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
+from pytest_planmode.reference.shell.segments import Parse, Segment
+
+EMPTY_COMMAND = "(empty command)"
+
+
+@dataclass(frozen=True)
+class SegmentBlock:
+    """Why the reviewed policy blocks a segment: a stable rule id and a reason."""
+
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """`blocked` is None when allowed. `segments` lists every parsed segment
+    (empty for blank or unsupported input); `trusted` the configured prefix
+    that admitted each segment (None where the reviewed policy decided)."""
+
+    allowed: bool
+    blocked: str | None
+    segments: tuple[str, ...]
+    rule: str | None = None
+    reason: str | None = None
+    trusted: tuple[str | None, ...] = ()
+
+
+SegmentCheck = Callable[[Segment, str], "SegmentBlock | None"]
+
+
+def decide(
+    command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: SegmentCheck
+) -> Verdict:
+    """Walk a parsed submission: unsupported or empty input blocks as a
+    whole; otherwise every segment is trusted by its own prefix or reviewed,
+    and the first one that is neither is reported."""
+    if parse.empty:
+        return Verdict(False, EMPTY_COMMAND, (), "syntax.empty", "the command is empty or blank")
+    if parse.unsupported is not None:
+        return Verdict(False, command, (), parse.unsupported.rule, parse.unsupported.reason)
+    texts = tuple(segment.text for segment in parse.segments)
+    trusted: list[str | None] = []
+    for segment in parse.segments:
+        prefix = trust.match(segment.text) if trust.prefixes else None
+        trusted.append(prefix)
+        if prefix is not None:
+            continue
+        block = check(segment, cwd)
+        if block is not None:
+            return Verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
+    return Verdict(True, None, texts, None, None, tuple(trusted))

@@ -1,0 +1,173 @@
+"""The limited-PowerShell grammar: split a submission into segments and words.
+
+pi-plan-mode-settings.md § Safe shell subcommands: "PowerShell supports `;`
+and `|`, not `&&` or `||`". reference-choices.md § pi-plan-mode: limited
+PowerShell lists what else makes the whole input unsupported. The scanner
+is linear and consumes whole words with one compiled expression per step.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_planmode.reference.shell.segments import Parse, Segment, Unsupported, Word
+
+# Unsupported wherever they appear, quoted or not:
+# - control characters and line breaks (multiline input), tab excepted;
+# - the backtick (PowerShell's escape character);
+# - `$` (variables, `$(…)`, `$env:`), which PowerShell expands even inside
+#   double quotes; single quotes would protect it, but the reference blocks it
+#   everywhere, as reference-choices.md says;
+# - typographic quotes U+2018–U+201E, which PowerShell treats as quotes;
+# - en dash, em dash and horizontal bar U+2013–U+2015, which PowerShell
+#   accepts in place of `-` in front of a parameter name, so `–ComputerName`
+#   would reach the cmdlet as `-ComputerName` (reference choice: closes a hole).
+_ANYWHERE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f`$\u2013-\u2015\u2018-\u201e]")
+
+_BLANKS = re.compile(r"[ \t]*")
+
+# A whole word: ordinary characters and complete quoted strings ('' and ""
+# are the doubled-quote escapes inside them).
+_WORD = re.compile(r"""(?:[^ \t'";|&<>(){}\[\]]+|'(?:[^']|'')*'|"(?:[^"]|"")*")+""")
+
+_PIECE = re.compile(r"""'((?:[^']|'')*)'|"((?:[^"]|"")*)"|([^'"]+)""")
+
+
+def _unsupported(rule: str, reason: str) -> Parse:
+    return Parse(unsupported=Unsupported(rule, reason))
+
+
+def _anywhere_reason(char: str, index: int) -> Unsupported:
+    if char == "`":
+        return Unsupported("syntax.backtick", f"a backtick escape at offset {index}")
+    if char == "$":
+        return Unsupported(
+            "syntax.variable", f"'$' at offset {index} (variable, subexpression or $env:)"
+        )
+    if char in "\n\r":
+        return Unsupported("syntax.newline", f"a line break at offset {index} (multiline input)")
+    if "\u2018" <= char <= "\u201e":
+        return Unsupported(
+            "syntax.typographic-quote", f"typographic quote U+{ord(char):04X} at offset {index}"
+        )
+    if "\u2013" <= char <= "\u2015":
+        return Unsupported(
+            "syntax.typographic-dash",
+            f"dash U+{ord(char):04X} at offset {index} (PowerShell reads it as '-')",
+        )
+    return Unsupported(
+        "syntax.control-character", f"control character U+{ord(char):04X} at offset {index}"
+    )
+
+
+def _word(raw: str, offset: int) -> Word | Unsupported:
+    if raw[0] == "@":
+        return Unsupported(
+            "syntax.array-or-splat",
+            f"an unquoted '@' starts a word at offset {offset} "
+            "(array, hashtable, splat or here-string)",
+        )
+    if raw[0] == "#":
+        return Unsupported("syntax.comment", f"an unquoted '#' starts a comment at offset {offset}")
+    if "'" not in raw and '"' not in raw:
+        if "::" in raw:
+            return Unsupported(
+                "syntax.static-member",
+                f"an unquoted '::' at offset {offset} (static member access)",
+            )
+        return Word(raw, raw, False, None)
+    parts: list[str] = []
+    for piece in _PIECE.finditer(raw):
+        kind = piece.lastindex
+        text = piece.group(kind or 0)
+        if kind == 3:
+            if "::" in text:
+                return Unsupported(
+                    "syntax.static-member",
+                    f"an unquoted '::' at offset {offset} (static member access)",
+                )
+            parts.append(text)
+        elif kind == 1:
+            parts.append(text.replace("''", "'"))
+        else:
+            parts.append(text.replace('""', '"'))
+    return Word(raw, "".join(parts), True, None)
+
+
+_SINGLE_CHAR_RULES = {
+    "&": (
+        "syntax.ampersand",
+        "an unquoted '&' at offset {pos} (call operator, background or '&&')",
+    ),
+    "<": ("syntax.redirect", "an unquoted '<' at offset {pos} (redirect)"),
+    ">": ("syntax.redirect", "an unquoted '>' at offset {pos} (redirect)"),
+    "(": (
+        "syntax.parenthesis",
+        "an unquoted '(' at offset {pos} (grouping, subexpression or method call)",
+    ),
+    ")": (
+        "syntax.parenthesis",
+        "an unquoted ')' at offset {pos} (grouping, subexpression or method call)",
+    ),
+    "{": ("syntax.script-block", "an unquoted '{' at offset {pos} (script block)"),
+    "}": ("syntax.script-block", "an unquoted '}' at offset {pos} (script block)"),
+    "[": ("syntax.type-literal", "an unquoted '[' at offset {pos} (type literal or index)"),
+    "]": ("syntax.type-literal", "an unquoted ']' at offset {pos} (type literal or index)"),
+    "'": ("syntax.unclosed-quote", "an unclosed single quote at offset {pos}"),
+    '"': ("syntax.unclosed-quote", "an unclosed double quote at offset {pos}"),
+}
+
+
+def segment_powershell(command: str) -> Parse:
+    """Split a limited-PowerShell submission into segments of words, or report
+    it as empty or unsupported (reference-choices.md § pi-plan-mode: limited
+    PowerShell)."""
+    if not command or command.isspace():
+        return Parse(empty=True)
+    found = _ANYWHERE.search(command)
+    if found:
+        return Parse(unsupported=_anywhere_reason(found.group(), found.start()))
+    if "--%" in command:
+        index = command.index("--%")
+        return _unsupported(
+            "syntax.stop-parsing", f"the stop-parsing token '--%' at offset {index}"
+        )
+    segments: list[Segment] = []
+    words: list[Word] = []
+    n = len(command)
+    start = 0
+    blanks_match = _BLANKS.match
+    word_match = _WORD.match
+    pos = blanks_match(command, 0).end()  # type: ignore[union-attr]
+    while pos < n:
+        m = word_match(command, pos)
+        if m is not None:
+            word = _word(m.group(), pos)
+            if isinstance(word, Unsupported):
+                return Parse(unsupported=word)
+            words.append(word)
+            pos = blanks_match(command, m.end()).end()  # type: ignore[union-attr]
+            continue
+        char = command[pos]
+        if command.startswith("||", pos):
+            return _unsupported(
+                "syntax.or-operator", f"'||' at offset {pos} (not supported in PowerShell)"
+            )
+        if char not in ";|":
+            rule, reason = _SINGLE_CHAR_RULES[char]
+            return _unsupported(rule, reason.format(pos=pos))
+        if not words:
+            return _unsupported(
+                "syntax.empty-segment", f"{char!r} at offset {pos} has no command before it"
+            )
+        segments.append(Segment(command[start:pos].strip(" \t"), tuple(words)))
+        words = []
+        pos += 1
+        start = pos
+        pos = blanks_match(command, pos).end()  # type: ignore[union-attr]
+    if not words:
+        return _unsupported(
+            "syntax.empty-segment", "the input ends with an operator and no command after it"
+        )
+    segments.append(Segment(command[start:].strip(" \t"), tuple(words)))
+    return Parse(segments=tuple(segments))
