@@ -1,0 +1,32 @@
+"""The whole shipped suite passes against the reference, with identical
+results through `reference` and through `exec:python -m pytest_planmode.serve`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SERVE
+
+from pytest_planmode.suite import load_suite
+
+
+def full_run(pytester: pytest.Pytester, target: str, *args: str) -> dict[str, object]:
+    report = pytester.path / f"report-{abs(hash(target))}.json"
+    result = pytester.runpytest_subprocess(
+        f"--planmode-target={target}", f"--planmode-report={report}", "-p", "no:cacheprovider", *args
+    )
+    assert result.ret == 0, result.stdout.str()[-6000:]
+    data: dict[str, object] = json.loads(Path(report).read_text())
+    return data
+
+
+def test_suite_passes_identically_through_reference_and_exec(pytester: pytest.Pytester) -> None:
+    ref = full_run(pytester, "reference")
+    wire = full_run(pytester, SERVE)
+    assert ref["results"] == wire["results"]
+    results = ref["results"]
+    assert isinstance(results, dict)
+    assert {c.id for c in load_suite()} <= set(results)
+    assert set(results.values()) == {"passed"}

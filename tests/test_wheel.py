@@ -1,0 +1,59 @@
+"""The kit as a user installs it: from a built wheel, in a fresh virtual
+environment, run from an unrelated directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from pytest_planmode.suite import load_suite
+
+
+def run(cmd: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=900, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel built from this checkout installed in it."""
+    base = tmp_path_factory.mktemp("wheel")
+    dist = base / "dist"
+    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                 "-w", str(dist), str(ROOT)], cwd=base)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = dist.glob("pytest_planmode-*.whl")
+    venv = base / "venv"
+    made = run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], cwd=base)
+    assert made.returncode == 0, made.stderr
+    pip = run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], cwd=base)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    return venv
+
+
+def test_wheel_ships_the_whole_suite(installed: Path, tmp_path: Path) -> None:
+    python = str(installed / "bin" / "python")
+    where = run([python, "-c", "import pytest_planmode, sys; print(pytest_planmode.__file__)"], cwd=tmp_path)
+    assert str(ROOT) not in where.stdout, "the wheel's venv imported the checkout"
+    report = tmp_path / "report.json"
+    result = run([python, "-m", "pytest", "-p", "no:cacheprovider", "--planmode-target=reference",
+                  f"--planmode-report={report}"], cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    data = json.loads(report.read_text())
+    assert {c.id for c in load_suite()} <= set(data["results"])
+    assert data["totals"]["failed"] == 0 and data["totals"]["error"] == 0
+    assert any(case_id.split(".")[2] == "property" for case_id in data["results"] if case_id.count(".") > 2)
+
+
+def test_wheel_cli_and_plugin_switch(installed: Path, tmp_path: Path) -> None:
+    lint = run([str(installed / "bin" / "planmode"), "fixtures", "lint"], cwd=tmp_path)
+    assert lint.returncode == 0 and ": ok" in lint.stdout, lint.stderr
+    off = run([str(installed / "bin" / "python"), "-m", "pytest", "-p", "no:planmode",
+               "--planmode-target=reference"], cwd=tmp_path)
+    assert off.returncode == 4 and "unrecognized arguments" in off.stderr
