@@ -43,7 +43,10 @@ class DocumentModelRef(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True, title="Model")
 
     provider: _ModelText
-    modelId: _ModelText  # noqa: N815 - the document's own spelling
+    modelId: _ModelText
+
+
+_Chain = DocumentModelRef | Annotated[list[DocumentModelRef], Field(min_length=1)]
 
 
 def _drop_defaults(schema: dict[str, Any]) -> None:
@@ -65,20 +68,20 @@ class PiPlanModeDocument(BaseModel):
         extra="allow", strict=True, title="pi-plan-mode.json", json_schema_extra=_drop_defaults
     )
 
-    thinkingLevel: Literal[  # noqa: N815
+    thinkingLevel: Literal[
         "inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max"
     ] = None  # type: ignore[assignment]
-    defaultPlanTools: list[_NonBlank] = None  # type: ignore[assignment]  # noqa: N815
-    implementationPlanRetention: Literal[  # noqa: N815
+    defaultPlanTools: list[_NonBlank] = None  # type: ignore[assignment]
+    implementationPlanRetention: Literal[
         "clear-on-start", "clear-after-first-run", "keep"
     ] = None  # type: ignore[assignment]
-    autoSwitchModel: StrictBool = None  # type: ignore[assignment]  # noqa: N815
-    planModel: DocumentModelRef | Annotated[list[DocumentModelRef], Field(min_length=1)] = None  # type: ignore[assignment]  # noqa: N815, E501
-    normalModel: DocumentModelRef | Annotated[list[DocumentModelRef], Field(min_length=1)] = None  # type: ignore[assignment]  # noqa: N815, E501
-    defaultPlanExportPath: _ExportPath = None  # type: ignore[assignment]  # noqa: N815
-    safeSubcommands: dict[_NonBlank, list[_NonBlank]] = None  # type: ignore[assignment]  # noqa: N815
-    toggleShortcut: _NonBlank = None  # type: ignore[assignment]  # noqa: N815
-    toolVisibility: Any = Field(  # noqa: N815
+    autoSwitchModel: StrictBool = None  # type: ignore[assignment]
+    planModel: _Chain = None  # type: ignore[assignment]
+    normalModel: _Chain = None  # type: ignore[assignment]
+    defaultPlanExportPath: _ExportPath = None  # type: ignore[assignment]
+    safeSubcommands: dict[_NonBlank, list[_NonBlank]] = None  # type: ignore[assignment]
+    toggleShortcut: _NonBlank = None  # type: ignore[assignment]
+    toolVisibility: Any = Field(
         default=None, description="Retired (§ Plan helper tools): ignored, preserved on save."
     )
 
@@ -150,7 +153,8 @@ class FileEntry(ContractInput):
             data = self.content()
             if self.pad_to_bytes is not None and len(data) > self.pad_to_bytes:
                 raise ValueError(
-                    f"the content is already {len(data)} bytes, more than padToBytes={self.pad_to_bytes}"
+                    f"the content is already {len(data)} bytes, "
+                    f"more than padToBytes={self.pad_to_bytes}"
                 )
         elif self.text is not None or self.base64 is not None or self.fill or self.pad_to_bytes:
             raise ValueError(f"a {self.kind} entry has no content fields")
@@ -184,18 +188,20 @@ class EffectiveSettingsOut(ContractOutput):
     documented fallback."""
 
     thinking_level: str = Field(description="`inherit` unless configured.")
-    default_plan_tools: list[str] | None = Field(
-        description="null: automatic safe built-ins; []: no optional tools."
+    default_plan_tools: Literal["automatic"] | list[str] = Field(
+        description="`automatic`: already-active safe built-ins; []: no optional tools."
     )
     implementation_plan_retention: str
     auto_switch_model: bool
-    plan_model: list[ModelRefOut] | None = Field(description="The chain, a single object as one item.")
-    normal_model: list[ModelRefOut] | None
+    plan_model: list[ModelRefOut] = Field(
+        description="The chain; a single object becomes one item; [] when not configured."
+    )
+    normal_model: list[ModelRefOut] = Field(description="As `planModel`.")
     default_plan_export_path: str
     safe_subcommands: dict[str, list[str]] = Field(
         description="Keys and entries trimmed, merged and de-duplicated; empty arrays dropped."
     )
-    toggle_shortcut: str | None = Field(description="null: the shortcut is disabled.")
+    toggle_shortcut: str = Field(description='"": the shortcut is disabled.')
 
 
 Status = Literal["missing", "valid", "legacy", "invalid"]

@@ -101,7 +101,9 @@ def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
     crashed = False
     for index, step in enumerate(inp.edits):
         if crashed:
-            results.append(EditResult(ok=False, reason="not-run", message="the process had crashed"))
+            results.append(
+                EditResult(ok=False, reason="not-run", message="the process had crashed")
+            )
             continue
         if isinstance(step, ManualEdit):
             for name in step.remove:
@@ -122,7 +124,7 @@ def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
             continue
         finally:
             armed.clear()
-        results.append(EditResult(ok=result.ok, reason=result.reason, message=result.message))  # type: ignore[arg-type]
+        results.append(EditResult(ok=result.ok, reason=result.reason, message=result.message))
     if crashed:
         store = SettingsStore(directory)  # the next session
     outcome = store.load()

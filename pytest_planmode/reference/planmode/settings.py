@@ -72,14 +72,17 @@ class EffectiveSettings:
     toggle_shortcut: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        """The camelCase JSON form used on the wire."""
+        """The camelCase JSON form used on the wire. It has no nulls (fixtures
+        are TOML): automatic tools are `"automatic"`, an omitted model chain
+        is `[]` (a configured chain is never empty), a disabled shortcut `""`
+        (a configured one is never blank)."""
 
-        def chain(models: tuple[ModelRef, ...] | None) -> list[dict[str, str]] | None:
-            return None if models is None else [m.as_json() for m in models]
+        def chain(models: tuple[ModelRef, ...] | None) -> list[dict[str, str]]:
+            return [] if models is None else [m.as_json() for m in models]
 
         return {
             "thinkingLevel": self.thinking_level,
-            "defaultPlanTools": None
+            "defaultPlanTools": "automatic"
             if self.default_plan_tools is None
             else list(self.default_plan_tools),
             "implementationPlanRetention": self.implementation_plan_retention,
@@ -88,7 +91,7 @@ class EffectiveSettings:
             "normalModel": chain(self.normal_model),
             "defaultPlanExportPath": self.default_plan_export_path,
             "safeSubcommands": {key: list(values) for key, values in self.safe_subcommands},
-            "toggleShortcut": self.toggle_shortcut,
+            "toggleShortcut": self.toggle_shortcut or "",
         }
 
 
@@ -264,15 +267,16 @@ def parse_document(data: bytes) -> Parsed | Problem:
     if text.startswith("\ufeff"):
         return Problem("invalid-json", "is not valid JSON (it starts with a byte-order mark)")
     if nesting_depth(text) > MAX_DEPTH:
-        return Problem("invalid-json", f"is not valid JSON here (nested deeper than {MAX_DEPTH} levels)")
+        return Problem(
+            "invalid-json", f"is not valid JSON here (nested deeper than {MAX_DEPTH} levels)"
+        )
     try:
         document = json.loads(
             text, parse_constant=_reject_constant, parse_float=_parse_float
         )
     except json.JSONDecodeError as exc:
-        return Problem(
-            "invalid-json", f"is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-        )
+        where = f"line {exc.lineno}, column {exc.colno}"
+        return Problem("invalid-json", f"is not valid JSON ({exc.msg} at {where})")
     except _Rejected as exc:
         return Problem("invalid-json", f"is not valid JSON ({exc})")
     except (ValueError, RecursionError):

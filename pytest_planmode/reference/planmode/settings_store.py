@@ -8,6 +8,7 @@ results can be compared.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -198,7 +199,8 @@ class SettingsStore:
         try:
             latest = self._read()
         except Exception as exc:
-            return SaveResult(False, "read-failed", f"cannot read the settings: {type(exc).__name__}")
+            why = type(exc).__name__
+            return SaveResult(False, "read-failed", f"cannot read the settings: {why}")
         plan = plan_edit(latest, edit)
         if isinstance(plan, Refused):
             return SaveResult(False, plan.reason, plan.message)
@@ -213,10 +215,9 @@ class SettingsStore:
             temp = None
         except Exception as exc:
             if temp is not None:
-                try:
+                # Best effort: the name is never read as settings anyway.
+                with contextlib.suppress(Exception):
                     self._dir.remove(temp)
-                except Exception:
-                    pass  # the name is never read as settings anyway
             return SaveResult(
                 False, "write-failed", f"saving {CANONICAL_NAME} failed: {type(exc).__name__}; "
                 "the previous file is unchanged"
