@@ -1,0 +1,301 @@
+"""The per-segment Bash gate of opl-modes: which policy a mode has, and
+whether a command passes it (opl-modes.md § Mode behavior, § Configuration,
+§ Tool inheritance warning; reference-choices.md § opl-modes: built-in safe
+list).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pytest_planmode.reference.oplmodes import bash_patterns as bp
+from pytest_planmode.reference.oplmodes.bash_scanner import (
+    allowlist_segments,
+    blocklist_segments,
+    strip_quoting,
+)
+from pytest_planmode.reference.oplmodes.pattern_guard import (
+    Budget,
+    PatternTimeout,
+    UserPattern,
+    compile_patterns,
+    problems,
+)
+
+#: Where one component (safe or destructive) of a mode's policy comes from.
+#: "none" is an explicit empty per-mode array: that component does not gate.
+Source = Literal["built-in", "bashPatterns", "mode", "none"]
+
+BUILTIN_MODES = ("off", "chat", "plan", "execute")
+#: Built-in modes that are unrestricted unless given their own `tools` list.
+UNRESTRICTED_BY_DEFAULT = frozenset({"off", "execute"})
+
+EMPTY_COMMAND = "(empty command)"
+
+
+@dataclass(frozen=True)
+class BashPolicy:
+    """The effective Bash policy of one mode.
+
+    `safe_patterns`/`destructive_patterns` are the pattern strings in force
+    (the built-in ones when the source is "built-in"; empty when the source is
+    "none"). `problems` lists patterns that cannot be used, each naming the
+    mode and the pattern; a policy with problems blocks every command.
+    """
+
+    mode: str
+    unrestricted: bool
+    safe_patterns: tuple[str, ...]
+    destructive_patterns: tuple[str, ...]
+    safe_source: Source
+    destructive_source: Source
+    #: Why the mode is (un)restricted, for people: "unrestrictedBash",
+    #: "built-in off/execute without tools", "gated", "unknown mode".
+    reason: str
+    problems: tuple[str, ...] = ()
+    known_mode: bool = True
+
+    @property
+    def source(self) -> dict[str, str]:
+        """Where each component comes from (built-in / bashPatterns / mode / none)."""
+        return {"safe": self.safe_source, "destructive": self.destructive_source, "mode": self.reason}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's answer for one command."""
+
+    allowed: bool
+    reason: str | None
+    segments: tuple[str, ...] = ()
+    blocked_segment: str | None = None
+    pattern: str | None = None
+
+
+# -- policy ------------------------------------------------------------------
+
+_ABSENT = object()
+_MALFORMED = object()
+
+
+def _string_array(value: object) -> tuple[str, ...] | object:
+    """A pattern array as configured: a tuple of strings, `_ABSENT` when the
+    key is missing or not an array, `_MALFORMED` for an array holding
+    anything but strings."""
+    if not isinstance(value, list):
+        return _ABSENT
+    if all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return _MALFORMED
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPolicy:
+    """The effective Bash policy of `mode` from the raw opl-modes.json
+    document (opl-modes.md § Mode behavior, § Configuration, § Tool
+    inheritance warning).
+
+    - Valid, non-empty `bashPatterns.safePatterns`/`destructivePatterns`
+      arrays of strings replace the built-in lists (they do not extend them).
+      An empty or malformed shared array is ignored and the built-in list
+      stays (reference choice: fail closed; emptying a list for every mode at
+      once is never the intent, a per-mode array or `unrestrictedBash` is).
+    - A mode's own array overrides its component; an explicit empty array
+      means that component does not gate; a malformed non-empty array (an
+      entry that is not a string) is ignored and inherits; a value that is
+      not an array is ignored too.
+    - `unrestrictedBash: true` exempts the mode, built-in or custom.
+    - Built-in `off` and `execute` are unrestricted unless they have their own
+      `tools` array (reference choice: or an explicit `unrestrictedBash:
+      false`); `chat`, `plan` and every custom mode are gated.
+    - A mode name that is neither built-in nor configured is gated by the
+      shared base (reference choice: fail closed).
+    """
+    doc = _mapping(config)
+    modes = _mapping(doc.get("modes"))
+    mode_cfg = _mapping(modes.get(mode))
+    known = mode in BUILTIN_MODES or mode in modes
+
+    unrestricted_flag = mode_cfg.get("unrestrictedBash")
+    if unrestricted_flag is True:
+        return BashPolicy(mode, True, (), (), "none", "none", "unrestrictedBash", known_mode=known)
+    if (mode in UNRESTRICTED_BY_DEFAULT and not isinstance(mode_cfg.get("tools"), list)
+            and unrestricted_flag is not False):
+        return BashPolicy(mode, True, (), (), "none", "none",
+                          f"built-in {mode} without its own tools", known_mode=known)
+
+    shared = _mapping(doc.get("bashPatterns"))
+    components: list[tuple[tuple[str, ...], Source]] = []
+    for key, builtin in (("safePatterns", bp.builtin_safe_patterns()),
+                         ("destructivePatterns", bp.builtin_destructive_patterns())):
+        patterns: tuple[str, ...] = builtin
+        source: Source = "built-in"
+        base = _string_array(shared.get(key))
+        if isinstance(base, tuple) and base:
+            patterns, source = base, "bashPatterns"
+        own = _string_array(mode_cfg.get(key))
+        if isinstance(own, tuple):
+            patterns, source = (own, "mode") if own else ((), "none")
+        components.append((patterns, source))
+
+    (safe, safe_src), (destructive, destructive_src) = components
+    found: list[str] = []
+    if safe_src in ("bashPatterns", "mode"):
+        found += problems(compile_patterns(safe), mode, "safe")
+    if destructive_src in ("bashPatterns", "mode"):
+        found += problems(compile_patterns(destructive), mode, "destructive")
+    return BashPolicy(mode, False, safe, destructive, safe_src, destructive_src,
+                      "gated" if known else "unknown mode, gated by the shared base",
+                      tuple(found), known)
+
+
+# -- the built-in destructive engine ----------------------------------------
+
+_WORD = re.compile(r"\S+")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: How many words after a wrapper (`xargs -0 -I {} rm`) may hold the program.
+WRAPPER_REACH = 12
+
+
+def _wrapped(text: str) -> Iterator[str]:
+    """Suffixes of `text` that start at a word that may be in command
+    position because an earlier word runs it (`xargs rm`, `then rm`)."""
+    words = _WORD.finditer(text)
+    for m in words:
+        word = m.group()
+        if _ASSIGNMENT.match(word):
+            continue
+        if word.rsplit("/", 1)[-1] not in bp.WRAPPERS:
+            return
+        break
+    else:
+        return
+    for count, m in enumerate(words):
+        if count >= WRAPPER_REACH:
+            return
+        yield text[m.start():]
+
+
+def _builtin_destructive(command: str) -> tuple[str, str] | None:
+    """(entry name, text) of the first built-in destructive entry that
+    matches, or None. Command-position entries are tried on every
+    blocklist segment, the whole command, both with and without quoting,
+    and on what follows a wrapper; the others anywhere in the command."""
+    lists = bp.compiled_builtins()
+    texts: dict[str, None] = {}
+    for seg in [*blocklist_segments(command), command]:
+        texts[seg] = None
+        texts[strip_quoting(seg)] = None
+    for text in list(texts):
+        for sub in _wrapped(text):
+            texts[sub] = None
+    for text in texts:
+        m = lists.anchored.search(text)
+        if m is not None:
+            return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+    # Anywhere-entries only look behind at blanks and the very characters
+    # the blocklist split cuts at, so matching the whole command (raw and
+    # stripped) is the same as matching every segment.
+    for text in (command, strip_quoting(command)):
+        m = lists.anywhere.search(text)
+        if m is not None:
+            return lists.anywhere_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+        if "jq" in text:
+            jq = bp.JQ_WORD.search(text)
+            if jq is not None and bp.JQ_ENV.search(text, jq.end()) is not None:
+                return bp.JQ_RULE.name, text
+    return None
+
+
+def _user_destructive(command: str, patterns: tuple[UserPattern, ...],
+                      budget: Budget) -> tuple[str, str] | None:
+    texts: dict[str, None] = {}
+    for seg in [*blocklist_segments(command), command]:
+        texts[seg] = None
+        texts[strip_quoting(seg)] = None
+    for text in texts:
+        for p in patterns:
+            if budget.search(p, text):
+                return p.source, text
+    return None
+
+
+# -- the check ---------------------------------------------------------------
+
+
+def check_command(command: object, policy: BashPolicy, budget: Budget | None = None) -> Decision:
+    """Decide one command under `policy` (opl-modes.md § Mode behavior).
+
+    A command that is not a string is blocked, never coerced. An unrestricted
+    mode allows every string. Otherwise: a policy with unusable patterns
+    blocks (fail closed); an empty or blank command is blocked as
+    "(empty command)" (reference choice); the destructive patterns are tested
+    against the command and each blocklist segment, with and without quotes
+    and backslashes; then every allowlist segment must match a safe pattern.
+    """
+    if not isinstance(command, str):
+        return Decision(False, f"command is not a string ({type(command).__name__}); nothing was run")
+    if policy.unrestricted:
+        return Decision(True, None, tuple(allowlist_segments(command)))
+    segments = tuple(allowlist_segments(command))
+    if policy.problems:
+        return Decision(False, policy.problems[0], segments)
+    if not segments:
+        return Decision(False, EMPTY_COMMAND, segments, blocked_segment=EMPTY_COMMAND)
+
+    budget = budget or Budget.start()
+    try:
+        hit: tuple[str, str] | None = None
+        if policy.destructive_source == "built-in":
+            hit = _builtin_destructive(command)
+        elif policy.destructive_source != "none":
+            hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)
+        if hit is not None:
+            pattern, text = hit
+            return Decision(False, f"destructive pattern {pattern!r} matches {text!r}", segments,
+                            blocked_segment=text, pattern=pattern)
+
+        if policy.safe_source == "built-in":
+            safe = bp.compiled_builtins().safe
+            for seg in segments:
+                if safe.search(seg) is None:
+                    return Decision(False, f"segment {seg!r} is not in the safe list", segments,
+                                    blocked_segment=seg)
+        elif policy.safe_source != "none":
+            user = compile_patterns(policy.safe_patterns)
+            for seg in segments:
+                if not any(budget.search(p, seg) for p in user):
+                    return Decision(False, f"segment {seg!r} matches none of the safe patterns",
+                                    segments, blocked_segment=seg)
+    except PatternTimeout as out:
+        return Decision(False, f"mode {policy.mode!r}: pattern {out.pattern!r} ran out of its time "
+                        "budget on this command, so it is blocked", segments, pattern=out.pattern)
+    return Decision(True, None, segments)
+
+
+def check(command: object, mode: str, config: Mapping[str, Any] | None = None) -> Decision:
+    """Decide `command` in `mode` under the raw opl-modes.json `config`."""
+    return check_command(command, resolve_bash_policy(config, mode))
+
+
+def explain(command: str, mode: str, config: dict[str, Any] | None) -> dict[str, Any]:
+    """The gate's answer for people and the `planmode check --extension
+    oplmodes` command: {"allowed", "reason", "segments"} plus the policy's
+    sources (opl-modes.md § Mode behavior)."""
+    policy = resolve_bash_policy(config, mode)
+    decision = check_command(command, policy)
+    return {
+        "allowed": decision.allowed,
+        "reason": decision.reason,
+        "segments": list(decision.segments),
+        "blockedSegment": decision.blocked_segment,
+        "pattern": decision.pattern,
+        "policy": {"unrestricted": policy.unrestricted, **policy.source,
+                   "problems": list(policy.problems)},
+    }

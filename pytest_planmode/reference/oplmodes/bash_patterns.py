@@ -1,0 +1,270 @@
+"""The built-in Bash lists of opl-modes: the safe list and the destructive
+base (opl-modes.md § Mode behavior; reference-choices.md § opl-modes:
+built-in safe list).
+
+Both are tables of named regular expressions. The gate compiles each table
+into one alternation so a decision costs one search per text, and looks up
+which entry matched only when something is blocked.
+
+Every pattern here is written to run in linear time on any input: command
+position rules are anchored at the start of a segment (one attempt), option
+loops are atomic or possessive (they parse left to right like the programs
+do and never backtrack into another split), and no entry nests an unbounded
+repetition inside another that can match the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+# -- building blocks ---------------------------------------------------------
+
+#: One shell word for argument scanning: stops at blanks and at the operators
+#: that end a segment or start a redirect.
+W = r"[^\s;&|()<>`]"
+#: End of a program name or option: a blank, an operator or the end.
+END = r"(?=[\s;&|()<>`]|$)"
+#: End of an operand word: like END, but a redirect right after it (`2>x`)
+#: means the "word" was a descriptor number, not an operand.
+OPERAND_END = r"(?=[\s;&|()`]|$)"
+#: Leading environment assignments (`FOO=1 rm x`, `X="a b" rm x`), each value
+#: made of quoted runs or single characters so the loop cannot backtrack
+#: exponentially.
+ASSIGN = r"""(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|[^\s"'])*[ \t]+)*"""
+#: A directory in front of a program name (`/bin/rm`, `./node_modules/.bin/x`).
+PATH = r"(?:[^\s;&|()<>`'\"]*/)?"
+#: Words after a program, lazily, each one atomic: "some later argument".
+LATER = r"(?:[ \t]+(?>" + W + r"+))*?[ \t]+"
+
+#: git's global options before the subcommand, parsed the way git does (one
+#: pass, left to right): `-C <path>`, `-c <name=value>`, `--git-dir <path>`...
+_GIT_OPT_ARG = r"--(?:git-dir|work-tree|namespace|super-prefix|exec-path|attr-source|list-cmds)"
+GIT_GLOBAL = (
+    r"(?:[ \t]+(?>-[Cc][ \t]+" + W + r"+|" + _GIT_OPT_ARG + r"(?:=\S*|[ \t]+" + W + r"+)?"
+    r"|--config-env(?:=\S*|[ \t]+" + W + r"+)|-" + W + r"*))*+"
+)
+#: The same without `-c`/`--config-env`, to find a configuration override.
+GIT_GLOBAL_NO_CONFIG = (
+    r"(?:[ \t]+(?>-C[ \t]+" + W + r"+|" + _GIT_OPT_ARG + r"(?:=\S*|[ \t]+" + W + r"+)?"
+    r"|-(?!c" + END + r"|-config-env)" + W + r"*))*+"
+)
+
+#: Words that run the command that follows them: after one of these, any
+#: later word of the segment may be a program in command position.
+WRAPPERS = frozenset((
+    "command", "builtin", "nohup", "time", "nice", "env", "xargs", "stdbuf", "timeout", "watch",
+    "ionice", "chrt", "taskset", "setsid", "unbuffer", "flock", "caffeinate", "if", "then", "else",
+    "elif", "do", "while", "until", "!", "{", "(", "sudo", "doas", "su",
+))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named entry of a built-in list.
+
+    `anchored` entries are matched at command position of a segment (after
+    leading assignments and a directory prefix); the others anywhere in the
+    text, at a word start.
+    """
+
+    name: str
+    pattern: str
+    anchored: bool
+    summary: str
+
+
+def _words(names: str) -> str:
+    return "(?:" + "|".join(re.escape(n) for n in sorted(names.split(), key=lambda x: (-len(x), x))) + ")"
+
+
+# -- the safe list (reference-choices.md § opl-modes: built-in safe list) ---
+
+SAFE_PROGRAMS = (
+    "cat head tail less more grep find ls pwd cd echo printf wc sort uniq tr cut "
+    "diff file stat du df tree which whereis type uname whoami date uptime ps free "
+    "rg fd bat jq"
+)
+
+#: Program names match case-sensitively and as whole words; `(?=[\s<>]|$)`
+#: lets a redirect follow the name directly (`ls>/dev/null`), which the
+#: destructive base then judges.
+_SAFE_END = r"(?=[\s<>]|$)"
+
+SAFE_RULES: tuple[Rule, ...] = (
+    Rule("read-only program", r"^[ \t]*" + _words(SAFE_PROGRAMS) + _SAFE_END, True,
+         "read-only inspection programs and text filters"),
+    Rule("git read", r"^[ \t]*git[ \t]+(?:status|log|diff|show|branch|remote|rev-parse)" + _SAFE_END,
+         True, "git status|log|diff|show|branch|remote|rev-parse"),
+    Rule("version probe", r"^[ \t]*(?:node|python|python3)[ \t]+--version[ \t]*$", True,
+         "node --version, python --version, python3 --version, exactly"),
+    Rule("tsc --noEmit", r"^[ \t]*tsc[ \t](?:.*[ \t])?--noEmit(?=[ \t]|$)", True,
+         "tsc with --noEmit"),
+    Rule("npm read", r"^[ \t]*npm[ \t]+(?:list|ls|view|info|outdated|audit)" + _SAFE_END, True,
+         "npm list|ls|view|info|outdated|audit"),
+    Rule("yarn read", r"^[ \t]*yarn[ \t]+(?:list|info|why|audit)" + _SAFE_END, True,
+         "yarn list|info|why|audit"),
+)
+
+# -- the destructive base (opl-modes.md § Mode behavior) ---------------------
+
+_NPM_OPT = (
+    r"(?:[ \t]+(?>--(?:prefix|registry|cache|userconfig|globalconfig|workspace|loglevel|tag|otp"
+    r"|scope|before|omit|include|location)[ \t]+" + W + r"+|-[wC][ \t]+" + W + r"+|-" + W + r"*))*+"
+)
+_NPM_WRITE = _words(
+    "install i in ins inst insta instal isnt isnta isntal isntall add ci clean-install "
+    "install-clean ic install-test it install-ci-test cit update up upgrade udpate "
+    "uninstall unlink remove rm r un link ln dedupe ddp prune rebuild rb publish "
+    "unpublish exec x"
+)
+_YARN_WRITE = _words(
+    "add install upgrade upgrade-interactive up remove global dlx link unlink import autoclean"
+)
+_PIP = r"(?:pip[0-9.]*|(?:python[0-9.]*|py)[ \t]+-m[ \t]+pip|uv[ \t]+pip|pipx)"
+_PIP_WRITE = _words("install uninstall download wheel upgrade reinstall inject")
+
+_GIT_WRITE = _words(
+    "add am apply bisect checkout cherry-pick clean clone commit config fetch filter-branch "
+    "gc init merge mv notes prune pull push rebase repack replace reset restore revert rm "
+    "submodule switch tag update-index update-ref format-patch bundle difftool mergetool "
+    "credential credential-store credential-cache maintenance sparse-checkout commit-tree "
+    "write-tree read-tree symbolic-ref fast-import instaweb daemon send-email lfs"
+)
+# `git branch` arguments that do not write: options (with the separate
+# argument of the filtering options) ...
+_BRANCH_READ_WORD = (
+    r"(?>--(?:no-)?(?:contains|merged)[ \t]+(?!-)" + W + r"+|--(?:points-at|sort|format)[ \t]+"
+    + W + r"+|--(?!de|mo|cop|ed|un|set-u|cr|tr|forc)" + W + r"*|-(?!-)[^\s;&|()<>`dDmMcCu]*" + END + r")"
+)
+# ... and the options that change a branch (`-d -D -m -M -c -C -u` in any
+# bundle; any prefix git would expand to a writing long option).
+_BRANCH_WRITE_OPT = r"(?:-[A-Za-z]*[dDmMcCu]|--(?:de|mo|cop|ed|un|set-u|cr|tr|forc))"
+_BRANCH_LISTING = r"(?=[^\n;&|]*[ \t](?:--list|-[A-Za-z]*l[A-Za-z]*)" + END + ")"
+
+_UNIQ_OPT = (
+    r"(?>-[fsw][ \t]+" + W + r"+|--(?:skip-fields|skip-chars|check-chars)[ \t]+" + W + r"+"
+    r"|-(?!-" + END + r")" + W + r"+)"
+)
+_UNIQ_OPERAND = r"(?:-" + OPERAND_END + r"|(?!-)" + W + r"+" + OPERAND_END + r")"
+
+#: Redirect targets that are not writes: descriptor duplication and exactly
+#: `/dev/null`; `(` after `<`/`>` is a process substitution, checked as its
+#: own segment.
+_NOT_A_FILE = r"(?!&(?:[0-9]+-?|-)" + END + r"|\(|/dev/null" + END + r")"
+
+DESTRUCTIVE_RULES: tuple[Rule, ...] = (
+    Rule("file mutation", _words("rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate") + END,
+         True, "rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate"),
+    Rule("privilege", _words("sudo su doas") + END, True, "sudo, su (and doas)"),
+    Rule("kill", _words("kill pkill killall") + END, True, "kill, pkill (and killall)"),
+    Rule("shell spawn",
+         r"(?:" + _words("sh bash zsh dash ksh mksh fish csh tcsh eval source exec") + END
+         + r"|\.(?=[ \t]))", True, "shells, eval, source, exec, `.`"),
+    Rule("editor", _words("vi vim nvim view vimdiff nano pico emacs emacsclient ed ex micro joe "
+                          "kak hx code subl gedit") + END, True, "editors"),
+    Rule("git state change", r"git" + GIT_GLOBAL + r"[ \t]+(?:" + _GIT_WRITE + END
+         + r"|reflog[ \t]+(?:expire|delete)" + END
+         + r"|stash(?![ \t]+(?:list|show)" + END + r")" + END
+         + r"|worktree(?![ \t]+list" + END + r")" + END + r")",
+         True, "state-changing git subcommands"),
+    Rule("git config override", r"git" + GIT_GLOBAL_NO_CONFIG + r"[ \t]+(?:-c|--config-env)(?=[\s=]|$)",
+         True, "git -c / --config-env (a configuration value can run a program)"),
+    Rule("git branch write", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END
+         + r"(?:[ \t]+" + _BRANCH_READ_WORD + r")*?[ \t]+" + _BRANCH_WRITE_OPT,
+         True, "git branch -d/-D/-m/-M/-c/-C/-u, --delete, --unset-upstream, --set-upstream-to ..."),
+    Rule("git branch create", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + r"(?!" + _BRANCH_LISTING
+         + r")(?:[ \t]+" + _BRANCH_READ_WORD + r")*+[ \t]+(?!-)" + W,
+         True, "git branch <name> (outside --list)"),
+    Rule("git remote write", r"git" + GIT_GLOBAL + r"[ \t]+remote(?:[ \t]+-" + W + r"*)*+[ \t]+"
+         + _words("add remove rm rename set-url set-head set-branches prune update") + END,
+         True, "git remote add|remove|rm|rename|set-url|set-head|set-branches|prune|update"),
+    Rule("npm install", r"(?:npm|pnpm)" + _NPM_OPT + r"[ \t]+(?:" + _NPM_WRITE + END
+         + r"|audit" + LATER + r"fix" + END + r")", True, "npm install/update forms, npm audit fix"),
+    Rule("yarn install", r"yarn(?:[ \t]+-" + W + r"*)*+(?:[ \t]*(?=[;&|)\n]|$)|[ \t]+"
+         + _YARN_WRITE + END + r")",
+         True, "yarn (bare), yarn add/install/upgrade/remove ..."),
+    Rule("pip install", _PIP + r"(?:[ \t]+-" + W + r"*)*+[ \t]+" + _PIP_WRITE + END, True,
+         "pip install/uninstall/download/wheel"),
+    Rule("sort output", r"sort" + END + LATER + r"(?:-[A-Za-z0-9]*o|--co[a-z-]*(?=[\s=]|$))", True,
+         "sort -o in any position or bundle, sort --compress-program"),
+    Rule("tree output", r"tree" + END + LATER + r"-[A-Za-z0-9]*[oR]", True,
+         "tree -o (and -R, which writes 00Tree.html files)"),
+    Rule("fd exec", r"fd" + END + LATER + r"(?:-[A-Za-z0-9]*[xX]|--exec(?:-batch)?(?=[\s=]|$))", True,
+         "fd -x/-X (also in bundles like -Hx), --exec, --exec-batch"),
+    Rule("rg program", r"rg" + END + LATER + r"--(?:pre|hostname-bin)(?=[\s=]|$)", True,
+         "rg --pre (and --hostname-bin)"),
+    Rule("uniq output operand", r"uniq" + END + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+(?:--[ \t]+)?"
+         + _UNIQ_OPERAND + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+(?:--[ \t]+)?" + _UNIQ_OPERAND
+         + r"|uniq" + END + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+--[ \t]+" + W + r"+[ \t]+" + W,
+         True, "uniq with a second operand (its output file)"),
+    Rule("less log file", r"less" + END + LATER + r"(?:-[A-Za-z0-9]*[oO]|--(?:log-file|LOG-FILE)|\+)",
+         True, "less -o/-O/--log-file, less +command"),
+    Rule("date set", r"date" + END + LATER + r"(?:-[uR]*s|--s(?:e(?:t)?)?(?=[\s=]|$))", True,
+         "date -s/--set"),
+    Rule("file compile", r"file" + END + LATER + r"(?:-[A-Za-z0-9]*C|--compile" + END + r")", True,
+         "file -C/--compile (writes a .mgc file)"),
+    Rule("bat pager", r"bat" + END + LATER + r"--pager(?=[\s=]|$)", True, "bat --pager (runs a program)"),
+    # -- anywhere in the text, at a word start ------------------------------
+    Rule("find write or exec", r"(?:^|(?<=[\s;&|()`]))"
+         r"(?:-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END
+         + r"|--exec-batch(?=[\s=;&|)`]|$))", False,
+         "find -delete/-exec/-execdir/-ok/-okdir/-fprint/-fprint0/-fprintf/-fls, --exec-batch"),
+    Rule("output file", r"(?:^|(?<=[\s;&|()`]))--o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?(?=[\s=;&|)`]|$)", False,
+         "--output (and its abbreviations) in any command"),
+    Rule("redirect to a file", r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])"
+         r"|<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
+         "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
+)
+
+#: jq's environment access is matched in two steps (the first `jq` word,
+#: then `env`/`$ENV` anywhere after it) so that the program text may span
+#: quoted pipes (`jq '.a | env'`) without a quadratic scan.
+JQ_WORD = re.compile(r"(?:^|(?<=[\s;&|()`]))jq(?=[ \t])")
+JQ_ENV = re.compile(r"(?<![\w.$])env(?!\w)|\$ENV(?!\w)")
+JQ_RULE = Rule("jq environment", r"(?:^|(?<=[\s;&|()`]))jq(?=[ \t]).*?(?:(?<![\w.$])env(?!\w)|\$ENV(?!\w))",
+               False, "jq's environment access (env, $ENV)")
+
+#: The command-position prefix shared by every anchored destructive entry.
+COMMAND_POSITION = r"^[ \t]*" + ASSIGN + PATH
+
+
+def builtin_safe_patterns() -> tuple[str, ...]:
+    """The built-in safe list as pattern strings (reference-choices.md
+    § opl-modes: built-in safe list)."""
+    return tuple(r.pattern for r in SAFE_RULES)
+
+
+def builtin_destructive_patterns() -> tuple[str, ...]:
+    """The destructive base as stand-alone pattern strings
+    (opl-modes.md § Mode behavior). Anchored entries carry the
+    command-position prefix; the gate itself evaluates the same entries
+    through :func:`compiled_builtins`."""
+    out = [(COMMAND_POSITION + "(?:" + r.pattern + ")") if r.anchored else r.pattern
+           for r in DESTRUCTIVE_RULES]
+    out.append(JQ_RULE.pattern)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class CompiledLists:
+    safe: re.Pattern[str]
+    anchored: re.Pattern[str]
+    anywhere: re.Pattern[str]
+    anchored_rules: tuple[Rule, ...]
+    anywhere_rules: tuple[Rule, ...]
+
+
+@cache
+def compiled_builtins() -> CompiledLists:
+    """Both built-in lists, each compiled once into alternations with one
+    named group per entry, so a decision costs one search per text."""
+    safe = re.compile(r"^[ \t]*(?:" + "|".join(
+        "(?:" + r.pattern.removeprefix(r"^[ \t]*") + ")" for r in SAFE_RULES) + ")")
+    anchored_rules = tuple(r for r in DESTRUCTIVE_RULES if r.anchored)
+    anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
+    anchored = re.compile(COMMAND_POSITION + "(?:" + "|".join(
+        f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules)) + ")")
+    anywhere = re.compile("|".join(f"(?P<w{i}>{r.pattern})" for i, r in enumerate(anywhere_rules)))
+    return CompiledLists(safe, anchored, anywhere, anchored_rules, anywhere_rules)
