@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from pytest_planmode.contract.oplmodes_bash import (
+    BashCheckInput,
+    BashCheckOutput,
+    BashSegmentsInput,
+    BashSegmentsOutput,
+)
+from pytest_planmode.reference.oplmodes import bash_gate
+from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments
+from pytest_planmode.reference.ops import handler
+
+
+@handler("oplmodes.bash.check")
+def check(inp: BashCheckInput) -> BashCheckOutput:
+    decision = bash_gate.check(inp.command, inp.mode, inp.config)
+    return BashCheckOutput(
+        allowed=decision.allowed,
+        reason=decision.reason,
+        blocked_segment=decision.blocked_segment,
+        pattern=decision.pattern,
+        segments=list(decision.segments),
+    )
+
+
+@handler("oplmodes.bash.segments")
+def segments(inp: BashSegmentsInput) -> BashSegmentsOutput:
+    return BashSegmentsOutput(segments=allowlist_segments(inp.command))
