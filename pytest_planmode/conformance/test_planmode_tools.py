@@ -1,0 +1,173 @@
+"""Properties of the Plan tool policy (pi-plan-mode-settings.md § Default
+Plan policy tools; § Plan helper tools) that hold for any target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_planmode.strategies import planmode_tools as s
+
+FREEZE = "planmode.tools.freeze"
+AUTHORIZE = "planmode.tools.authorize"
+
+#: The automatic safe built-ins the reference pins (level reference).
+REFERENCE_SAFE_BUILT_INS = {"read", "bash", "grep", "find", "ls", "powershell"}
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Pi resolves tools by name: the last entry of a name is effective."""
+    return {entry["name"]: entry for entry in registry}
+
+
+@pytest.mark.planmode(
+    operation=FREEZE, level="must", id="planmode.tools.property.allowlist-within-names"
+)
+@given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
+def test_allowlist_is_within_configured_or_selected_names(
+    planmode_target, registry, settings, selection
+) -> None:
+    inp: dict[str, Any] = {"registry": registry, "settings": settings}
+    if selection is not None:
+        inp["sessionSelection"] = selection
+    out = planmode_target.call(FREEZE, inp)
+    allowlist = out["allowlist"]
+    assert len(allowlist) == len(set(allowlist)), f"duplicate names in {allowlist}"
+    if selection is not None:
+        assert set(allowlist) <= set(selection), (allowlist, selection)
+        assert out["basis"] == "session-selection"
+    elif "defaultPlanTools" in settings:
+        assert set(allowlist) <= set(settings["defaultPlanTools"]), (allowlist, settings)
+        assert out["basis"] == "settings"
+    else:
+        # Automatic: only already-active, registered built-ins, directly usable.
+        tools = _effective(registry)
+        for name in allowlist:
+            tool = tools.get(name)
+            assert tool is not None and tool["registered"] and tool["active"], name
+            assert tool["source"] == "built-in", (
+                f"{name} from {tool['source']} admitted automatically"
+            )
+        assert out["basis"] == "automatic"
+
+
+@pytest.mark.planmode(
+    operation=FREEZE,
+    level="reference",
+    id="planmode.tools.property.automatic-within-safe-built-ins",
+)
+@given(registry=s.registries)
+def test_automatic_allowlist_is_within_the_safe_built_ins(planmode_target, registry) -> None:
+    out = planmode_target.call(FREEZE, {"registry": registry})
+    assert set(out["allowlist"]) <= REFERENCE_SAFE_BUILT_INS, out["allowlist"]
+
+
+@pytest.mark.planmode(
+    operation=FREEZE,
+    level="must",
+    id="planmode.tools.property.freeze-never-admits-blocked-or-hidden",
+)
+@given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
+def test_blocked_and_hidden_never_admitted(planmode_target, registry, settings, selection) -> None:
+    inp: dict[str, Any] = {"registry": registry, "settings": settings}
+    if selection is not None:
+        inp["sessionSelection"] = selection
+    out = planmode_target.call(FREEZE, inp)
+    tools = _effective(registry)
+    for name in out["allowlist"]:
+        assert name not in s.BLOCKED_NAMES, f"{name} admitted"
+        tool = tools.get(name)
+        assert tool is not None and tool["registered"], f"unregistered {name} admitted"
+        assert tool.get("exposure") not in ("hidden", "unsupported"), f"{name} admitted with {tool}"
+    active = {name for name, tool in tools.items() if tool["registered"] and tool["active"]}
+    assert set(out["activeTools"]) == active, "Plan mode changed Pi's active set"
+
+
+def _script(registry, settings, selection, later) -> dict[str, Any]:
+    events: list[dict[str, Any]] = [
+        {"at": 0, "type": "workflow.start", "contract": "c1"},
+        {"at": 1, "type": "context"},
+    ]
+    events += [{**event, "at": 2} for event in later]
+    calls = s.calls_for_every_name() + s.calls_for_every_name(via="codemode")
+    events += [{**call, "at": 3} for call in calls]
+    inp: dict[str, Any] = {"registry": registry, "settings": settings, "events": events}
+    if selection is not None:
+        inp["sessionSelection"] = selection
+    return inp
+
+
+@pytest.mark.planmode(
+    operations=[FREEZE, AUTHORIZE], level="must", id="planmode.tools.property.freezing-never-widens"
+)
+@given(
+    registry=s.registries,
+    settings=s.settings_documents(),
+    selection=s.selections,
+    later=st.lists(s.later_events(), max_size=8),
+)
+def test_freezing_never_widens(planmode_target, registry, settings, selection, later) -> None:
+    """Later registrations, reactivations, declarations, saves, selections,
+    reloads, resumes, contexts and tree navigation never add a name."""
+    frozen = planmode_target.call(
+        FREEZE,
+        {"registry": registry, "settings": settings}
+        | ({"sessionSelection": selection} if selection is not None else {}),
+    )["allowlist"]
+    out = planmode_target.call(AUTHORIZE, _script(registry, settings, selection, later))
+    resolved = [e for e in out["trace"] if e["type"] == "resolved"]
+    assert len(resolved) == 1, f"resolved {len(resolved)} times in one workflow"
+    assert resolved[0]["allowlist"] == frozen, "script and freeze disagree on the same boundary"
+    assert out["allowlist"] == frozen, f"allowlist changed from {frozen} to {out['allowlist']}"
+    for verdict in out["verdicts"]:
+        if verdict["tool"] in s.HELPER_NAMES:
+            continue
+        if verdict["verdict"] != "deny":
+            assert verdict["tool"] in frozen, f"{verdict} admits a name outside {frozen}"
+            if verdict.get("via") is not None:
+                assert verdict["via"] in frozen, f"{verdict}: orchestrator outside {frozen}"
+
+
+@pytest.mark.planmode(
+    operation=AUTHORIZE,
+    level="must",
+    id="planmode.tools.property.calls-never-run-blocked-hidden-nested-model-only",
+)
+@given(
+    registry=s.registries,
+    settings=s.settings_documents(),
+    selection=s.selections,
+    later=st.lists(s.later_events(), max_size=8),
+)
+def test_calls_never_run_blocked_hidden_or_nested_model_only(
+    planmode_target, registry, settings, selection, later
+) -> None:
+    inp = _script(registry, settings, selection, later)
+    out = planmode_target.call(AUTHORIZE, inp)
+    # Replay the registry changes to know each tool's exposure at call time.
+    tools = _effective(registry)
+    for event in later:
+        if event["type"] == "registry.register":
+            tools[event["tool"]["name"]] = event["tool"]
+        elif event["type"] == "registry.expose" and event["name"] in tools:
+            tools[event["name"]] = {**tools[event["name"]], "exposure": event["exposure"]}
+    for verdict in out["verdicts"]:
+        name = verdict["tool"]
+        if name in s.HELPER_NAMES or verdict["verdict"] == "deny":
+            continue
+        tool = tools.get(name, {})
+        assert name not in s.BLOCKED_NAMES, f"{name} ran in Plan mode: {verdict}"
+        assert tool.get("exposure") != "hidden", f"hidden {name} ran: {verdict}"
+        if verdict.get("via") is not None:
+            assert tool.get("exposure") != "model-only", f"model-only {name} ran nested: {verdict}"
+        if name in ("bash", "powershell"):
+            assert verdict["verdict"] == "shell-policy", (
+                f"{name} skipped its limited shell: {verdict}"
+            )

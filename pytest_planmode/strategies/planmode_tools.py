@@ -1,0 +1,136 @@
+"""Strategies for pi-plan-mode tool policy: registries, settings, session
+selections and scripts of registry changes after the resolution boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+#: Names the strategies draw from: safe built-ins, blocked names, helpers,
+#: an orchestrator, an MCP tool and custom tools, so collisions are common.
+TOOL_NAMES = (
+    "read",
+    "bash",
+    "powershell",
+    "grep",
+    "find",
+    "ls",
+    "edit",
+    "write",
+    "update_plan",
+    "codemode",
+    "mcp__docs__read",
+    "lint_tool",
+    "summarize",
+    "plan_mode_question",
+)
+BLOCKED_NAMES = ("edit", "write", "update_plan")
+HELPER_NAMES = ("plan_mode_question", "plan_mode_complete")
+EXPOSURES = (
+    None,
+    "direct",
+    "model-only",
+    "codemode",
+    "deferred",
+    "hidden",
+    "unsupported",
+    "codemode-deferred",
+)
+SOURCES = ("built-in", "user-extension", "project-extension", "override")
+
+names = st.sampled_from(TOOL_NAMES)
+name_lists = st.lists(names, max_size=8)
+
+
+@st.composite
+def tool_entries(draw: st.DrawFn, name: str | None = None) -> dict[str, Any]:
+    """One registry entry as JSON (exposure sometimes missing, as on older Pi)."""
+    entry: dict[str, Any] = {
+        "name": name if name is not None else draw(names),
+        "registered": draw(st.booleans()),
+        "active": draw(st.booleans()),
+        "source": draw(st.sampled_from(SOURCES)),
+    }
+    exposure = draw(st.sampled_from(EXPOSURES))
+    if exposure is not None:
+        entry["exposure"] = exposure
+    if draw(st.booleans()):
+        entry["annotations"] = {"readOnlyHint": True}
+    return entry
+
+
+registries = st.lists(tool_entries(), max_size=10)
+
+
+@st.composite
+def settings_documents(draw: st.DrawFn) -> dict[str, Any]:
+    """A settings document: `defaultPlanTools` omitted or a list of names,
+    sometimes with the retired `toolVisibility` key beside it."""
+    doc: dict[str, Any] = {}
+    if draw(st.booleans()):
+        doc["defaultPlanTools"] = draw(name_lists)
+    if draw(st.booleans()):
+        doc["toolVisibility"] = {n: "visible" for n in draw(name_lists)}
+    return doc
+
+
+selections = st.none() | name_lists
+
+
+@st.composite
+def later_events(draw: st.DrawFn) -> dict[str, Any]:
+    """One event that may happen after the resolution boundary without
+    starting a new Plan workflow."""
+    kind = draw(
+        st.sampled_from(
+            (
+                "register",
+                "unregister",
+                "activate",
+                "deactivate",
+                "expose",
+                "declare",
+                "settings",
+                "selection",
+                "reload",
+                "resume",
+                "context",
+                "navigate",
+            )
+        )
+    )
+    if kind == "register":
+        return {"type": "registry.register", "tool": draw(tool_entries())}
+    if kind == "unregister":
+        return {"type": "registry.unregister", "name": draw(names)}
+    if kind in ("activate", "deactivate"):
+        return {"type": f"registry.{kind}", "names": draw(name_lists)}
+    if kind == "expose":
+        return {
+            "type": "registry.expose",
+            "name": draw(names),
+            "exposure": draw(st.sampled_from(EXPOSURES)),
+        }
+    if kind == "declare":
+        return {"type": "tool-search.declare", "name": draw(names)}
+    if kind == "settings":
+        return {"type": "settings.save", "defaultPlanTools": draw(name_lists)}
+    if kind == "selection":
+        return {"type": "selection", "tools": draw(name_lists)}
+    if kind == "navigate":
+        return {"type": "tree.navigate", "contract": "c1"}
+    if kind == "context":
+        return {"type": "context"}
+    return {"type": f"session.{kind}"}
+
+
+def calls_for_every_name(via: str | None = None) -> list[dict[str, Any]]:
+    """A call of every strategy name, directly or nested through `via`."""
+    calls = []
+    for name in TOOL_NAMES:
+        call: dict[str, Any] = {"type": "tool.call", "tool": name}
+        if via is not None:
+            call["via"] = via
+        calls.append(call)
+    return calls
