@@ -316,6 +316,12 @@ class FileEntryOut(ContractOutput):
     text: str | None = Field(default=None, description="The content when it is valid UTF-8.")
     base64: str | None = Field(default=None, description="The content otherwise.")
     to: str | None = None
+    document: Any = Field(
+        default=None, description="The content parsed as JSON, when it is JSON (else null)."
+    )
+    keys: list[str] | None = Field(
+        default=None, description="The top-level keys in file order, when it is a JSON object."
+    )
 
 
 class SettingsSaveOutput(_Loaded):

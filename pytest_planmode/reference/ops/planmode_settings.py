@@ -24,6 +24,7 @@ from pytest_planmode.reference.planmode.settings import (
     LEGACY_NAME,
     Edit,
     LoadOutcome,
+    parse_json,
 )
 from pytest_planmode.reference.planmode.settings_store import (
     InjectedFailure,
@@ -48,14 +49,17 @@ def entry_out(entry: MemoryEntry) -> dict[str, Any]:
     if entry.kind != "file":
         return FileEntryOut(kind=entry.kind, to=entry.target).model_dump(by_alias=True)
     try:
-        return {"kind": "file", "text": entry.data.decode("utf-8"), "base64": None, "to": None}
+        text = entry.data.decode("utf-8")
     except UnicodeDecodeError:
-        return {
-            "kind": "file",
-            "text": None,
-            "base64": base64.b64encode(entry.data).decode("ascii"),
-            "to": None,
-        }
+        data = base64.b64encode(entry.data).decode("ascii")
+        return FileEntryOut(kind="file", base64=data).model_dump(by_alias=True)
+    try:
+        document = parse_json(text)
+    except (ValueError, RecursionError):
+        document = None
+    keys = list(document) if isinstance(document, dict) else None
+    out = FileEntryOut(kind="file", text=text, document=document, keys=keys)
+    return out.model_dump(by_alias=True)
 
 
 def _loaded(outcome: LoadOutcome) -> dict[str, Any]:

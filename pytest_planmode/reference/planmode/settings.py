@@ -197,7 +197,7 @@ def effective_settings(document: Any) -> EffectiveSettings:
 # ---------------------------------------------------------------- parsing
 
 
-class _Rejected(Exception):
+class _Rejected(ValueError):
     pass
 
 
@@ -237,6 +237,12 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
+def parse_json(text: str) -> Any:
+    """Strict JSON as JSON.parse reads it (no NaN or Infinity); numbers
+    beyond the double range are refused. Raises ValueError."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A valid document: its raw JSON (kept for saves) and what it means."""
@@ -271,9 +277,7 @@ def parse_document(data: bytes) -> Parsed | Problem:
             "invalid-json", f"is not valid JSON here (nested deeper than {MAX_DEPTH} levels)"
         )
     try:
-        document = json.loads(
-            text, parse_constant=_reject_constant, parse_float=_parse_float
-        )
+        document = parse_json(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         return Problem("invalid-json", f"is not valid JSON ({exc.msg} at {where})")
