@@ -165,7 +165,9 @@ class PlanmodeRun:
         try:
             self.timeout = float(timeout) if timeout is not None else DEFAULT_TIMEOUT
         except ValueError:
-            raise pytest.UsageError(f"planmode_timeout must be a number of seconds, got {timeout!r}") from None
+            raise pytest.UsageError(
+                f"planmode_timeout must be a number of seconds, got {timeout!r}"
+            ) from None
         if self.timeout <= 0:
             raise pytest.UsageError("--planmode-timeout must be greater than 0")
         level = option(config, "level") or "all"
@@ -183,6 +185,7 @@ class PlanmodeRun:
         self.write_path = option(config, "write-expectations")
         self.is_worker = hasattr(config, "workerinput")
         self.target: Target | None = None
+        self.exit_status: int | None = 0
         self.handshake: Handshake | None = None
         self.collected_ids: set[str] = set()
         self.counts: dict[str, Counter[str]] = defaultdict(Counter)
@@ -213,8 +216,9 @@ class PlanmodeRun:
             self.target.close()
 
     def stop(self) -> None:
+        """End of input: close the target; an exec: target must exit with status 0."""
         if self.target is not None:
-            self.target.close()
+            self.exit_status = self.target.close()
             self.target = None
 
     def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
@@ -279,9 +283,9 @@ class PlanmodeRun:
     # -- results ------------------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
+        props = {str(k): v for k, v in report.user_properties}
         case_id = props.get("planmode_case")
-        if case_id is None:
+        if not isinstance(case_id, str):
             return
         outcome: str | None = None
         if report.when == "call":
@@ -336,6 +340,12 @@ class PlanmodeRun:
                 f"(remove them): {', '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}",
                 yellow=True,
             )
+        if self.exit_status != 0:
+            tr.write_line(
+                f"the target did not exit with status 0 at end of input "
+                f"({'it hung' if self.exit_status is None else f'status {self.exit_status}'})",
+                red=True,
+            )
         if not self.counts:
             tr.write_line("no conformance case ran")
             return
@@ -353,6 +363,7 @@ class PlanmodeRun:
                 tr.write_line(f"planmode {what} written to {path}")
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.stop()
         if self.is_worker:
             return
         if self.report_path:
@@ -372,6 +383,7 @@ class PlanmodeRun:
             "target": self.target_spec,
             "implementation": self.handshake.implementation,
             "level": self.level,
+            "targetExitStatus": self.exit_status,
             "totals": {o: self.totals()[o] for o in OUTCOMES},
             "operations": {
                 op: {o: counts[o] for o in OUTCOMES} for op, counts in sorted(self.counts.items())

@@ -136,11 +136,12 @@ def load_file(path: Path, *, contract: bool = True, root: Path | None = None) ->
     try:
         model = FixtureFile.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            f"{_locate(file, data, tuple(err['loc']))}: {err['msg']}"
-            for err in exc.errors(include_url=False)
-        ]
-        raise FixtureError("\n".join(problems)) from None
+        raise FixtureError(
+            "\n".join(
+                f"{_locate(file, data, tuple(err['loc']))}: {err['msg']}"
+                for err in exc.errors(include_url=False)
+            )
+        ) from None
 
     ops: dict[str, Any] = {}
     if contract:

@@ -381,3 +381,12 @@ def test_xdist_gives_the_same_results(suite) -> None:  # type: ignore[no-untyped
     assert parallel.result.ret == pytest.ExitCode.OK, parallel.text
     assert serial.report["results"] == parallel.report["results"]
     assert serial.report["operations"] == parallel.report["operations"]
+
+
+def test_target_must_exit_zero_at_end_of_input(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite(broken("exit-1", 0), str(PLANS))
+    assert run.report["targetExitStatus"] == 1
+    assert "the target did not exit with status 0 at end of input (status 1)" in run.text
+    ok = suite(SERVE, str(PLANS))
+    assert ok.report["targetExitStatus"] == 0
+    assert "did not exit with status 0" not in ok.text

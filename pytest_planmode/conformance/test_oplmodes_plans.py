@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
+from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import oplmodes_plans as s
 
 OP = "oplmodes.plans.resolve"
@@ -13,14 +14,14 @@ OP = "oplmodes.plans.resolve"
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.plans.property.no-alnum-rejected")
 @given(name=s.names_without_alnum)
-def test_names_without_letter_or_digit_are_rejected(planmode_target, name: str) -> None:
+def test_names_without_letter_or_digit_are_rejected(planmode_target: TargetClient, name: str) -> None:
     out = planmode_target.call(OP, {"source": "command", "value": name})
     assert out["accepted"] is False, f"plan name {name!r} has no letter or digit but was accepted"
 
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.plans.property.path-stays-in-plans")
 @given(name=s.names_with_alnum)
-def test_accepted_names_stay_under_plans_dir(planmode_target, name: str) -> None:
+def test_accepted_names_stay_under_plans_dir(planmode_target: TargetClient, name: str) -> None:
     out = planmode_target.call(OP, {"source": "command", "value": name})
     assert out["accepted"] is True, f"plan name {name!r} has a letter or digit but was rejected"
     path = out["path"]
@@ -31,6 +32,6 @@ def test_accepted_names_stay_under_plans_dir(planmode_target, name: str) -> None
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.plans.property.unsafe-resume-dropped")
 @given(filename=s.unsafe_filenames)
-def test_resumed_filenames_with_separators_or_dotdot_are_dropped(planmode_target, filename: str) -> None:
+def test_resumed_filenames_with_separators_or_dotdot_are_dropped(planmode_target: TargetClient, filename: str) -> None:
     out = planmode_target.call(OP, {"source": "resume", "value": filename})
     assert out["accepted"] is False, f"resumed plan filename {filename!r} was kept"

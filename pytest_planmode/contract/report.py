@@ -42,6 +42,9 @@ class Report(_Doc):
     target: str = Field(description="The --planmode-target string.")
     implementation: Implementation = Field(description="As the target's handshake named it.")
     level: Literal["all", "must"]
+    targetExitStatus: int | None = Field(
+        description="The exec: target's exit status at end of input (0 expected; null if it hung)."
+    )
     totals: Counts
     operations: dict[str, Counts]
     failures: list[CaseResult] = Field(description="Every failed or erroring case, with its message.")

@@ -12,7 +12,7 @@ A Python adapter has two methods that mirror the JSON Lines protocol:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,7 +32,7 @@ def _format_validation(operation: str, error: ValidationError) -> str:
 class ReferenceAdapter:
     """Serves the reference implementation through the adapter interface."""
 
-    implementation = {
+    implementation: ClassVar[dict[str, str]] = {
         "name": "pytest-planmode reference",
         "version": __version__,
         "language": "python",

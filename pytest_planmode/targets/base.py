@@ -50,7 +50,9 @@ class Target(Protocol):
 
     def request(self, operation: str, input: Mapping[str, Any]) -> Outcome: ...
 
-    def close(self) -> None: ...
+    def close(self) -> int | None:
+        """Release the target; an exec: target's exit status (None if it hung)."""
+        ...
 
 
 def parse_handshake(answer: Any, where: str) -> Handshake:

@@ -46,7 +46,8 @@ class _Process:
     """One running target process, with a reader thread feeding a queue."""
 
     def __init__(self, argv: list[str], cwd: str | None) -> None:
-        self.stderr = tempfile.TemporaryFile()
+        # Stays open for the life of the process; stop() closes it.
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
         try:
             self.proc = subprocess.Popen(
                 argv,

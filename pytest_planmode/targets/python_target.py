@@ -73,7 +73,8 @@ class PythonTarget:
             )
         return parse_response(answer, self.description)
 
-    def close(self) -> None:
+    def close(self) -> int | None:
         close = getattr(self.adapter, "close", None)
         if callable(close):
             close()
+        return 0

@@ -99,7 +99,9 @@ def tool_names(value: Any) -> tuple[str, ...]:
 
 def _model(field: str, value: Any) -> ModelRef:
     if not isinstance(value, dict):
-        raise InvalidSetting(field, f"a model must be an object with provider and modelId; got {_kind(value)}")
+        raise InvalidSetting(
+            field, f"a model must be an object with provider and modelId; got {_kind(value)}"
+        )
     parts = []
     for key in ("provider", "modelId"):
         text = value.get(key)
