@@ -48,7 +48,7 @@ def _fixtures_lint(args: argparse.Namespace) -> int:
 
 
 def _fixtures_export(args: argparse.Namespace) -> int:
-    from pytest_planmode.suite import FIXTURES_DIR, FixtureError, fixture_files, load_suite
+    from pytest_planmode.suite import FixtureError, load_suite
 
     try:
         cases = load_suite()

@@ -16,7 +16,6 @@ import traceback
 from typing import IO, Any
 
 
-
 def _answer(adapter: Any, message: Any) -> dict[str, Any]:
     if not isinstance(message, dict):
         return {"id": None, "error": {"message": "a request must be a JSON object"}}

@@ -10,8 +10,8 @@ import pytest
 
 # Imported here so that pytester's inline runs, which restore sys.modules after
 # each run, keep using one copy of the harness and its exception classes.
-import pytest_planmode.harness  # noqa: F401
-import pytest_planmode.targets.exec_target  # noqa: F401
+import pytest_planmode.harness
+import pytest_planmode.targets.exec_target
 import pytest_planmode.targets.python_target  # noqa: F401
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR
 
