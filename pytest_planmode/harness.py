@@ -204,6 +204,10 @@ class PlanmodeRun:
             raise pytest.UsageError(f"--planmode-target: {exc}") from None
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = [str(CONFORMANCE_DIR), str(self.fixtures_dir)]
+        if not config.getoption("hypothesis_profile", None):
+            from pytest_planmode import hypothesis_profiles
+
+            hypothesis_profiles.load()
         from pytest_planmode.contract import operations
 
         for name in operations():

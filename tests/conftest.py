@@ -59,3 +59,10 @@ def suite(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
         return run_suite(pytester, target, *args, subprocess=subprocess)
 
     return run
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("hypothesis_profile", None):
+        from pytest_planmode import hypothesis_profiles
+
+        hypothesis_profiles.load()
