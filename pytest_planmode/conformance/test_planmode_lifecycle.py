@@ -1,0 +1,80 @@
+"""Properties of the Plan lifecycle and exports that hold for any target
+(pi-plan-mode-settings.md § Plan reinjection, § Export destination)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from pytest_planmode.strategies import planmode_lifecycle as s
+
+RUN = "planmode.lifecycle.run"
+EXPORT = "planmode.export.run"
+
+
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.deterministic")
+@given(script=s.scripts())
+def test_same_script_same_trace(planmode_target, script: dict[str, Any]) -> None:
+    first = planmode_target.call(RUN, script)
+    second = planmode_target.call(RUN, script)
+    assert first == second, "running the same script twice gave two different answers"
+
+
+@pytest.mark.planmode(
+    operation=RUN, level="must", id="planmode.lifecycle.property.clear-on-start-never-injects"
+)
+@given(script=s.scripts(policy="clear-on-start", retention_saves=False))
+def test_clear_on_start_never_injects(planmode_target, script: dict[str, Any]) -> None:
+    out = planmode_target.call(RUN, script)
+    for index, context in enumerate(out["contexts"]):
+        assert context["injected"] is False, f"context {index} carries a hidden injection: {context}"
+        assert context["activePlan"] is False, f"context {index} reports active-plan state: {context}"
+    assert out["final"]["activePlan"] is None, "clear-on-start left active-plan state"
+
+
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.keep-exactly-once")
+@given(case=s.guaranteed_implementations(policy="keep"))
+def test_keep_carries_plan_exactly_once_until_exit(planmode_target, case: dict[str, Any]) -> None:
+    inp, plan, end = case["input"], case["plan"], case["end"]
+    out = planmode_target.call(RUN, inp)
+    events = inp["events"]
+    makers = [i for i, e in enumerate(events) if e["type"] in ("context", "plan.run")]
+    assert len(out["contexts"]) == len(makers), (
+        f"expected one context per context event and planning run ({len(makers)}), got {len(out['contexts'])}"
+    )
+    implement_at = next(i for i, e in enumerate(events) if e["type"] == "implement")
+    for index, context in zip(makers, out["contexts"], strict=True):
+        if implement_at < index < end:
+            assert context["planCopies"] == 1, (
+                f"event {index}: the plan is carried {context['planCopies']} times"
+            )
+            if context["injected"]:
+                assert context["injection"] == plan, f"event {index}: the injection is not the exact plan"
+        elif index > end:
+            assert context["injected"] is False, f"event {index}: injected after {events[end]['type']}"
+
+
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.first-run-never-twice")
+@given(case=s.guaranteed_implementations(policy="clear-after-first-run"))
+def test_first_run_policy_never_duplicates(planmode_target, case: dict[str, Any]) -> None:
+    out = planmode_target.call(RUN, case["input"])
+    for index, context in enumerate(out["contexts"]):
+        assert context["planCopies"] <= 1, f"context {index} carries the plan {context['planCopies']} times"
+        if context["injected"]:
+            assert context["injection"] == case["plan"], (
+                f"context {index}: the injection is not the exact plan"
+            )
+
+
+@pytest.mark.planmode(operation=EXPORT, level="must", id="planmode.export.property.bytes-and-settings")
+@given(inp=s.exports())
+def test_export_writes_plan_plus_newline_and_keeps_settings(planmode_target, inp: dict[str, Any]) -> None:
+    out = planmode_target.call(EXPORT, inp)
+    assert out["outcome"] == "written", f"nothing exists at the destination, yet: {out}"
+    assert out["content"] == inp["state"]["plan"] + "\n", (
+        "the Markdown was not written byte-exact plus one newline"
+    )
+    assert out["settingsAfter"] == inp["settings"], "an export edited the settings"
+    assert out["destination"].startswith("/project/"), f"a relative path left the working directory: {out}"
