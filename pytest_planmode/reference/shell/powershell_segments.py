@@ -155,7 +155,7 @@ def segment_powershell(command: str) -> Parse:
             )
         if char not in ";|":
             rule, reason = _SINGLE_CHAR_RULES[char]
-            return _unsupported(rule, reason.format(pos=pos))
+            return _unsupported(rule, reason.replace("{pos}", str(pos)))
         if not words:
             return _unsupported(
                 "syntax.empty-segment", f"{char!r} at offset {pos} has no command before it"
