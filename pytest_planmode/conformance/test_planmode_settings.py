@@ -1,0 +1,175 @@
+"""Properties of pi-plan-mode settings (pi-plan-mode-settings.md § Settings,
+§ Thinking level; reference-choices.md § pi-plan-mode: settings file) that
+hold for any target."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_planmode.strategies import planmode_settings as s
+
+LOAD = "planmode.settings.load"
+SAVE = "planmode.settings.save"
+
+FALLBACK = {
+    "thinkingLevel": "inherit",
+    "defaultPlanTools": "automatic",
+    "implementationPlanRetention": "clear-on-start",
+    "autoSwitchModel": False,
+    "planModel": [],
+    "normalModel": [],
+    "defaultPlanExportPath": "PLAN.md",
+    "safeSubcommands": {},
+    "toggleShortcut": "",
+}
+SETTINGS_KEYS = set(FALLBACK)
+
+
+def _check_outcome(out: dict[str, Any], what: str) -> None:
+    assert out["status"] in {"valid", "invalid"}, f"{what}: status {out['status']!r}"
+    assert SETTINGS_KEYS <= set(out["settings"]), f"{what}: settings lack fields: {out['settings']}"
+    if out["status"] == "invalid":
+        assert out["readOnly"] is True, f"{what}: an unusable file must make Settings read-only"
+        assert out["warnings"], f"{what}: an unusable file must produce a warning"
+        assert out["settings"] == FALLBACK, f"{what}: not the documented fallback: {out['settings']}"
+    else:
+        assert out["readOnly"] is False, f"{what}: a valid file is writable"
+
+
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-bytes")
+@given(data=s.arbitrary_bytes)
+def test_any_bytes_load_to_settings_or_fallback(planmode_target, data: bytes) -> None:
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.bytes_entry(data)}})
+    _check_outcome(out, f"file bytes {data[:60]!r}")
+
+
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-json")
+@given(value=s.json_values)
+def test_any_json_value_loads_to_settings_or_fallback(planmode_target, value: Any) -> None:
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(value)}})
+    _check_outcome(out, f"document {json.dumps(value)[:80]}")
+    if not isinstance(value, dict):
+        assert out["status"] == "invalid", f"a non-object document was accepted: {value!r}"
+
+
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.valid-document")
+@given(doc=s.valid_documents())
+def test_valid_documents_load_their_values(planmode_target, doc: dict[str, Any]) -> None:
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
+    assert out["status"] == "valid", f"valid document rejected: {doc} -> {out['warnings']}"
+    settings = out["settings"]
+    for key in ("thinkingLevel", "implementationPlanRetention", "autoSwitchModel",
+                "defaultPlanExportPath", "toggleShortcut"):
+        if key in doc:
+            assert settings[key] == doc[key], f"{key}: {doc[key]!r} loaded as {settings[key]!r}"
+        else:
+            assert settings[key] == FALLBACK[key], f"{key} omitted but loaded as {settings[key]!r}"
+    for key in ("planModel", "normalModel"):
+        if key in doc:
+            chain = doc[key] if isinstance(doc[key], list) else [doc[key]]
+            want = [{"provider": m["provider"], "modelId": m["modelId"]} for m in chain]
+            assert settings[key] == want, f"{key}: {doc[key]!r} loaded as {settings[key]!r}"
+
+
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.one-invalid-field")
+@given(case=s.documents_with_one_invalid_field())
+def test_one_invalid_field_invalidates_everything(planmode_target, case: tuple[dict[str, Any], str]) -> None:
+    doc, field = case
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
+    assert out["status"] == "invalid", f"invalid {field} accepted in {doc}"
+    _check_outcome(out, f"invalid {field}")
+
+
+@pytest.mark.planmode(
+    operation=LOAD, level="reference", id="planmode.settings.property.warnings-never-echo"
+)
+@given(case=s.documents_with_one_invalid_field())
+def test_warnings_never_echo_file_content(planmode_target, case: tuple[dict[str, Any], str]) -> None:
+    doc, field = case
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
+    for warning in out["warnings"]:
+        assert s.MARKER not in warning, f"warning echoes file content: {warning!r}"
+
+
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.special-files")
+@given(entry=s.other_entries, legacy=st.none() | s.valid_documents())
+def test_unusable_canonical_entry_wins_and_is_read_only(
+    planmode_target, entry: dict[str, Any], legacy: dict[str, Any] | None
+) -> None:
+    files = {s.CANONICAL: entry}
+    if legacy is not None:
+        files[s.LEGACY] = s.document_entry(legacy)
+    out = planmode_target.call(LOAD, {"files": files})
+    assert out["status"] == "invalid" and out["source"] == s.CANONICAL, out
+    _check_outcome(out, f"canonical {entry}")
+
+
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.save-preserves")
+@given(doc=s.valid_documents(), edit=s.edits)
+def test_save_changes_only_the_edited_field(
+    planmode_target, doc: dict[str, Any], edit: dict[str, Any]
+) -> None:
+    out = planmode_target.call(
+        SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]}
+    )
+    after = out["files"][s.CANONICAL]["document"]
+    field = edit["field"]
+    assert isinstance(after, dict), f"the saved file is not a JSON object: {out['files']}"
+    for key, value in doc.items():
+        if key != field:
+            assert key in after and after[key] == value, f"{key} was not preserved: {after}"
+    if out["results"][0]["ok"]:
+        if edit.get("reset") or (field == "defaultPlanExportPath" and edit.get("value") == ""):
+            assert field not in after, f"reset {field} still present: {after}"
+        else:
+            assert after.get(field) == edit["value"], f"{field} not saved: {after}"
+        assert out["status"] == "valid"
+    else:
+        assert after == doc, f"a refused save changed the file: {doc} -> {after}"
+
+
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.failure-intact")
+@given(doc=s.valid_documents(), step=s.save_steps, mode=st.sampled_from(["error", "crash"]))
+def test_failed_save_leaves_old_file_and_settings(
+    planmode_target, doc: dict[str, Any], step: str, mode: str
+) -> None:
+    entry = s.document_entry(doc)
+    before = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
+    value = "off" if doc.get("thinkingLevel") != "off" else "max"
+    out = planmode_target.call(
+        SAVE,
+        {
+            "files": {s.CANONICAL: entry},
+            "edits": [{"field": "thinkingLevel", "value": value}],
+            "inject": {"edit": 0, "step": step, "mode": mode},
+        },
+    )
+    assert out["results"][0]["ok"] is False, f"the save failing at {step} reported success"
+    assert out["files"][s.CANONICAL]["text"] == entry["text"], f"{step}/{mode} changed the file"
+    assert out["settings"] == before["settings"], f"{step}/{mode} changed the effective settings"
+    if mode == "error":
+        assert out["leftoverFiles"] == 0, f"{step}: a temporary file was left behind"
+
+
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.saves-in-order")
+@given(edits=st.lists(s.edits, min_size=1, max_size=6))
+def test_every_accepted_save_is_kept(planmode_target, edits: list[dict[str, Any]]) -> None:
+    out = planmode_target.call(SAVE, {"files": {}, "edits": edits})
+    expected: dict[str, Any] = {}
+    for edit, result in zip(edits, out["results"], strict=True):
+        if not result["ok"]:
+            continue
+        field = edit["field"]
+        if edit.get("reset") or (field == "defaultPlanExportPath" and edit.get("value") == ""):
+            expected.pop(field, None)
+        else:
+            expected[field] = edit["value"]
+    if not expected and out["status"] == "missing":
+        return
+    document = out["files"][s.CANONICAL]["document"]
+    assert document == expected, f"saves {edits} gave {document}, expected {expected}"
