@@ -1,0 +1,198 @@
+"""Properties of model switching that hold for any target.
+
+pi-plan-mode-settings.md § Auto model switch and § Implementation model and
+thinking; opl-modes.md § Tool inheritance warning and § Mode appearance.
+
+The timing bound checked here, for one direction of the switch:
+
+    elapsedMs <= 2000 * authAttempts + sum(changeLatencyMs of every model
+                 change the log shows started, the restore included)
+
+where authAttempts counts every authentication started (the saved-plan
+preflight included). Authentication latencies of exactly 2,000 ms are left
+out of these properties: whether such an answer is in time is a reference
+choice, pinned by fixture cases, not a requirement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from pytest_planmode.strategies import models as s
+
+SWITCH = "planmode.models.switch"
+FRESH = "planmode.models.fresh"
+OPL = "oplmodes.models.script"
+
+
+def _dedupe(chain: list[str]) -> list[str]:
+    return list(dict.fromkeys(chain))
+
+
+def _catalogue(data: dict[str, Any]) -> set[str]:
+    return set(data["scopedModels"]) if data["scopedModels"] else set(data["availableModels"])
+
+
+def _change_time(data: dict[str, Any], log: list[dict[str, Any]]) -> int:
+    total = 0
+    for entry in log:
+        if entry["type"] in ("change.start", "restore.start"):
+            total += data["models"].get(entry["model"], {}).get("changeLatencyMs", 0)
+    return total
+
+
+def _first_usable(data: dict[str, Any]) -> tuple[str, str | None]:
+    """The spec's rule for which candidate ends the walk: (outcome, model)."""
+    catalogue = _catalogue(data)
+    for model in _dedupe(s.chain_of(data)):
+        if model == data["currentModel"]:
+            return "already-active", None
+        b = data["models"][model]
+        if not b["resolves"] or model not in catalogue:
+            continue
+        if b["auth"] == "hang" or b["authLatencyMs"] > s.BUDGET_MS:
+            continue  # timed out: treated as failed, the late answer discarded
+        # In time: `ok`, or a definite failure handed to the model change.
+        if b["change"] == "hang":
+            return "stalled", None
+        if b["change"] == "accept" and b["credentials"]:
+            return "applied", model
+    return "all-failed", None
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.applied-is-first-usable")
+@given(data=s.switch_inputs())
+def test_applied_is_first_usable_candidate(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    outcome, model = _first_usable(data)
+    assert out["outcome"] == outcome, (out["outcome"], outcome, out["candidates"])
+    assert out["applied"] == model, f"applied {out['applied']!r}, the spec's rule gives {model!r}"
+    expected_model = model if model is not None else data["currentModel"]
+    assert out["model"] == expected_model
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.elapsed-bound")
+@given(data=s.switch_inputs())
+def test_elapsed_is_bounded_by_budgets(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    starts = [e for e in out["log"] if e["type"] in ("auth.start", "preflight.start")]
+    assert out["authAttempts"] == len(starts)
+    assert out["elapsedMs"] is not None, "no model change hangs, yet the direction never completed"
+    bound = s.BUDGET_MS * out["authAttempts"] + _change_time(data, out["log"])
+    assert out["elapsedMs"] <= bound, f"elapsed {out['elapsedMs']} ms > bound {bound} ms"
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.hang-never-stalls")
+@given(data=s.switch_inputs(all_hang=True))
+def test_hanging_providers_never_stall_a_direction(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    assert out["outcome"] != "stalled"
+    assert out["elapsedMs"] is not None
+    assert out["elapsedMs"] <= s.BUDGET_MS * out["authAttempts"]
+    assert out["applied"] is None, "a candidate whose authentication hung was applied"
+    assert out["model"] == data["currentModel"]
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.late-result-discarded")
+@given(data=s.switch_inputs())
+def test_late_results_never_change_the_model(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    timed_out = {c["model"] for c in out["candidates"] if c["result"] == "auth-timeout"}
+    assert out["applied"] not in timed_out
+    final = out["applied"] if out["applied"] is not None else data["currentModel"]
+    assert out["model"] == final, "a late authentication result changed the session model"
+    for entry in out["log"]:
+        if entry["type"] == "auth.late":
+            assert entry["model"] in timed_out
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.budget-is-two-seconds")
+@given(data=s.switch_inputs())
+def test_every_timeout_fires_two_seconds_after_its_start(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    started: dict[str, int] = {}
+    last = 0
+    for entry in out["log"]:
+        if entry["type"] != "auth.late":
+            assert entry["at"] >= last, "the log goes back in time"
+            last = entry["at"]
+        if entry["type"] == "auth.start":
+            started[entry["model"]] = entry["at"]
+        elif entry["type"] == "auth.timeout":
+            assert entry["at"] - started[entry["model"]] == s.BUDGET_MS
+        elif entry["type"] == "auth.end":
+            assert entry["at"] - started[entry["model"]] < s.BUDGET_MS
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.one-warning-per-direction")
+@given(data=s.switch_inputs())
+def test_one_warning_per_direction(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(SWITCH, data)
+    chain = _dedupe(s.chain_of(data))
+    assert [c["model"] for c in out["candidates"]] == chain, "duplicates not collapsed in order"
+    assert len(out["warnings"]) <= 1
+    if out["outcome"] == "all-failed":
+        assert [w["kind"] for w in out["warnings"]] == ["all-failed"]
+    elif out["applied"] is not None:
+        kinds = [w["kind"] for w in out["warnings"]]
+        assert kinds == ([] if out["applied"] == chain[0] else ["fallback"])
+    assert out["thinkingLevel"] == data["thinkingLevel"]
+
+
+@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.preflight-timeout-aborts")
+@given(data=s.switch_inputs(trigger="implement"))
+def test_saved_plan_preflight_timeout_aborts(planmode_target, data: dict[str, Any]) -> None:
+    data = {**data, "how": "saved"}
+    data["models"] = {**data["models"], s.CURRENT: {"auth": "hang"}}
+    out = planmode_target.call(SWITCH, data)
+    assert out["outcome"] == "aborted"
+    assert out["savedPlanKept"] is True
+    assert out["model"] == data["currentModel"]
+    assert out["candidates"] == [] and out["authAttempts"] == 1
+    assert out["elapsedMs"] == s.BUDGET_MS
+
+
+@pytest.mark.planmode(operation=FRESH, level="must", id="planmode.models.property.fresh-menu-one-shot")
+@given(data=s.fresh_inputs())
+def test_fresh_menu_values_are_one_shot(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(FRESH, data)
+    assert out["settingsWritten"] is False
+    assert out["planningModel"] == data["currentModel"]
+    assert out["planningThinking"] == data["thinkingLevel"]
+    assert out["model"] in (*out["chain"], data["currentModel"])
+    if data["action"] == "screen":
+        scoped = data["scopedModels"]
+        start = set(scoped) if scoped else set(data["startAvailableModels"])
+        assert set(out["chain"]) <= start, "Start kept a candidate that is no longer available"
+        if "pick" in data:
+            assert out["chain"] in ([data["pick"]], [])
+
+
+@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.no-superseded-model")
+@given(data=s.opl_scripts())
+def test_rapid_exit_never_leaves_a_mode_model(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(OPL, data)
+    assert out["mode"] == "off"
+    assert out["model"] == data["initialModel"], (
+        f"after the last exit the session runs {out['model']!r}, not the model from before the modes"
+    )
+    assert out["restorePoint"] is None
+    end = 0
+    for change in out["changes"]:
+        assert change["at"] >= end, "two model changes overlapped: changes must be serialized"
+        end = change["end"]
+
+
+@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.override-active-in-mode")
+@given(data=s.opl_scripts(end_in_off=False))
+def test_mode_model_active_once_settled(planmode_target, data: dict[str, Any]) -> None:
+    out = planmode_target.call(OPL, data)
+    expected = {"alpha": "alpha/model", "beta": "beta/model", "gamma": "gamma/model"}
+    if out["mode"] in expected:
+        assert out["model"] == expected[out["mode"]]
+        assert out["restorePoint"] == data["initialModel"]
+    else:
+        assert out["model"] == data["initialModel"]

@@ -1,0 +1,159 @@
+"""Strategies for model switching: pi-plan-mode fallback chains with per-model
+behaviour on a virtual clock, and opl-modes mode/model event scripts.
+
+Every strategy yields a plain JSON-ready input dict for the operation it
+names, so a port can reuse them against its own adapter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+#: The authentication budget every candidate gets (ms).
+BUDGET_MS = 2000
+
+CURRENT = "cur/model"
+POOL = ("p0/a", "p1/b", "p2/c", "p3/d", "p4/e")
+
+#: Latencies around the budget plus arbitrary ones. The exact 2,000 ms
+#: boundary is a reference choice, so `unambiguous_latencies` leaves it out.
+unambiguous_latencies = st.one_of(
+    st.sampled_from([0, 1, 1999, 2001, 2500]),
+    st.integers(min_value=0, max_value=6000).filter(lambda n: n != BUDGET_MS),
+)
+
+
+def _ref(key: str) -> dict[str, str]:
+    provider, _, model_id = key.partition("/")
+    return {"provider": provider, "modelId": model_id}
+
+
+@st.composite
+def behaviour(draw: st.DrawFn, *, hang_changes: bool = False) -> dict[str, Any]:
+    """One model's behaviour: resolution, authentication, credentials, model change."""
+    changes = ["accept", "accept", "refuse", "throw"] + (["hang"] if hang_changes else [])
+    return {
+        "resolves": draw(st.sampled_from([True, True, True, False])),
+        "auth": draw(st.sampled_from(["ok", "ok", "fail", "throw", "hang"])),
+        "authLatencyMs": draw(unambiguous_latencies),
+        "credentials": draw(st.sampled_from([True, True, True, False])),
+        "change": draw(st.sampled_from(changes)),
+        "changeLatencyMs": draw(st.integers(min_value=0, max_value=500)),
+    }
+
+
+@st.composite
+def switch_inputs(
+    draw: st.DrawFn,
+    *,
+    trigger: str | None = None,
+    hang_changes: bool = False,
+    all_hang: bool = False,
+) -> dict[str, Any]:
+    """An input of `planmode.models.switch` with auto switching enabled and a
+    chain of 1-6 candidates (duplicates possible; the current model, which is
+    always in the catalogue, possibly leading)."""
+    pool = (*POOL, CURRENT)
+    chain = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=5))
+    if draw(st.integers(min_value=0, max_value=5)) == 0:
+        # The active model only ever leads the chain here: what happens when a
+        # later candidate is the active one is a reference choice.
+        chain.insert(0, CURRENT)
+    models = {key: draw(behaviour(hang_changes=hang_changes)) for key in pool}
+    if all_hang:
+        for key in POOL:
+            models[key]["auth"] = "hang"
+    models[CURRENT]["resolves"] = True
+    available = [*draw(st.lists(st.sampled_from(POOL), unique=True)), CURRENT]
+    scoped = draw(st.one_of(st.just([]), st.lists(st.sampled_from(POOL), unique=True)))
+    if scoped:
+        scoped.append(CURRENT)
+    chosen = trigger or draw(st.sampled_from(["plan.start", "plan.exit", "plan.save", "implement"]))
+    field = "planModel" if chosen == "plan.start" else "normalModel"
+    settings: dict[str, Any] = {"autoSwitchModel": True, field: [_ref(k) for k in chain]}
+    data: dict[str, Any] = {
+        "trigger": chosen,
+        "settings": settings,
+        "currentModel": CURRENT,
+        "thinkingLevel": draw(st.sampled_from(["off", "low", "medium", "high"])),
+        "availableModels": available,
+        "scopedModels": scoped,
+        "models": models,
+    }
+    if chosen == "implement":
+        data["how"] = draw(st.sampled_from(["here", "fresh"]))
+    return data
+
+
+def chain_of(data: dict[str, Any]) -> list[str]:
+    """The configured chain of a `switch_inputs` example, as model keys."""
+    field = "planModel" if data["trigger"] == "plan.start" else "normalModel"
+    return [f"{m['provider']}/{m['modelId']}" for m in data["settings"][field]]
+
+
+@st.composite
+def fresh_inputs(draw: st.DrawFn) -> dict[str, Any]:
+    """An input of `planmode.models.fresh` (the ready-plan screen)."""
+    base = draw(switch_inputs(trigger="implement"))
+    pool = (*POOL, CURRENT)
+    data = {
+        "action": draw(st.sampled_from(["screen", "saved-direct"])),
+        "settings": base["settings"],
+        "currentModel": CURRENT,
+        "thinkingLevel": base["thinkingLevel"],
+        "availableModels": base["availableModels"],
+        "scopedModels": base["scopedModels"],
+        "models": base["models"],
+        "startAvailableModels": draw(st.lists(st.sampled_from(pool), unique=True)),
+    }
+    if draw(st.booleans()):
+        data["pick"] = draw(st.sampled_from(pool))
+    return data
+
+
+OPL_MODES = ("alpha", "beta", "gamma", "plain")
+OPL_MODELS = ("base/model", "alpha/model", "beta/model", "gamma/model")
+
+
+@st.composite
+def opl_scripts(draw: st.DrawFn, *, end_in_off: bool = True) -> dict[str, Any]:
+    """An input of `oplmodes.models.script`: modes alpha, beta, gamma override
+    their model, `plain` has none; random latencies; enter/exit events at
+    random instants; every model has credentials and OFF is not pinned."""
+    times = draw(st.lists(st.integers(min_value=0, max_value=3000), min_size=1, max_size=12))
+    events: list[dict[str, Any]] = []
+    for at in sorted(times):
+        if draw(st.integers(min_value=0, max_value=4)) == 0:
+            events.append({"at": at, "type": "mode.exit"})
+        else:
+            events.append({"at": at, "type": "mode.enter", "mode": draw(st.sampled_from(OPL_MODES))})
+    if end_in_off:
+        events.append({"at": (events[-1]["at"] if events else 0) + 1, "type": "mode.exit"})
+    return {
+        "initialModel": "base/model",
+        "registry": [
+            {"model": m, "changeLatencyMs": draw(st.integers(min_value=0, max_value=800))} for m in OPL_MODELS
+        ],
+        "modes": {
+            "alpha": {"model": {"provider": "alpha", "id": "model"}},
+            "beta": {"model": {"provider": "beta", "id": "model"}},
+            "gamma": {"model": {"provider": "gamma", "id": "model"}},
+            "plain": {},
+        },
+        "events": events,
+    }
+
+
+__all__ = [
+    "BUDGET_MS",
+    "CURRENT",
+    "POOL",
+    "behaviour",
+    "chain_of",
+    "fresh_inputs",
+    "opl_scripts",
+    "switch_inputs",
+    "unambiguous_latencies",
+]
