@@ -1,0 +1,169 @@
+"""The reference's Plan lifecycle modules, tested directly
+(pi-plan-mode-settings.md § Plan reinjection, § Thinking level,
+§ Toggle shortcut)."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import pytest
+
+from pytest_planmode.contract.planmode_lifecycle import LifecycleEvent, LifecycleRunInput
+from pytest_planmode.reference.adapter import REFERENCE
+from pytest_planmode.reference.planmode import lifecycle, reinjection, shortcut, thinking
+from pytest_planmode.reference.planmode.settings_values import RETENTION_POLICIES, THINKING_LEVELS
+
+PLAN = "# Plan\n\n1. Step"
+
+
+def run(events: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    answer = REFERENCE.call("planmode.lifecycle.run", {"events": events, **fields})
+    assert "output" in answer, answer
+    output: dict[str, Any] = answer["output"]
+    return output
+
+
+def test_every_contract_event_has_a_handler() -> None:
+    union = typing.get_args(typing.get_args(LifecycleEvent)[0])
+    names = {typing.get_args(model.model_fields["type"].annotation)[0] for model in union}
+    assert names == set(lifecycle._EVENTS)
+
+
+def test_policy_table_matches_the_setting_values() -> None:
+    assert tuple(reinjection.POLICY_RULES) == RETENTION_POLICIES
+    assert not reinjection.rule("clear-on-start").guarantees
+    assert reinjection.rule("clear-after-first-run").ends_after_first_run
+    assert reinjection.rule("keep").guarantees and not reinjection.rule("keep").ends_after_first_run
+
+
+@pytest.mark.parametrize(
+    ("in_history", "guaranteed", "injected", "copies"),
+    [(True, True, False, 1), (False, True, True, 1), (True, False, False, 1), (False, False, False, 0)],
+)
+def test_context_decision(in_history: bool, guaranteed: bool, injected: bool, copies: int) -> None:
+    decision = reinjection.decide_context(in_history, guaranteed)
+    assert (decision.injected, decision.copies) == (injected, copies)
+
+
+def test_kickoffs() -> None:
+    assert reinjection.kickoff("here", PLAN) == reinjection.Kickoff("Implement the plan.", False)
+    for how in ("fresh", "saved"):
+        kick = reinjection.kickoff(how, PLAN)
+        assert kick.holds_plan and kick.text.endswith(PLAN)
+
+
+@pytest.mark.parametrize("level", [lvl for lvl in THINKING_LEVELS if lvl != "inherit"])
+def test_thinking_enter_and_leave(level: str) -> None:
+    entry = thinking.enter(level, "medium")
+    assert entry.level == level
+    assert entry.snapshot == thinking.Snapshot("medium", level)
+    assert thinking.leave(entry.snapshot, level) == ("medium", True)
+    other = "off" if level != "off" else "max"
+    assert thinking.leave(entry.snapshot, other) == (other, False)
+
+
+def test_thinking_inherit_takes_no_snapshot() -> None:
+    assert thinking.enter("inherit", "low") == thinking.Entry("low", None)
+    assert thinking.leave(None, "low") == ("low", False)
+
+
+def test_shortcut_transitions() -> None:
+    state = shortcut.at_startup(None)
+    assert (state.loaded, state.registrations, state.pending) == (None, 0, False)
+    state = shortcut.configure(state, "alt+p")
+    assert (state.loaded, state.configured, state.pending) == (None, "alt+p", True)
+    state = shortcut.new_runtime(state)
+    assert (state.loaded, state.registrations, state.pending) == ("alt+p", 1, False)
+    state = shortcut.new_runtime(shortcut.configure(state, None))
+    assert (state.loaded, state.registrations) == (None, 1)
+
+
+def test_at_is_carried_into_the_trace() -> None:
+    out = run([{"type": "plan.start", "at": 5}, {"type": "thinking.manual", "level": "low", "at": 2500}])
+    assert [obs["at"] for obs in out["trace"]] == [5, 2500]
+
+
+def test_script_instants_never_go_back() -> None:
+    answer = REFERENCE.call(
+        "planmode.lifecycle.run",
+        {"events": [{"type": "plan.start", "at": 10}, {"type": "plan.exit", "at": 9}]},
+    )
+    assert "error" in answer and "never go back" in answer["error"]["message"]
+
+
+def test_unknown_event_type_is_an_input_error() -> None:
+    answer = REFERENCE.call("planmode.lifecycle.run", {"events": [{"type": "plan.teleport"}]})
+    assert "error" in answer
+
+
+def test_keep_guarantees_until_exit() -> None:
+    out = run(
+        [
+            {"type": "plan.start"},
+            {"type": "plan.ready", "plan": PLAN},
+            {"type": "implement", "how": "here"},
+            *[{"type": "compaction"}, {"type": "context"}, {"type": "run.settled"}] * 3,
+            {"type": "plan.exit"},
+            {"type": "context"},
+        ],
+        settings={"implementationPlanRetention": "keep"},
+    )
+    copies = [c["planCopies"] for c in out["contexts"]]
+    injections = [c["injection"] for c in out["contexts"]]
+    assert copies == [1, 1, 1, 0]
+    assert injections == [PLAN, PLAN, PLAN, None]
+
+
+def test_first_run_cleanup_rearms_on_resume() -> None:
+    out = run(
+        [
+            {"type": "plan.start"},
+            {"type": "plan.ready", "plan": PLAN},
+            {"type": "implement", "how": "here"},
+            {"type": "context"},
+            {"type": "resume"},
+            {"type": "run.settled"},
+            {"type": "context", "planInHistory": False},
+            {"type": "run.settled"},
+            {"type": "context"},
+        ],
+        settings={"implementationPlanRetention": "clear-after-first-run"},
+    )
+    assert [c["injected"] for c in out["contexts"]] == [False, True, False]
+    assert out["final"]["activePlan"] is None
+
+
+def test_handoff_failure_restores_everything_but_settings() -> None:
+    out = run(
+        [
+            {"type": "plan.start"},
+            {"type": "plan.ready", "plan": PLAN},
+            {"type": "implement", "how": "fresh", "thinking": "off"},
+            {"type": "handoff.failed"},
+        ],
+        settings={"thinkingLevel": "high", "implementationPlanRetention": "keep"},
+    )
+    final = out["final"]
+    assert (final["mode"], final["readyPlan"], final["thinking"], final["session"]) == (
+        "ready",
+        PLAN,
+        "high",
+        1,
+    )
+    assert final["activePlan"] is None
+
+
+def test_lifecycle_export_writes_into_the_model_only() -> None:
+    out = run(
+        [{"type": "export", "path": "@plans/a.md"}],
+        savedPlan=PLAN,
+        paths=[{"path": "/project/plans", "kind": "directory"}],
+    )
+    assert out["final"]["written"] == [{"path": "/project/plans/a.md", "content": PLAN + "\n"}]
+
+
+def test_input_schema_uses_a_discriminator() -> None:
+    schema = LifecycleRunInput.model_json_schema()
+    items = schema["properties"]["events"]["items"]
+    assert items["discriminator"]["propertyName"] == "type"
