@@ -215,6 +215,10 @@ class Session:
                 f"Mode {display_name(target)!r} is disabled (modes.{target}.enabled is false)"
             )
             return
+        if plan_file is None and target != OFF:
+            # The active plan follows mode switches until normal mode, so a
+            # custom mode with allowPlanComplete can finish it.
+            plan_file = self.plan_file
         if target == self.mode and plan_file == self.plan_file:
             self._notify("info", f"Already in {display_name(target)} mode")
             return
