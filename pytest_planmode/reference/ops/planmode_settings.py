@@ -1,10 +1,15 @@
-"""`planmode.settings.load` and `planmode.settings.save` over an in-memory
-agent directory (the same store the real directory uses)."""
+"""`planmode.settings.load` and `planmode.settings.save`.
+
+A scenario runs against a *driver*: something that can set up directory
+entries, list them afterwards, and hand the store its `Directory`. The
+operations use the in-memory driver; the project's tests run the same
+scenarios through a driver over a real directory and compare the answers.
+"""
 
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_planmode.contract.planmode_settings import (
     EditResult,
@@ -27,6 +32,8 @@ from pytest_planmode.reference.planmode.settings import (
     parse_json,
 )
 from pytest_planmode.reference.planmode.settings_store import (
+    Directory,
+    Fault,
     InjectedFailure,
     MemoryDirectory,
     MemoryEntry,
@@ -35,24 +42,32 @@ from pytest_planmode.reference.planmode.settings_store import (
 )
 
 
-def memory_entry(entry: FileEntry) -> MemoryEntry:
-    if entry.kind == "file":
-        return MemoryEntry("file", entry.content())
-    return MemoryEntry(entry.kind, target=entry.to)
+class Driver(Protocol):
+    """An agent directory a scenario can set up and inspect."""
+
+    @property
+    def directory(self) -> Directory: ...
+
+    def put(self, name: str, entry: FileEntry) -> None: ...
+
+    def remove(self, name: str) -> None: ...
+
+    def names(self) -> list[str]: ...
+
+    def listing(self) -> dict[str, dict[str, Any]]:
+        """Every entry as `FileEntryOut` JSON, by name."""
+        ...
+
+    def set_fault(self, fault: Fault) -> None: ...
 
 
-def memory_directory(files: Files) -> MemoryDirectory:
-    return MemoryDirectory({name: memory_entry(entry) for name, entry in files.items()})
-
-
-def entry_out(entry: MemoryEntry) -> dict[str, Any]:
-    if entry.kind != "file":
-        return FileEntryOut(kind=entry.kind, to=entry.target).model_dump(by_alias=True)
+def file_out(data: bytes) -> dict[str, Any]:
+    """A regular file's content as `FileEntryOut` JSON."""
     try:
-        text = entry.data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        data = base64.b64encode(entry.data).decode("ascii")
-        return FileEntryOut(kind="file", base64=data).model_dump(by_alias=True)
+        encoded = base64.b64encode(data).decode("ascii")
+        return FileEntryOut(kind="file", base64=encoded).model_dump(by_alias=True)
     try:
         document = parse_json(text)
     except (ValueError, RecursionError):
@@ -60,6 +75,48 @@ def entry_out(entry: MemoryEntry) -> dict[str, Any]:
     keys = list(document) if isinstance(document, dict) else None
     out = FileEntryOut(kind="file", text=text, document=document, keys=keys)
     return out.model_dump(by_alias=True)
+
+
+class MemoryDriver:
+    def __init__(self) -> None:
+        self._dir = MemoryDirectory()
+
+    @property
+    def directory(self) -> MemoryDirectory:
+        return self._dir
+
+    def put(self, name: str, entry: FileEntry) -> None:
+        if entry.kind == "file":
+            self._dir.entries[name] = MemoryEntry("file", entry.content())
+        else:
+            self._dir.entries[name] = MemoryEntry(entry.kind, target=entry.to)
+
+    def remove(self, name: str) -> None:
+        self._dir.entries.pop(name, None)
+
+    def names(self) -> list[str]:
+        return sorted(self._dir.entries)
+
+    def listing(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for name, entry in sorted(self._dir.entries.items()):
+            if entry.kind == "file":
+                out[name] = file_out(entry.data)
+            else:
+                out[name] = FileEntryOut(kind=entry.kind, to=entry.target).model_dump(by_alias=True)
+        return out
+
+    def set_fault(self, fault: Fault) -> None:
+        self._dir.fault = fault
+
+
+def _replace_all(driver: Driver, files: Files) -> None:
+    for name in driver.names():
+        if name not in files:
+            driver.remove(name)
+    for name, entry in files.items():
+        driver.remove(name)
+        driver.put(name, entry)
 
 
 def _loaded(outcome: LoadOutcome) -> dict[str, Any]:
@@ -74,19 +131,22 @@ def _loaded(outcome: LoadOutcome) -> dict[str, Any]:
     }
 
 
-@handler("planmode.settings.load")
-def load(inp: SettingsLoadInput) -> SettingsLoadOutput:
-    store = SettingsStore(directory := memory_directory(inp.files))
+def run_load(driver: Driver, inp: SettingsLoadInput) -> dict[str, Any]:
+    """A session start, or a watched reload after `previousFiles`."""
+    store = SettingsStore(driver.directory)
     if inp.previous_files is not None:
-        directory.entries = memory_directory(inp.previous_files).entries
+        _replace_all(driver, inp.previous_files)
         store.load()
-        directory.entries = memory_directory(inp.files).entries
-    return SettingsLoadOutput.model_validate(_loaded(store.load()))
+    _replace_all(driver, inp.files)
+    return _loaded(store.load())
 
 
-@handler("planmode.settings.save")
-def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
-    directory = memory_directory(inp.files)
+def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
+    """Load at session start, then each edit in order: a save through the
+    serialized store, or a manual change followed by the watcher's reload.
+    An injected crash ends the process: later edits do not run and the
+    outcome is what the next session loads."""
+    _replace_all(driver, inp.files)
     inject = inp.inject
     armed: list[int] = []
 
@@ -97,8 +157,8 @@ def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
                 raise SimulatedCrash(step)
             raise InjectedFailure(f"injected failure at {step}")
 
-    directory.fault = fault
-    store = SettingsStore(directory)
+    driver.set_fault(fault)
+    store = SettingsStore(driver.directory)
     store.load()
     results: list[EditResult] = []
     given = set(inp.files) | {CANONICAL_NAME, LEGACY_NAME}
@@ -111,9 +171,10 @@ def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
             continue
         if isinstance(step, ManualEdit):
             for name in step.remove:
-                directory.entries.pop(name, None)
+                driver.remove(name)
             for name, entry in step.manual.items():
-                directory.entries[name] = memory_entry(entry)
+                driver.remove(name)
+                driver.put(name, entry)
                 given.add(name)
             store.load()  # the watcher's reload
             results.append(EditResult(ok=True))
@@ -128,16 +189,28 @@ def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
             continue
         finally:
             armed.clear()
-        results.append(EditResult(ok=result.ok, reason=result.reason, message=result.message))
+        results.append(
+            EditResult.model_validate(
+                {"ok": result.ok, "reason": result.reason, "message": result.message}
+            )
+        )
     if crashed:
-        store = SettingsStore(directory)  # the next session
+        store = SettingsStore(driver.directory)  # the next session
     outcome = store.load()
-    leftover = sum(1 for name in directory.entries if name not in given)
-    return SettingsSaveOutput.model_validate(
-        {
-            **_loaded(outcome),
-            "files": {name: entry_out(e) for name, e in sorted(directory.entries.items())},
-            "results": [r.model_dump(by_alias=True) for r in results],
-            "leftoverFiles": leftover,
-        }
-    )
+    return {
+        **_loaded(outcome),
+        "files": driver.listing(),
+        "results": [r.model_dump(by_alias=True) for r in results],
+        "leftoverFiles": sum(1 for name in driver.names() if name not in given),
+    }
+
+
+
+@handler("planmode.settings.load")
+def load(inp: SettingsLoadInput) -> SettingsLoadOutput:
+    return SettingsLoadOutput.model_validate(run_load(MemoryDriver(), inp))
+
+
+@handler("planmode.settings.save")
+def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
+    return SettingsSaveOutput.model_validate(run_save(MemoryDriver(), inp))
