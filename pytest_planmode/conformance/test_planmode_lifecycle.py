@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import planmode_lifecycle as s
 
 RUN = "planmode.lifecycle.run"
@@ -16,7 +17,7 @@ EXPORT = "planmode.export.run"
 
 @pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.deterministic")
 @given(script=s.scripts())
-def test_same_script_same_trace(planmode_target, script: dict[str, Any]) -> None:
+def test_same_script_same_trace(planmode_target: TargetClient, script: dict[str, Any]) -> None:
     first = planmode_target.call(RUN, script)
     second = planmode_target.call(RUN, script)
     assert first == second, "running the same script twice gave two different answers"
@@ -26,7 +27,7 @@ def test_same_script_same_trace(planmode_target, script: dict[str, Any]) -> None
     operation=RUN, level="must", id="planmode.lifecycle.property.clear-on-start-never-injects"
 )
 @given(script=s.scripts(policy="clear-on-start", retention_saves=False))
-def test_clear_on_start_never_injects(planmode_target, script: dict[str, Any]) -> None:
+def test_clear_on_start_never_injects(planmode_target: TargetClient, script: dict[str, Any]) -> None:
     out = planmode_target.call(RUN, script)
     for index, context in enumerate(out["contexts"]):
         assert context["injected"] is False, f"context {index} carries a hidden injection: {context}"
@@ -36,7 +37,9 @@ def test_clear_on_start_never_injects(planmode_target, script: dict[str, Any]) -
 
 @pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.keep-exactly-once")
 @given(case=s.guaranteed_implementations(policy="keep"))
-def test_keep_carries_plan_exactly_once_until_exit(planmode_target, case: dict[str, Any]) -> None:
+def test_keep_carries_plan_exactly_once_until_exit(
+    planmode_target: TargetClient, case: dict[str, Any]
+) -> None:
     inp, plan, end = case["input"], case["plan"], case["end"]
     out = planmode_target.call(RUN, inp)
     events = inp["events"]
@@ -58,7 +61,7 @@ def test_keep_carries_plan_exactly_once_until_exit(planmode_target, case: dict[s
 
 @pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.first-run-never-twice")
 @given(case=s.guaranteed_implementations(policy="clear-after-first-run"))
-def test_first_run_policy_never_duplicates(planmode_target, case: dict[str, Any]) -> None:
+def test_first_run_policy_never_duplicates(planmode_target: TargetClient, case: dict[str, Any]) -> None:
     out = planmode_target.call(RUN, case["input"])
     for index, context in enumerate(out["contexts"]):
         assert context["planCopies"] <= 1, f"context {index} carries the plan {context['planCopies']} times"
@@ -70,7 +73,9 @@ def test_first_run_policy_never_duplicates(planmode_target, case: dict[str, Any]
 
 @pytest.mark.planmode(operation=EXPORT, level="must", id="planmode.export.property.bytes-and-settings")
 @given(inp=s.exports())
-def test_export_writes_plan_plus_newline_and_keeps_settings(planmode_target, inp: dict[str, Any]) -> None:
+def test_export_writes_plan_plus_newline_and_keeps_settings(
+    planmode_target: TargetClient, inp: dict[str, Any]
+) -> None:
     out = planmode_target.call(EXPORT, inp)
     assert out["outcome"] == "written", f"nothing exists at the destination, yet: {out}"
     assert out["content"] == inp["state"]["plan"] + "\n", (

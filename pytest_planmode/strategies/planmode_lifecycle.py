@@ -17,7 +17,7 @@ POLICIES = ["clear-on-start", "clear-after-first-run", "keep"]
 
 #: Plan Markdown: any text, including newlines, trailing spaces and non-ASCII.
 plans = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
     min_size=1,
     max_size=60,
 )
