@@ -1,0 +1,182 @@
+"""Properties of pi-plan-mode's limited shells that hold for any target
+(pi-plan-mode-settings.md § Safe shell subcommands; reference-choices.md
+§ pi-plan-mode: limited Bash and § limited PowerShell)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from pytest_planmode.strategies import planmode_shell as s
+
+BASH = "planmode.bash.check"
+PS = "planmode.powershell.check"
+CWD = "/srv/project"
+KUBECTL_APPLY = {"kubectl": ["apply"]}
+
+
+def _check(target: Any, op: str, command: str, safe: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    inp: dict[str, Any] = {"command": command, "cwd": CWD}
+    if safe is not None:
+        inp["safeSubcommands"] = safe
+    out: dict[str, Any] = target.call(op, inp)
+    return out
+
+
+def _chain_agrees_with_segments(
+    target: Any, op: str, segments: list[str], operators: list[str], safe: dict[str, list[str]] | None = None
+) -> None:
+    command = s.join_chain(segments, operators, [" "] * (2 * len(operators)))
+    whole = _check(target, op, command, safe)
+    alone = [_check(target, op, segment, safe) for segment in segments]
+    first_blocked = next((seg for seg, out in zip(segments, alone, strict=True) if not out["allowed"]), None)
+    if first_blocked is None:
+        assert whole["allowed"] is True, (
+            f"{command!r} blocked although every segment is allowed alone: {whole}"
+        )
+        assert whole["blocked"] is None
+    else:
+        assert whole["allowed"] is False, f"{command!r} allowed although {first_blocked!r} is blocked alone"
+        assert whole["blocked"] == first_blocked, (
+            f"{command!r}: reported {whole['blocked']!r}, the first blocked segment is {first_blocked!r}"
+        )
+
+
+@pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.chain-iff-segments")
+@given(chain=s.chains(s.bash_segments, s.BASH_OPERATORS))
+def test_bash_chain_allowed_iff_every_segment_allowed(
+    planmode_target, chain: tuple[list[str], list[str]]
+) -> None:
+    segments, operators = chain
+    _chain_agrees_with_segments(planmode_target, BASH, segments, operators)
+
+
+@pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.chain-iff-segments")
+@given(chain=s.chains(s.powershell_segments, s.POWERSHELL_OPERATORS))
+def test_powershell_chain_allowed_iff_every_segment_allowed(
+    planmode_target, chain: tuple[list[str], list[str]]
+) -> None:
+    segments, operators = chain
+    _chain_agrees_with_segments(planmode_target, PS, segments, operators)
+
+
+@pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.spoiler-blocks")
+@given(segment=s.allowed_bash_segments, spoiler=s.bash_spoilers)
+def test_bash_redirect_substitution_backtick_background_block(
+    planmode_target, segment: str, spoiler: str
+) -> None:
+    assume(_check(planmode_target, BASH, segment)["allowed"])
+    command = segment + spoiler
+    out = _check(planmode_target, BASH, command)
+    assert out["allowed"] is False, f"{command!r} was allowed"
+    assert out["blocked"] == command, (
+        f"{command!r}: unsupported syntax must report the complete input, got {out['blocked']!r}"
+    )
+    trusted = _check(
+        planmode_target, BASH, command, {segment.split()[0]: [" ".join(segment.split()[1:]) or "x"]}
+    )
+    assert trusted["allowed"] is False, f"{command!r} allowed once its prefix was trusted"
+
+
+@pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.spoiler-blocks")
+@given(segment=s.allowed_powershell_segments, spoiler=s.powershell_spoilers)
+def test_powershell_spoilers_block(planmode_target, segment: str, spoiler: str) -> None:
+    assume(_check(planmode_target, PS, segment)["allowed"])
+    command = segment + spoiler
+    out = _check(planmode_target, PS, command)
+    assert out["allowed"] is False, f"{command!r} was allowed"
+    assert out["blocked"] == command
+
+
+@pytest.mark.planmode(
+    operations=[BASH, PS], level="must", id="planmode.shell.property.whitespace-around-operators"
+)
+@given(
+    chain=s.chains(s.bash_segments, s.BASH_OPERATORS),
+    blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
+    op=st.sampled_from([BASH, PS]),
+)
+def test_whitespace_around_operators_never_changes_the_verdict(planmode_target, chain, blanks, op) -> None:
+    segments, operators = chain
+    plain = s.join_chain(segments, operators, [" "] * 8)
+    spaced = s.join_chain(segments, operators, blanks)
+    first = _check(planmode_target, op, plain)
+    second = _check(planmode_target, op, spaced)
+    assert first["allowed"] == second["allowed"], f"{plain!r} vs {spaced!r}"
+    if not first["allowed"] and first["blocked"] != plain:
+        # A segment was named: the same one, whatever the blanks.
+        assert first["blocked"] == second["blocked"], f"{plain!r} vs {spaced!r}"
+
+
+@pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.trust-stays-local")
+@given(
+    before=st.lists(s.allowed_bash_segments, max_size=2),
+    unsafe=s.unsafe_bash_segments,
+    after=st.lists(s.allowed_bash_segments, max_size=2),
+    operators=st.lists(s.BASH_OPERATORS, min_size=6, max_size=6),
+    trusted_at=st.integers(min_value=0, max_value=5),
+)
+def test_trusting_a_prefix_never_admits_another_unsafe_segment(
+    planmode_target, before, unsafe, after, operators, trusted_at
+) -> None:
+    alone = _check(planmode_target, BASH, unsafe, KUBECTL_APPLY)
+    assume(not alone["allowed"])
+    segments = [*before, unsafe, *after]
+    segments.insert(min(trusted_at, len(segments)), "kubectl apply -f deployment.yaml")
+    command = s.join_chain(segments, operators[: len(segments) - 1], [" "] * 12)
+    out = _check(planmode_target, BASH, command, KUBECTL_APPLY)
+    assert out["allowed"] is False, f"{command!r} was allowed with only kubectl apply trusted"
+    assert out["blocked"] == unsafe, f"{command!r}: reported {out['blocked']!r}, expected {unsafe!r}"
+
+
+@pytest.mark.planmode(operations=[BASH, PS], level="must", id="planmode.shell.property.blocked-iff-denied")
+@given(text=s.shell_text, op=st.sampled_from([BASH, PS]))
+def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
+    planmode_target, text: str, op: str
+) -> None:
+    out = _check(planmode_target, op, text)
+    assert isinstance(out["allowed"], bool)
+    if out["allowed"]:
+        assert out["blocked"] is None, f"{text!r} allowed but blocked={out['blocked']!r}"
+    else:
+        assert isinstance(out["blocked"], str) and out["blocked"], f"{text!r} blocked without naming what"
+        if not text.strip():
+            assert out["blocked"] == "(empty command)"
+
+
+_LARGE_INPUTS = [
+    ("one-word", "echo " + "a" * (1 << 20), True),
+    ("many-words", "echo " + "ab " * ((1 << 20) // 3), True),
+    ("many-segments", "ls && " * ((1 << 20) // 6) + "ls", True),
+    ("redirect-at-the-end", "echo " + "a" * (1 << 20) + " > out", False),
+    ("unsafe-last-segment", "ls && " * ((1 << 20) // 6) + "rm -rf /", False),
+    ("ten-thousand-nested-substitutions", "echo " + "$(" * 10_000 + "x" + ")" * 10_000, False),
+    ("unclosed-quote", "echo '" + "a" * (1 << 20), False),
+    ("nul-at-the-end", "echo " + "a" * (1 << 20) + "\x00", False),
+]
+
+
+@pytest.mark.parametrize(
+    "command, allowed",
+    [
+        pytest.param(
+            command,
+            allowed,
+            id=name,
+            marks=pytest.mark.planmode(
+                operation=BASH, level="reference", id=f"planmode.bash.property.large-input.{name}"
+            ),
+        )
+        for name, command, allowed in _LARGE_INPUTS
+    ],
+)
+def test_megabyte_inputs_are_decided(planmode_target, command: str, allowed: bool) -> None:
+    out = _check(planmode_target, BASH, command)
+    assert out["allowed"] is allowed
+    if not allowed and "rm -rf /" not in command:
+        assert out["blocked"] == command, "unsupported syntax reports the complete input"
+    if "rm -rf /" in command:
+        assert out["blocked"] == "rm -rf /"
