@@ -18,10 +18,6 @@ AUTHORIZE = "planmode.tools.authorize"
 REFERENCE_SAFE_BUILT_INS = {"read", "bash", "grep", "find", "ls", "powershell"}
 
 
-def _dedupe(names: list[str]) -> list[str]:
-    return list(dict.fromkeys(names))
-
-
 def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Pi resolves tools by name: the last entry of a name is effective."""
     return {entry["name"]: entry for entry in registry}
@@ -32,7 +28,10 @@ def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 )
 @given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
 def test_allowlist_is_within_configured_or_selected_names(
-    planmode_target, registry, settings, selection
+    planmode_target: Any,
+    registry: list[dict[str, Any]],
+    settings: dict[str, Any],
+    selection: list[str] | None,
 ) -> None:
     inp: dict[str, Any] = {"registry": registry, "settings": settings}
     if selection is not None:
@@ -64,7 +63,9 @@ def test_allowlist_is_within_configured_or_selected_names(
     id="planmode.tools.property.automatic-within-safe-built-ins",
 )
 @given(registry=s.registries)
-def test_automatic_allowlist_is_within_the_safe_built_ins(planmode_target, registry) -> None:
+def test_automatic_allowlist_is_within_the_safe_built_ins(
+    planmode_target: Any, registry: list[dict[str, Any]]
+) -> None:
     out = planmode_target.call(FREEZE, {"registry": registry})
     assert set(out["allowlist"]) <= REFERENCE_SAFE_BUILT_INS, out["allowlist"]
 
@@ -75,7 +76,12 @@ def test_automatic_allowlist_is_within_the_safe_built_ins(planmode_target, regis
     id="planmode.tools.property.freeze-never-admits-blocked-or-hidden",
 )
 @given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
-def test_blocked_and_hidden_never_admitted(planmode_target, registry, settings, selection) -> None:
+def test_blocked_and_hidden_never_admitted(
+    planmode_target: Any,
+    registry: list[dict[str, Any]],
+    settings: dict[str, Any],
+    selection: list[str] | None,
+) -> None:
     inp: dict[str, Any] = {"registry": registry, "settings": settings}
     if selection is not None:
         inp["sessionSelection"] = selection
@@ -90,7 +96,12 @@ def test_blocked_and_hidden_never_admitted(planmode_target, registry, settings, 
     assert set(out["activeTools"]) == active, "Plan mode changed Pi's active set"
 
 
-def _script(registry, settings, selection, later) -> dict[str, Any]:
+def _script(
+    registry: list[dict[str, Any]],
+    settings: dict[str, Any],
+    selection: list[str] | None,
+    later: list[dict[str, Any]],
+) -> dict[str, Any]:
     events: list[dict[str, Any]] = [
         {"at": 0, "type": "workflow.start", "contract": "c1"},
         {"at": 1, "type": "context"},
@@ -113,7 +124,13 @@ def _script(registry, settings, selection, later) -> dict[str, Any]:
     selection=s.selections,
     later=st.lists(s.later_events(), max_size=8),
 )
-def test_freezing_never_widens(planmode_target, registry, settings, selection, later) -> None:
+def test_freezing_never_widens(
+    planmode_target: Any,
+    registry: list[dict[str, Any]],
+    settings: dict[str, Any],
+    selection: list[str] | None,
+    later: list[dict[str, Any]],
+) -> None:
     """Later registrations, reactivations, declarations, saves, selections,
     reloads, resumes, contexts and tree navigation never add a name."""
     frozen = planmode_target.call(
@@ -147,7 +164,11 @@ def test_freezing_never_widens(planmode_target, registry, settings, selection, l
     later=st.lists(s.later_events(), max_size=8),
 )
 def test_calls_never_run_blocked_hidden_or_nested_model_only(
-    planmode_target, registry, settings, selection, later
+    planmode_target: Any,
+    registry: list[dict[str, Any]],
+    settings: dict[str, Any],
+    selection: list[str] | None,
+    later: list[dict[str, Any]],
 ) -> None:
     inp = _script(registry, settings, selection, later)
     out = planmode_target.call(AUTHORIZE, inp)
@@ -170,4 +191,23 @@ def test_calls_never_run_blocked_hidden_or_nested_model_only(
         if name in ("bash", "powershell"):
             assert verdict["verdict"] == "shell-policy", (
                 f"{name} skipped its limited shell: {verdict}"
+            )
+
+
+@pytest.mark.planmode(
+    operation=AUTHORIZE, level="must", id="planmode.tools.property.nested-model-only-never-runs"
+)
+@given(registry=s.orchestrated_registries(), selected=s.name_lists)
+def test_nested_model_only_never_runs(
+    planmode_target: Any, registry: list[dict[str, Any]], selected: list[str]
+) -> None:
+    settings = {"defaultPlanTools": ["codemode", *selected]}
+    out = planmode_target.call(AUTHORIZE, _script(registry, settings, None, []))
+    model_only = {e["name"] for e in registry if e.get("exposure") == "model-only"}
+    for verdict in out["verdicts"]:
+        if verdict.get("via") is not None and verdict["tool"] in model_only:
+            if verdict["tool"] in s.HELPER_NAMES:
+                continue
+            assert verdict["verdict"] == "deny", (
+                f"model-only {verdict['tool']} ran nested: {verdict}"
             )

@@ -134,3 +134,13 @@ def calls_for_every_name(via: str | None = None) -> list[dict[str, Any]]:
             call["via"] = via
         calls.append(call)
     return calls
+
+
+@st.composite
+def orchestrated_registries(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """An active `codemode` orchestrator beside tools that are all
+    `model-only`: every nested call of them must be denied."""
+    entries = [{"name": "codemode", "source": "user-extension"}]
+    for name in draw(st.lists(names.filter(lambda n: n != "codemode"), max_size=6, unique=True)):
+        entries.append({**draw(tool_entries(name)), "exposure": "model-only"})
+    return entries

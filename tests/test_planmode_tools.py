@@ -1,0 +1,243 @@
+"""The reference's Plan tool policy: registry data, resolution, call
+authorization and the event-script replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_planmode.contract.planmode_tools import ToolsAuthorizeInput
+from pytest_planmode.reference.adapter import REFERENCE
+from pytest_planmode.reference.planmode import tool_freeze as tf
+from pytest_planmode.reference.planmode.plan_helpers import PlanContract, authorize_helper
+from pytest_planmode.reference.planmode.tool_picker import picker_rows
+from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
+from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
+from pytest_planmode.reference.planmode.tool_workflow import replay
+
+PI_DEFAULTS = Registry.of(
+    [
+        Tool("read"),
+        Tool("bash"),
+        Tool("edit"),
+        Tool("write"),
+        Tool("grep", active=False),
+        Tool("find", active=False),
+        Tool("ls", active=False),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        (None, "direct"),
+        ("direct", "direct"),
+        ("model-only", "model-only"),
+        ("codemode", "codemode"),
+        ("deferred", "deferred"),
+        ("codemode-deferred", "deferred"),
+        ("hidden", "hidden"),
+        ("unsupported", "unsupported"),
+        ("Direct", "unsupported"),
+        ("", "unsupported"),
+    ],
+)
+def test_exposure_normalisation(raw: str | None, normal: str) -> None:
+    assert normalize_exposure(raw) == normal
+
+
+def test_registering_a_known_name_replaces_the_entry_in_place() -> None:
+    registry = Registry.of([Tool("read"), Tool("bash"), Tool("read", source="user-extension")])
+    assert [t.name for t in registry.tools] == ["read", "bash"]
+    read = registry.get("read")
+    assert read is not None and read.source == "user-extension"
+
+
+def test_updating_an_unknown_name_changes_nothing() -> None:
+    assert PI_DEFAULTS.update("nope", active=True) == PI_DEFAULTS
+    assert PI_DEFAULTS.update("grep", active=True).active_names() == (
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+    )
+
+
+def test_automatic_defaults_with_pi_defaults() -> None:
+    policy = tf.freeze(PI_DEFAULTS, tf.policy_names({}, None))
+    assert policy.basis == "automatic"
+    assert policy.allowlist == ("read", "bash")
+    assert policy.pending == ()
+    assert {r.name: r.reason for r in policy.resolutions}["grep"] == "inactive"
+
+
+def test_automatic_defaults_skip_overrides_but_explicit_names_trust_them() -> None:
+    registry = PI_DEFAULTS.register(Tool("read", source="override"))
+    assert "read" not in tf.freeze(registry, tf.policy_names({}, None)).allowlist
+    explicit = tf.freeze(registry, tf.policy_names({"defaultPlanTools": ["read"]}, None))
+    assert explicit.allowlist == ("read",)
+
+
+def test_invalid_setting_warns_and_falls_back_to_automatic() -> None:
+    chosen = tf.settings_names({"defaultPlanTools": ["read", ""], "toolVisibility": {}})
+    assert chosen.basis == "automatic" and chosen.names is None
+    assert len(chosen.warnings) == 1
+    assert "defaultPlanTools[1]" in chosen.warnings[0]
+
+
+def test_tool_visibility_does_not_change_the_names() -> None:
+    with_key = tf.settings_names({"defaultPlanTools": ["read"], "toolVisibility": {"edit": "on"}})
+    assert with_key == tf.settings_names({"defaultPlanTools": ["read"]})
+
+
+def test_malformed_selection_is_ignored_with_a_warning() -> None:
+    chosen = tf.policy_names({"defaultPlanTools": ["bash"]}, ["read", " "])
+    assert chosen.basis == "settings" and chosen.names == ("bash",)
+    assert "session selection ignored" in chosen.warnings[0]
+
+
+def test_pending_only_for_names_that_may_become_available() -> None:
+    registry = Registry.of([Tool("x", exposure="hidden"), Tool("y", active=False), Tool("edit")])
+    chosen = tf.PolicyNames("settings", ("x", "y", "z", "edit", "plan_mode_complete"))
+    policy = tf.freeze(registry, chosen)
+    assert policy.pending == ("x", "y", "z")
+    assert [r.reason for r in policy.resolutions] == [
+        "hidden",
+        "inactive",
+        "unregistered",
+        "policy-blocked",
+        "plan-helper",
+    ]
+
+
+def _ctx(registry: Registry, names: tuple[str, ...] | None, active: bool = True) -> CallContext:
+    chosen = tf.PolicyNames("automatic" if names is None else "settings", names)
+    return CallContext(PlanContract("c1", active), tf.freeze(registry, chosen), registry)
+
+
+def test_current_hidden_exposure_wins_over_admission() -> None:
+    ctx = _ctx(PI_DEFAULTS, ("read",))
+    hidden = CallContext(ctx.contract, ctx.policy, PI_DEFAULTS.update("read", exposure="hidden"))
+    assert authorize(ctx, "read").reason == "allowed"
+    assert authorize(hidden, "read").reason == "hidden"
+
+
+def test_blocked_names_are_checked_before_anything_else_in_plan_mode() -> None:
+    ctx = _ctx(Registry.of([Tool("edit", exposure="hidden", source="override")]), ("edit",))
+    assert authorize(ctx, "edit").reason == "policy-blocked"
+    assert authorize(ctx, "edit", via="codemode").reason == "policy-blocked"
+
+
+def test_nested_call_reports_the_orchestrator_reason() -> None:
+    registry = Registry.of([Tool("codemode", source="user-extension"), Tool("read")])
+    ctx = _ctx(registry, ("codemode", "read"))
+    assert authorize(ctx, "read", via="codemode").reason == "allowed"
+    later = CallContext(ctx.contract, ctx.policy, registry.update("codemode", active=False))
+    verdict = authorize(later, "read", via="codemode")
+    assert (verdict.verdict, verdict.reason, verdict.cause) == (
+        "deny",
+        "orchestrator-not-admitted",
+        "inactive",
+    )
+
+
+def test_outside_plan_mode_the_policy_does_not_apply() -> None:
+    ctx = _ctx(PI_DEFAULTS, (), active=False)
+    assert authorize(ctx, "edit").verdict == "allow"
+    assert authorize(ctx, "plan_mode_question").reason == "no-active-plan-contract"
+
+
+@pytest.mark.parametrize(
+    ("effective", "cited", "reason"),
+    [
+        (None, None, "no-active-plan-contract"),
+        (PlanContract("c1", False), None, "no-active-plan-contract"),
+        (PlanContract("c1", True), "c0", "stale-plan-contract"),
+        (PlanContract("c1", True), "c1", "plan-helper"),
+        (PlanContract("c1", True), None, "plan-helper"),
+    ],
+)
+def test_helper_authorization(
+    effective: PlanContract | None, cited: str | None, reason: str
+) -> None:
+    assert authorize_helper(effective, cited)[1] == reason
+
+
+def test_picker_labels_inactive_search_tools_as_inactive_in_pi() -> None:
+    rows = {r.name: r.label for r in picker_rows(PI_DEFAULTS, tf.policy_names({}, None))}
+    assert rows == {
+        "read": "available",
+        "bash": "available",
+        "edit": "blocked by Plan policy",
+        "write": "blocked by Plan policy",
+        "grep": "inactive in Pi",
+        "find": "inactive in Pi",
+        "ls": "inactive in Pi",
+    }
+
+
+def _replay(events: list[dict[str, object]], **extra: object):  # type: ignore[no-untyped-def]
+    inp = ToolsAuthorizeInput.model_validate(
+        {
+            "registry": [{"name": "read"}, {"name": "grep", "active": False}],
+            "events": events,
+            **extra,
+        }
+    )
+    return replay(inp.registry, inp.settings, inp.session_selection, inp.events)
+
+
+def test_resolution_waits_for_the_last_handler_to_settle() -> None:
+    result = _replay(
+        [
+            {"at": 0, "type": "workflow.start"},
+            {"at": 0, "type": "before-agent-start", "settlesAt": 50},
+            {"at": 1, "type": "before-agent-start", "settlesAt": 30},
+            {"at": 10, "type": "context"},
+            {"at": 50, "type": "registry.activate", "names": ["grep"]},
+            {"at": 51, "type": "tool.call", "tool": "grep"},
+        ],
+        settings={"defaultPlanTools": ["grep"]},
+    )
+    resolved = [e for e in result.trace if e["type"] == "resolved"]
+    assert resolved[0]["at"] == 50
+    assert result.allowlist == ("grep",)
+    assert result.trace[-1]["verdict"] == "allow"
+
+
+def test_a_call_at_the_boundary_instant_of_a_late_handler_precedes_resolution() -> None:
+    result = _replay(
+        [
+            {"at": 0, "type": "workflow.start"},
+            {"at": 0, "type": "before-agent-start", "settlesAt": 20},
+            {"at": 10, "type": "context"},
+            {"at": 20, "type": "tool.call", "tool": "read"},
+            {"at": 21, "type": "tool.call", "tool": "read"},
+        ]
+    )
+    verdicts = [e["reason"] for e in result.trace if e["type"] == "verdict"]
+    assert verdicts == ["before-resolution", "allowed"]
+
+
+def test_script_without_context_never_resolves() -> None:
+    result = _replay([{"type": "workflow.start"}])
+    assert result.allowlist is None
+    assert not [e for e in result.trace if e["type"] == "resolved"]
+
+
+def test_workflow_end_before_context_closes_the_boundary() -> None:
+    result = _replay([{"type": "workflow.start"}, {"type": "workflow.end"}, {"type": "context"}])
+    assert result.allowlist is None
+
+
+def test_adapter_round_trip_reports_json_shapes() -> None:
+    answer = REFERENCE.call(
+        "planmode.tools.freeze",
+        {"registry": [{"name": "read"}], "settings": {"defaultPlanTools": ["read", "mcp__x"]}},
+    )
+    out = answer["output"]
+    assert out["allowlist"] == ["read"]
+    assert out["pending"] == ["mcp__x"]
+    assert out["activeTools"] == ["read"]
+    assert out["helpers"] == ["plan_mode_question", "plan_mode_complete"]
