@@ -229,6 +229,13 @@ class NavigateEvent(ScriptEvent):
     active: bool = True
 
 
+class PickerEvent(ScriptEvent):
+    """The inactive `/plan` tools picker: `picker.open` takes a fresh registry
+    snapshot, `picker.show` renders the open picker again, `picker.close`."""
+
+    type: Literal["picker.open", "picker.show", "picker.close"]
+
+
 class ToolCallEvent(ScriptEvent):
     type: Literal["tool.call"]
     tool: str
@@ -252,6 +259,7 @@ ToolScriptEvent = Annotated[
     | ContextEvent
     | SessionEvent
     | NavigateEvent
+    | PickerEvent
     | ToolCallEvent,
     Field(discriminator="type"),
 ]
@@ -312,8 +320,18 @@ class VerdictObservation(Observation):
     )
 
 
+class PickerObservation(Observation):
+    type: Literal["picker"] = "picker"
+    event: str = Field(description="`open` (fresh snapshot) or `show` (the open picker as it is).")
+    rows: list[PickerRow] | None = Field(description="null when no picker is open.")
+
+
 TraceEntry = Annotated[
-    ResolvedObservation | RestoredObservation | SettingsObservation | VerdictObservation,
+    ResolvedObservation
+    | RestoredObservation
+    | SettingsObservation
+    | VerdictObservation
+    | PickerObservation,
     Field(discriminator="type"),
 ]
 

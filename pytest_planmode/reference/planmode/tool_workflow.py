@@ -23,6 +23,7 @@ from pytest_planmode.contract.planmode_tools import (
     DeclareEvent,
     ExposeEvent,
     NavigateEvent,
+    PickerEvent,
     RegisterEvent,
     SelectionEvent,
     SessionEvent,
@@ -41,6 +42,7 @@ from pytest_planmode.reference.planmode.tool_freeze import (
     freeze,
     policy_names,
 )
+from pytest_planmode.reference.planmode.tool_picker import PickerRow, picker_rows
 from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
 from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
 
@@ -79,6 +81,8 @@ class _Workflows:
     resolve_at: int | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
     counter: int = 0
+    #: Rows of the open picker: a snapshot, never updated in place.
+    picker: tuple[PickerRow, ...] | None = None
 
     # -- resolution -----------------------------------------------------
 
@@ -179,6 +183,8 @@ class _Workflows:
                 self.session(event)
             case NavigateEvent():
                 self.navigate(event)
+            case PickerEvent():
+                self.use_picker(event)
             case ToolCallEvent():
                 self.call(event)
             case _:  # pragma: no cover - the contract's union is exhaustive
@@ -244,6 +250,27 @@ class _Workflows:
             # The open boundary belonged to the branch we left.
             self.opening, self.resolve_at = None, None
         self.restored(event.at, "navigate")
+
+    def use_picker(self, event: PickerEvent) -> None:
+        # § Default Plan policy tools: the menu takes a fresh registered and
+        # active snapshot each time it opens; an open picker does not update.
+        if event.type == "picker.close":
+            self.picker = None
+            return
+        if event.type == "picker.open":
+            chosen = policy_names(self.settings, self.selection)
+            self.picker = picker_rows(self.registry, chosen)
+        rows = self.picker
+        self.trace.append(
+            {
+                "at": event.at,
+                "type": "picker",
+                "event": event.type.removeprefix("picker."),
+                "rows": None
+                if rows is None
+                else [{"name": r.name, "label": r.label, "selected": r.selected} for r in rows],
+            }
+        )
 
     def call(self, event: ToolCallEvent) -> None:
         contract = self.current()
