@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import models as s
 
 SWITCH = "planmode.models.switch"
@@ -65,7 +66,7 @@ def _first_usable(data: dict[str, Any]) -> tuple[str, str | None]:
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.applied-is-first-usable")
 @given(data=s.switch_inputs())
-def test_applied_is_first_usable_candidate(planmode_target, data: dict[str, Any]) -> None:
+def test_applied_is_first_usable_candidate(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
     outcome, model = _first_usable(data)
     assert out["outcome"] == outcome, (out["outcome"], outcome, out["candidates"])
@@ -76,7 +77,7 @@ def test_applied_is_first_usable_candidate(planmode_target, data: dict[str, Any]
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.elapsed-bound")
 @given(data=s.switch_inputs())
-def test_elapsed_is_bounded_by_budgets(planmode_target, data: dict[str, Any]) -> None:
+def test_elapsed_is_bounded_by_budgets(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
     starts = [e for e in out["log"] if e["type"] in ("auth.start", "preflight.start")]
     assert out["authAttempts"] == len(starts)
@@ -87,7 +88,9 @@ def test_elapsed_is_bounded_by_budgets(planmode_target, data: dict[str, Any]) ->
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.hang-never-stalls")
 @given(data=s.switch_inputs(all_hang=True))
-def test_hanging_providers_never_stall_a_direction(planmode_target, data: dict[str, Any]) -> None:
+def test_hanging_providers_never_stall_a_direction(
+    planmode_target: TargetClient, data: dict[str, Any]
+) -> None:
     out = planmode_target.call(SWITCH, data)
     assert out["outcome"] != "stalled"
     assert out["elapsedMs"] is not None
@@ -98,7 +101,7 @@ def test_hanging_providers_never_stall_a_direction(planmode_target, data: dict[s
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.late-result-discarded")
 @given(data=s.switch_inputs())
-def test_late_results_never_change_the_model(planmode_target, data: dict[str, Any]) -> None:
+def test_late_results_never_change_the_model(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
     timed_out = {c["model"] for c in out["candidates"] if c["result"] == "auth-timeout"}
     assert out["applied"] not in timed_out
@@ -111,7 +114,9 @@ def test_late_results_never_change_the_model(planmode_target, data: dict[str, An
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.budget-is-two-seconds")
 @given(data=s.switch_inputs())
-def test_every_timeout_fires_two_seconds_after_its_start(planmode_target, data: dict[str, Any]) -> None:
+def test_every_timeout_fires_two_seconds_after_its_start(
+    planmode_target: TargetClient, data: dict[str, Any]
+) -> None:
     out = planmode_target.call(SWITCH, data)
     started: dict[str, int] = {}
     last = 0
@@ -129,7 +134,7 @@ def test_every_timeout_fires_two_seconds_after_its_start(planmode_target, data: 
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.one-warning-per-direction")
 @given(data=s.switch_inputs())
-def test_one_warning_per_direction(planmode_target, data: dict[str, Any]) -> None:
+def test_one_warning_per_direction(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
     chain = _dedupe(s.chain_of(data))
     assert [c["model"] for c in out["candidates"]] == chain, "duplicates not collapsed in order"
@@ -144,7 +149,7 @@ def test_one_warning_per_direction(planmode_target, data: dict[str, Any]) -> Non
 
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.preflight-timeout-aborts")
 @given(data=s.switch_inputs(trigger="implement"))
-def test_saved_plan_preflight_timeout_aborts(planmode_target, data: dict[str, Any]) -> None:
+def test_saved_plan_preflight_timeout_aborts(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     data = {**data, "how": "saved"}
     data["models"] = {**data["models"], s.CURRENT: {"auth": "hang"}}
     out = planmode_target.call(SWITCH, data)
@@ -157,7 +162,7 @@ def test_saved_plan_preflight_timeout_aborts(planmode_target, data: dict[str, An
 
 @pytest.mark.planmode(operation=FRESH, level="must", id="planmode.models.property.fresh-menu-one-shot")
 @given(data=s.fresh_inputs())
-def test_fresh_menu_values_are_one_shot(planmode_target, data: dict[str, Any]) -> None:
+def test_fresh_menu_values_are_one_shot(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(FRESH, data)
     assert out["settingsWritten"] is False
     assert out["planningModel"] == data["currentModel"]
@@ -173,7 +178,7 @@ def test_fresh_menu_values_are_one_shot(planmode_target, data: dict[str, Any]) -
 
 @pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.no-superseded-model")
 @given(data=s.opl_scripts())
-def test_rapid_exit_never_leaves_a_mode_model(planmode_target, data: dict[str, Any]) -> None:
+def test_rapid_exit_never_leaves_a_mode_model(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(OPL, data)
     assert out["mode"] == "off"
     assert out["model"] == data["initialModel"], (
@@ -188,7 +193,7 @@ def test_rapid_exit_never_leaves_a_mode_model(planmode_target, data: dict[str, A
 
 @pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.override-active-in-mode")
 @given(data=s.opl_scripts(end_in_off=False))
-def test_mode_model_active_once_settled(planmode_target, data: dict[str, Any]) -> None:
+def test_mode_model_active_once_settled(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(OPL, data)
     expected = {"alpha": "alpha/model", "beta": "beta/model", "gamma": "gamma/model"}
     if out["mode"] in expected:
