@@ -1,0 +1,164 @@
+"""The reference's opl-modes Bash gate, tested directly: policy resolution,
+the user-pattern guard, the scanner's invariants and the handler."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_planmode.contract.oplmodes_bash import BashCheckInput
+from pytest_planmode.reference.oplmodes import bash_gate, bash_patterns, pattern_guard
+from pytest_planmode.reference.oplmodes.bash_gate import check, explain, resolve_bash_policy
+from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments, blocklist_segments
+from pytest_planmode.reference.ops import handlers
+
+REVIEW = {"modes": {"review": {"tools": ["read", "bash"], "safePatterns": ["^git", "^cat"]}}}
+
+
+# -- policy -------------------------------------------------------------------
+
+
+def test_chat_and_plan_use_the_built_in_lists() -> None:
+    for mode in ("chat", "plan"):
+        policy = resolve_bash_policy(None, mode)
+        assert not policy.unrestricted
+        assert policy.source == {"safe": "built-in", "destructive": "built-in", "mode": "gated"}
+        assert policy.safe_patterns == bash_patterns.builtin_safe_patterns()
+        assert policy.destructive_patterns == bash_patterns.builtin_destructive_patterns()
+        assert policy.problems == ()
+
+
+@pytest.mark.parametrize("mode", ["off", "execute"])
+def test_off_and_execute_are_unrestricted_until_given_tools(mode: str) -> None:
+    assert resolve_bash_policy(None, mode).unrestricted
+    assert resolve_bash_policy({"modes": {mode: {"prompt": "x"}}}, mode).unrestricted
+    pinned = resolve_bash_policy({"modes": {mode: {"tools": ["read", "bash"]}}}, mode)
+    assert not pinned.unrestricted and pinned.safe_source == "built-in"
+
+
+def test_shared_arrays_replace_and_mode_arrays_override() -> None:
+    config = {"bashPatterns": {"safePatterns": ["^cat"], "destructivePatterns": [r"\brm\b"]},
+              "modes": {"m": {"safePatterns": ["^ls"]}}}
+    shared = resolve_bash_policy(config, "plan")
+    assert (shared.safe_patterns, shared.safe_source) == (("^cat",), "bashPatterns")
+    assert (shared.destructive_patterns, shared.destructive_source) == ((r"\brm\b",), "bashPatterns")
+    own = resolve_bash_policy(config, "m")
+    assert (own.safe_patterns, own.safe_source) == (("^ls",), "mode")
+    assert own.destructive_source == "bashPatterns"
+
+
+def test_empty_mode_array_means_no_policy_and_malformed_inherits() -> None:
+    empty = resolve_bash_policy({"modes": {"m": {"safePatterns": []}}}, "m")
+    assert (empty.safe_patterns, empty.safe_source) == ((), "none")
+    assert check("node -e 1", "m", {"modes": {"m": {"safePatterns": []}}}).allowed
+    malformed = resolve_bash_policy({"modes": {"m": {"safePatterns": ["^ls", 3]}}}, "m")
+    assert malformed.safe_source == "built-in"
+    assert not check("node -e 1", "m", {"modes": {"m": {"safePatterns": ["^ls", 3]}}}).allowed
+
+
+def test_unknown_mode_is_gated_by_the_shared_base() -> None:
+    policy = resolve_bash_policy({"bashPatterns": {"safePatterns": ["^cat"]}}, "ghost")
+    assert not policy.unrestricted and not policy.known_mode
+    assert policy.safe_patterns == ("^cat",)
+
+
+def test_unrestricted_bash_true_only() -> None:
+    assert resolve_bash_policy({"modes": {"plan": {"unrestrictedBash": True}}}, "plan").unrestricted
+    assert not resolve_bash_policy({"modes": {"plan": {"unrestrictedBash": 1}}}, "plan").unrestricted
+    assert not resolve_bash_policy({"modes": {"off": {"unrestrictedBash": False}}}, "off").unrestricted
+
+
+def test_invalid_user_pattern_names_mode_and_pattern_and_blocks() -> None:
+    config = {"modes": {"review": {"safePatterns": ["^git", "(unclosed"]}}}
+    policy = resolve_bash_policy(config, "review")
+    assert len(policy.problems) == 1
+    assert "'review'" in policy.problems[0] and "'(unclosed'" in policy.problems[0]
+    decision = check("git log", "review", config)
+    assert not decision.allowed and decision.reason == policy.problems[0]
+
+
+def test_built_in_patterns_compile_on_their_own() -> None:
+    for pattern in (*bash_patterns.builtin_safe_patterns(), *bash_patterns.builtin_destructive_patterns()):
+        re.compile(pattern)
+
+
+# -- user-pattern guard -------------------------------------------------------
+
+
+def test_user_patterns_are_compiled_once_per_tuple() -> None:
+    first = pattern_guard.compile_patterns(("^git", "^cat"))
+    assert pattern_guard.compile_patterns(("^git", "^cat")) is first
+    assert pattern_guard.compile_patterns(("^cat", "^git")) is not first
+
+
+def test_catastrophic_pattern_is_cut_off_and_blocks() -> None:
+    config = {"modes": {"m": {"safePatterns": ["(a|aa)+$"]}}}
+    command = "a" * 5000 + "!"
+    started = time.perf_counter()
+    decision = check(command, "m", config)
+    elapsed = time.perf_counter() - started
+    assert not decision.allowed
+    assert decision.pattern == "(a|aa)+$" and "time budget" in (decision.reason or "")
+    # The budget is 0.25 s; leave room for a slow machine, but not for a hang.
+    assert elapsed < 5
+
+
+def test_catastrophic_destructive_pattern_blocks_too() -> None:
+    config = {"modes": {"m": {"safePatterns": [".*"], "destructivePatterns": ["(a|aa)+$"]}}}
+    assert not check("a" * 5000 + "!", "m", config).allowed
+
+
+def test_spent_budget_blocks_without_searching() -> None:
+    clock = iter([0.0, 10.0]).__next__
+    budget = pattern_guard.Budget.start(0.25, clock)
+    policy = resolve_bash_policy({"modes": {"m": {"safePatterns": ["^ls"]}}}, "m")
+    decision = bash_gate.check_command("ls", policy, budget)
+    assert not decision.allowed and decision.pattern == "^ls"
+
+
+# -- scanner invariants -------------------------------------------------------
+
+TEXT = st.text(alphabet=st.sampled_from(list("ab $()`'\"\\;&|<>\n\t")), max_size=60)
+
+
+@given(TEXT)
+def test_segments_are_trimmed_substrings(command: str) -> None:
+    for seg in allowlist_segments(command):
+        assert seg and seg == seg.strip() and seg in command
+    for seg in blocklist_segments(command):
+        assert seg and seg == seg.strip() and seg in command
+
+
+@given(TEXT)
+def test_check_never_raises_and_answers_a_bool(command: str) -> None:
+    decision = check(command, "plan", None)
+    assert isinstance(decision.allowed, bool)
+    assert decision.allowed or decision.reason
+
+
+def test_quoted_payload_is_split_out() -> None:
+    assert allowlist_segments('echo "$(node -e 1)"') == ['echo "', "node -e 1"]
+    assert allowlist_segments('grep "a|b" f') == ['grep "a|b" f']
+
+
+# -- handler and explain --------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, 0, True, ["ls"], {"c": "ls"}])
+def test_handler_blocks_non_strings_in_every_mode(value: object) -> None:
+    run = handlers()["oplmodes.bash.check"]
+    for mode in ("off", "plan"):
+        out = run(BashCheckInput.model_validate({"command": value, "mode": mode}))
+        assert out.allowed is False and "not a string" in (out.reason or "")
+
+
+def test_explain_shape() -> None:
+    answer = explain("ls && node -e 1", "plan", None)
+    assert answer["allowed"] is False
+    assert answer["segments"] == ["ls", "node -e 1"]
+    assert "node -e 1" in answer["reason"]
+    assert explain("git log", "review", REVIEW)["allowed"] is True
