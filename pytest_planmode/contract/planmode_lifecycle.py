@@ -205,9 +205,7 @@ class Export(ScriptEvent):
     """`/plan export [path]`."""
 
     type: Literal["export"]
-    path: str | None = Field(
-        default=None, description="The explicit path; omitted: the configured one."
-    )
+    path: str | None = Field(default=None, description="The explicit path; omitted: the configured one.")
     source: PlanSource | None = Field(
         default=None,
         description="Which plan; omitted: the ready, else the active, else the saved plan.",
@@ -255,7 +253,9 @@ class ContextObserved(Observation):
     """What one assembled context carried."""
 
     type: Literal["context"] = "context"
-    session: int
+    session: int = Field(
+        description="1 at start; each fresh implementation session or resume takes the next number."
+    )
     mode: Mode
     plan_in_history: bool = Field(description="Ordinary history held the exact plan.")
     injected: bool = Field(description="A hidden injection was added to this context.")
@@ -280,9 +280,7 @@ class ThinkingObserved(Observation):
 
     type: Literal["thinking"] = "thinking"
     level: str
-    cause: Literal[
-        "plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"
-    ]
+    cause: Literal["plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"]
 
 
 class ModeObserved(Observation):
@@ -340,9 +338,7 @@ TraceEntry = Annotated[
 class ActivePlanState(ContractOutput):
     plan: str
     policy: str
-    armed: bool = Field(
-        description="`clear-after-first-run`: its first run has begun in this session."
-    )
+    armed: bool = Field(description="`clear-after-first-run`: its first run has begun in this session.")
     session: int
 
 
@@ -350,9 +346,7 @@ class ShortcutState(ContractOutput):
     loaded: str | None = Field(description="The binding registered by this extension runtime.")
     configured: str | None = Field(description="The value in the settings now.")
     pending: bool = Field(description="The configured value differs from the loaded one.")
-    registrations: int = Field(
-        description="Bindings registered so far (one per runtime, if enabled)."
-    )
+    registrations: int = Field(description="Bindings registered so far (one per runtime, if enabled).")
 
 
 class WrittenFile(ContractOutput):
@@ -392,10 +386,11 @@ class LifecycleRunOutput(ContractOutput):
 
 
 class ExportRequest(ContractInput):
-    path: str | None = Field(
-        default=None, description="`/plan export <path>`; omitted: configured."
-    )
+    path: str | None = Field(default=None, description="`/plan export <path>`; omitted: configured.")
     cancel: bool = False
+    preview_width: int | None = Field(
+        default=None, ge=2, description="Terminal columns available for the destination preview."
+    )
 
 
 class PlanState(ContractInput):
@@ -421,20 +416,28 @@ class StateAfter(ContractOutput):
 
 class ExportRunOutput(ContractOutput):
     outcome: Literal["written", "refused", "cancelled", "failed"]
-    code: str | None = Field(
-        description="Why not written, e.g. `exists-file`, `parent-not-directory`."
-    )
+    code: str | None = Field(description="Why not written, e.g. `exists-file`, `parent-not-directory`.")
     reason: str | None = None
     requested: str = Field(description="The raw path used: explicit, configured or the default.")
-    destination: str | None = Field(description="The resolved absolute destination (the preview).")
+    destination: str | None = Field(description="The resolved absolute destination, used as is.")
+    preview: str | None = Field(
+        default=None, description="The destination as previewed in `previewWidth` columns."
+    )
     content: str | None = Field(description="The exact text written.")
     size: int | None = Field(description="Bytes written.")
     created_directories: list[str]
     state_after: StateAfter
-    settings_after: dict[str, Any] = Field(
-        description="The settings after the export (never edited)."
-    )
+    settings_after: dict[str, Any] = Field(description="The settings after the export (never edited).")
 
+
+class LifecycleVocabulary(ContractInput):
+    """The shared Plan-lifecycle vocabulary: every event and observation type."""
+
+    events: list[LifecycleEvent]
+    observations: list[TraceEntry]
+
+
+SCHEMAS = {"events/planmode-lifecycle.schema.json": LifecycleVocabulary}
 
 OPERATIONS = [
     Operation(

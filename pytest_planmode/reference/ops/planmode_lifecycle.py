@@ -22,9 +22,7 @@ def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.Model
     entries = [
         (
             entry.path,
-            exporting.Node(
-                entry.kind, content=entry.content.encode("utf-8"), target=entry.target or ""
-            ),
+            exporting.Node(entry.kind, content=entry.content.encode("utf-8"), target=entry.target or ""),
         )
         for entry in paths
     ]
@@ -110,9 +108,7 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
             outcome="refused",
             code="nothing-to-export",
             reason="there is no ready, active or saved plan to export",
-            requested=exporting.requested_path(
-                inp.request.path, configured_export_path(inp.settings)
-            ),
+            requested=exporting.requested_path(inp.request.path, configured_export_path(inp.settings)),
             destination=None,
             content=None,
             size=None,
@@ -141,6 +137,9 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
         reason=result.reason,
         requested=result.requested,
         destination=result.destination,
+        preview=None
+        if result.destination is None
+        else exporting.preview(result.destination, inp.request.preview_width),
         content=result.content,
         size=result.size,
         created_directories=list(result.created_directories),

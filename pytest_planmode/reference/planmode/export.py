@@ -92,6 +92,15 @@ def resolve_destination(raw: str, cwd: str, home: str) -> str:
     return resolved
 
 
+def preview(destination: str, width: int | None) -> str:
+    """§ Export destination: long previews are truncated to the available
+    width without changing the raw path the action uses. Reference choice:
+    keep the end (the file name) and mark the cut with one `…`."""
+    if width is None or len(destination) <= width:
+        return destination
+    return "…" + destination[len(destination) - (width - 1) :]
+
+
 def ancestors(path: str) -> list[str]:
     """The directories above `path`, outermost first, without `/`."""
     parts = path.strip("/").split("/")[:-1]
@@ -159,9 +168,7 @@ def export_plan(
             missing.append(directory)
             continue
         code = "parent-dangling-symlink" if kind == "dangling" else "parent-not-directory"
-        return ExportResult(
-            "refused", requested, destination, code, f"{directory} is not a directory"
-        )
+        return ExportResult("refused", requested, destination, code, f"{directory} is not a directory")
     if not missing:
         existing = fs.lkind(destination)
         if existing != "missing":
@@ -194,9 +201,7 @@ def export_plan(
         )
     except OSError as exc:
         _undo(fs, created)
-        return ExportResult(
-            "failed", requested, destination, "write-failed", f"cannot write: {exc.strerror}"
-        )
+        return ExportResult("failed", requested, destination, "write-failed", f"cannot write: {exc.strerror}")
     return ExportResult(
         "written",
         requested,
