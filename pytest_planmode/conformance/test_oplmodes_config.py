@@ -1,0 +1,57 @@
+"""Properties of the opl-modes configuration loader that hold for any
+target (opl-modes.md § Configuration): it never fails on arbitrary JSON,
+and always answers with an effective registry (problems reported)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_planmode.strategies import oplmodes_modes as s
+
+OP = "oplmodes.config.load"
+BUILTINS = ["off", "chat", "plan", "execute"]
+
+
+def _check_registry(out: dict[str, Any], what: str) -> None:
+    modes = out["modes"]
+    for name in BUILTINS:
+        assert name in modes, f"{what}: built-in mode {name!r} missing from the effective registry"
+    assert out["modeOrder"][:4] == BUILTINS, f"{what}: built-ins not first: {out['modeOrder']}"
+    assert "execute" not in out["cycle"], f"{what}: execute is in the cycle list {out['cycle']}"
+    assert isinstance(out["problems"], list) and isinstance(out["warnings"], list)
+    for problem in out["problems"]:
+        assert isinstance(problem["message"], str) and problem["message"], f"{what}: empty problem {problem}"
+
+
+@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-json-value")
+@given(document=s.json_values)
+def test_any_json_value_gives_a_registry(planmode_target, document: Any) -> None:
+    out = planmode_target.call(OP, {"document": document})
+    _check_registry(out, f"document {json.dumps(document)[:200]}")
+    if not isinstance(document, dict):
+        assert out["problems"], f"a {type(document).__name__} document loaded without a problem"
+
+
+@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-shaped-document")
+@given(document=s.documents)
+def test_shaped_documents_give_a_registry(planmode_target, document: dict[str, Any]) -> None:
+    out = planmode_target.call(OP, {"document": document})
+    what = f"document {json.dumps(document)[:300]}"
+    _check_registry(out, what)
+    for name, mode in out["modes"].items():
+        if mode["tools"] is not None:
+            assert "load_tools" not in mode["tools"], f"{what}: mode {name} lists load_tools"
+        if name == "off":
+            assert mode["enabled"] is True, f"{what}: off was disabled"
+
+
+@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-text")
+@given(text=st.text(max_size=200) | s.json_values.map(json.dumps))
+def test_any_text_gives_a_registry(planmode_target, text: str) -> None:
+    out = planmode_target.call(OP, {"text": text})
+    _check_registry(out, f"text {text[:200]!r}")
