@@ -61,25 +61,29 @@ class Registry:
         return registry
 
     def get(self, name: str) -> Tool | None:
-        """The effective tool called `name`, or None if Pi has no such entry."""
+        """§ Default Plan policy tools: Pi resolves tools by name; the
+        effective tool called `name`, or None if Pi has no such entry."""
         for tool in self.tools:
             if tool.name == name:
                 return tool
         return None
 
     def register(self, tool: Tool) -> Registry:
-        """Register `tool`; an existing entry of that name is replaced in place."""
+        """§ Default Plan policy tools: register `tool`; an existing entry of
+        that name (a built-in an extension overrides) is replaced in place."""
         if self.get(tool.name) is None:
             return Registry((*self.tools, tool))
         return Registry(tuple(tool if t.name == tool.name else t for t in self.tools))
 
     def update(self, name: str, **changes: object) -> Registry:
-        """Change fields of the entry `name`; an unknown name changes nothing
-        (Pi ignores activation requests for tools it does not know)."""
+        """§ Default Plan policy tools: change fields of the entry `name`
+        (activation, declaration, exposure); an unknown name changes nothing,
+        as Pi ignores activation requests for tools it does not know."""
         return Registry(
             tuple(replace(t, **changes) if t.name == name else t for t in self.tools)  # type: ignore[arg-type]
         )
 
     def active_names(self) -> tuple[str, ...]:
-        """Names Pi currently has active (registered and active)."""
+        """§ Enable inactive built-in search tools in Pi: the names Pi has
+        active (Pi controls activation; Plan mode never changes it)."""
         return tuple(t.name for t in self.tools if t.registered and t.active)

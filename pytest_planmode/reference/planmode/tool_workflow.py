@@ -48,7 +48,9 @@ from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, nor
 
 
 def tool_from_entry(entry: ToolEntry) -> Tool:
-    """A contract registry entry as reference data (exposure normalised)."""
+    """§ Default Plan policy tools: a contract registry entry as reference
+    data, its exposure normalised (missing → direct, codemode-deferred →
+    deferred)."""
     return Tool(
         name=entry.name,
         registered=entry.registered,
