@@ -3,6 +3,7 @@ effective mode registry it yields (opl-modes.md § Configuration)."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
@@ -10,7 +11,9 @@ from pydantic.alias_generators import to_camel
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
-from pytest_planmode.reference.oplmodes.appearance import COLOR_PATTERN
+from pytest_planmode.reference.oplmodes.appearance import COLOR_PATTERN, THEME_TOKENS
+
+TOKEN_PATTERN = "^(" + "|".join(sorted(THEME_TOKENS)) + ")$"
 
 # -- the document (published as settings/opl-modes.schema.json) --------------
 
@@ -20,11 +23,40 @@ NonBlank = Annotated[str, StringConstraints(pattern=r"\S")]
 ModeName = Annotated[str, StringConstraints(pattern=r"^(?!normal$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")]
 
 
+def _no_null(schema: dict[str, Any]) -> None:
+    """Optional fields are omitted, never null: drop the `null` branch the
+    `X | None` annotations put in the published schema."""
+    for prop in schema.get("properties", {}).values():
+        branches = prop.get("anyOf")
+        if isinstance(branches, list) and {"type": "null"} in branches:
+            rest = [b for b in branches if b != {"type": "null"}]
+            del prop["anyOf"]
+            if len(rest) == 1:
+                prop.update(rest[0])
+            else:
+                prop["anyOf"] = rest
+            prop.pop("default", None)
+
+
 class _Doc(BaseModel):
     # Unknown fields are tolerated (they are warned about, not errors).
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", regex_engine="python-re"
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        regex_engine="python-re",
+        json_schema_extra=_no_null,  # type: ignore[typeddict-item]
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _omitted_not_null(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name, info in cls.model_fields.items():
+                key = info.alias or name
+                if key in data and data[key] is None:
+                    raise ValueError(f"{key} must be omitted rather than null")
+        return data
 
 
 class UiConfig(_Doc):
@@ -79,8 +111,19 @@ class ModeConfig(_Doc):
     destructive_patterns: list[str] | None = None
     unrestricted_bash: StrictBool | None = None
     model: ModelConfig | None = None
-    labels: dict[str, str] | None = None
+    labels: dict[str, str] | None = Field(
+        default=None,
+        description="Widget labels; keys ending in Color take Pi theme colour tokens.",
+        json_schema_extra={"patternProperties": {"Colou?r$": {"type": "string", "pattern": TOKEN_PATTERN}}},
+    )
     appearance: AppearanceConfig | None = None
+
+    @model_validator(mode="after")
+    def _label_colours(self) -> ModeConfig:
+        for key, value in (self.labels or {}).items():
+            if re.search("Colou?r$", key) and not re.fullmatch(TOKEN_PATTERN, value):
+                raise ValueError(f"labels.{key}: {value!r} is not a Pi theme colour token")
+        return self
 
 
 class OplModesDocument(_Doc):
@@ -94,7 +137,11 @@ class OplModesDocument(_Doc):
         description="Notification template for custom modes; {Name} is the capitalised name.",
     )
     bash_patterns: BashPatternsConfig | None = None
-    modes: dict[ModeName, ModeConfig] | None = None
+    modes: dict[ModeName, ModeConfig] | None = Field(
+        default=None,
+        description="Add or override modes; names are command words, `normal` is reserved.",
+        json_schema_extra={"additionalProperties": False},
+    )
     chat_allowed_tools: list[ToolName] | None = Field(
         default=None,
         description="Deprecated alias of modes.chat.tools, used only when that is omitted.",

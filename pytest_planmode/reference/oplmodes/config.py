@@ -356,10 +356,8 @@ def _modes(data: Mapping[str, Any], out: _Collector) -> dict[str, ModeDef]:
                 f"{alias} is deprecated and ignored because modes.{mode_name}.tools is set; remove it",
             )
             continue
-        names = _tool_list(data[alias], alias, mode_name, out)
+        modes[mode_name] = _merge_tools(modes[mode_name], data[alias], out, alias, "alias")
         out.warn(alias, mode_name, f"{alias} is deprecated; migrate to modes.{mode_name}.tools")
-        if names is not None:
-            modes[mode_name] = replace(modes[mode_name], tools=names, tools_source="alias")
     for mode in modes.values():
         if not mode.builtin and mode.tools is None:
             out.warn(
@@ -432,8 +430,13 @@ def _merge_mode(base: ModeDef, raw: Mapping[str, Any], out: _Collector) -> ModeD
     return mode
 
 
-def _merge_tools(mode: ModeDef, value: Any, out: _Collector) -> ModeDef:
-    where = f"modes.{mode.name}.tools"
+def _merge_tools(
+    mode: ModeDef, value: Any, out: _Collector, where: str | None = None, source: str | None = None
+) -> ModeDef:
+    """A mode's tool list (`modes.<name>.tools`, or a deprecated alias):
+    opl-modes' own `load_tools` cannot be listed, and `plan_complete` is
+    granted only by the one predicate."""
+    where = where or f"modes.{mode.name}.tools"
     names = _tool_list(value, where, mode.name, out)
     if names is None:
         if mode.builtin:
@@ -460,7 +463,9 @@ def _merge_tools(mode: ModeDef, value: Any, out: _Collector) -> ModeDef:
             "it stays unavailable",
         )
         kept = tuple(n for n in kept if n != PLAN_COMPLETE)
-    return replace(mode, tools=kept, tools_source="pinned" if mode.name == OFF else "config")
+    return replace(
+        mode, tools=kept, tools_source=source or ("pinned" if mode.name == OFF else "config")
+    )
 
 
 def _labels(value: Any, where: str, mode: str, out: _Collector) -> dict[str, str]:

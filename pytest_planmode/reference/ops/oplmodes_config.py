@@ -52,37 +52,25 @@ def _with_problem(loaded: cfg.OplConfig, problem: cfg.Problem) -> cfg.OplConfig:
 
 
 def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[ConfigProblem]]:
+    """The mode's Bash policy from the Bash gate module (its own area); the
+    loader must not fail if that module is missing or raises."""
     try:
-        from pytest_planmode.reference.oplmodes.bash_gate import (  # type: ignore[import-not-found,unused-ignore]
-            resolve_bash_policy,
-        )
+        from pytest_planmode.reference.oplmodes.bash_gate import resolve_bash_policy
     except ImportError:
         return None, []
     try:
         policy = resolve_bash_policy(config.document, mode)
-    except Exception as exc:  # the gate module must not take the loader down
-        return None, [
-            ConfigProblem(
-                field=f"modes.{mode}",
-                mode=mode,
-                message=f"Bash policy could not be resolved: {exc}",
-            )
-        ]
+    except Exception as exc:  # noqa: BLE001 - reported, never raised
+        message = f"modes.{mode}: the Bash policy could not be resolved ({exc})"
+        return None, [ConfigProblem(field=f"modes.{mode}", mode=mode, message=message)]
     problems = [
-        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(p))
-        if not isinstance(p, dict)
-        else ConfigProblem(**p)
-        for p in getattr(policy, "problems", ())
+        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem))
+        for problem in policy.problems
     ]
     bash = EffectiveBash(
         unrestricted=bool(policy.unrestricted),
-        safe_patterns=[
-            getattr(p, "source", p) if not isinstance(p, str) else p for p in policy.safe_patterns
-        ],
-        destructive_patterns=[
-            getattr(p, "source", p) if not isinstance(p, str) else p
-            for p in policy.destructive_patterns
-        ],
+        safe_patterns=[str(p) for p in policy.safe_patterns],
+        destructive_patterns=[str(p) for p in policy.destructive_patterns],
     )
     return bash, problems
 
@@ -132,9 +120,14 @@ def load(inp: ConfigLoadInput) -> ConfigLoadOutput:
     config = load_from_input(inp)
     modes: dict[str, EffectiveMode] = {}
     problems = [_problem(p) for p in config.problems]
+    seen = {p.message for p in problems}
     for name, mode in config.modes.items():
         bash, bash_problems = _bash(config, name)
-        problems.extend(bash_problems)
+        for problem in bash_problems:
+            # A shared-pattern problem is reported once, not once per mode.
+            if problem.message not in seen:
+                seen.add(problem.message)
+                problems.append(problem)
         modes[name] = effective_mode(config, mode, bash)
     return ConfigLoadOutput(
         modes=modes,
