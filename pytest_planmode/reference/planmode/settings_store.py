@@ -158,6 +158,12 @@ class SettingsStore:
         return self._current if self._current is not None else EffectiveSettings()
 
     @property
+    def pending(self) -> int:
+        """Saves called and not yet finished (the running one included)."""
+        with self._turn:
+            return self._next_ticket - self._serving
+
+    @property
     def outcome(self) -> LoadOutcome | None:
         return self._outcome
 
