@@ -67,13 +67,21 @@ def test_document_and_text_together_rejected() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("#abc", "#aabbcc"), ("#ABC", "#aabbcc"), ("#157CD6", "#157cd6"), ("accent", "accent"), ("muted", "muted")],
+    [
+        ("#abc", "#aabbcc"),
+        ("#ABC", "#aabbcc"),
+        ("#157CD6", "#157cd6"),
+        ("accent", "accent"),
+        ("muted", "muted"),
+    ],
 )
 def test_colours_accepted(value: str, expected: str) -> None:
     assert ap.normalize_color(value, "x").color == expected
 
 
-@pytest.mark.parametrize("value", ["red", "#12", "#1234", "#12345", "#1234567", "abc", "", "Accent", 3, None, "selectedBg"])
+@pytest.mark.parametrize(
+    "value", ["red", "#12", "#1234", "#12345", "#1234567", "abc", "", "Accent", 3, None, "selectedBg"]
+)
 def test_colours_rejected_with_the_field_named(value: object) -> None:
     result = ap.normalize_color(value, "modes.chat.appearance.modeColor")
     assert result.color is None
@@ -85,7 +93,9 @@ def test_label_colours_take_tokens_only() -> None:
     assert ap.normalize_color("accent", "l", tokens_only=True).color == "accent"
 
 
-@pytest.mark.parametrize(("name", "text"), [("review", "Review"), ("code-review", "Code-review"), ("QA", "QA"), ("2fa", "2fa")])
+@pytest.mark.parametrize(
+    ("name", "text"), [("review", "Review"), ("code-review", "Code-review"), ("QA", "QA"), ("2fa", "2fa")]
+)
 def test_template_capitalises(name: str, text: str) -> None:
     assert ap.render_template("{Name}", name) == text
 

@@ -17,7 +17,12 @@ from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_l
 from pytest_planmode.reference.ops.oplmodes_modes import script
 from pytest_planmode.strategies import oplmodes_modes as s
 
-CONFIG = cfg.load({"shortcuts": {"cycleMode": "f2"}, "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}}})
+CONFIG = cfg.load(
+    {
+        "shortcuts": {"cycleMode": "f2"},
+        "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
+    }
+)
 
 
 def cmd(text: str) -> dict[str, Any]:
@@ -26,7 +31,13 @@ def cmd(text: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("0.87.0", (0, 87, 0)), ("v1.2.3", (1, 2, 3)), ("0.87", None), ("x.y.z", None), ("0.87.0-rc.1", (0, 86, 10**9))],
+    [
+        ("0.87.0", (0, 87, 0)),
+        ("v1.2.3", (1, 2, 3)),
+        ("0.87", None),
+        ("x.y.z", None),
+        ("0.87.0-rc.1", (0, 86, 10**9)),
+    ],
 )
 def test_parse_version(text: str, expected: tuple[int, int, int] | None) -> None:
     assert parse_version(text) == expected
@@ -38,7 +49,15 @@ def test_prerelease_sorts_before_release() -> None:
     assert release is not None and pre is not None and pre < release
 
 
-@pytest.mark.parametrize(("cycles", "label"), [(0, "Refine"), (1, "Refine (1 cycle so far)"), (3, "Refine (3 cycles so far)"), (250, "Refine (250 cycles so far)")])
+@pytest.mark.parametrize(
+    ("cycles", "label"),
+    [
+        (0, "Refine"),
+        (1, "Refine (1 cycle so far)"),
+        (3, "Refine (3 cycles so far)"),
+        (250, "Refine (250 cycles so far)"),
+    ],
+)
 def test_refine_label(cycles: int, label: str) -> None:
     assert refine_label(cycles) == label
 
@@ -68,19 +87,34 @@ def test_hidden_mode_reachable_by_name() -> None:
 
 def test_plan_complete_message_and_cleanup() -> None:
     config = cfg.load({"cleanup": {"cleanupOnComplete": True}})
-    session = run_script(config, [cmd("/execute a"), {"type": "tool_call", "tool": "plan_complete"}], existing_plans=["plan-a.md"])
+    session = run_script(
+        config,
+        [cmd("/execute a"), {"type": "tool_call", "tool": "plan_complete"}],
+        existing_plans=["plan-a.md"],
+    )
     assert session.steps[1]["result"]["message"] == "Plan implemented. Plan mode OFF."
     assert session.plans == [] and session.mode == "off"
 
 
-@pytest.mark.parametrize(("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("errored", "execute")])
+@pytest.mark.parametrize(
+    ("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("errored", "execute")]
+)
 def test_settle_outcomes(outcome: str, mode: str) -> None:
-    session = run_script(CONFIG, [cmd("/execute a"), {"type": "agent_before_settle", "outcome": outcome}], existing_plans=["plan-a.md"])
+    session = run_script(
+        CONFIG,
+        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": outcome}],
+        existing_plans=["plan-a.md"],
+    )
     assert session.mode == mode
 
 
 def test_settle_ignored_before_087() -> None:
-    session = run_script(CONFIG, [cmd("/execute a"), {"type": "agent_before_settle", "outcome": "completed"}], existing_plans=["plan-a.md"], pi_version="0.86.0")
+    session = run_script(
+        CONFIG,
+        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": "completed"}],
+        existing_plans=["plan-a.md"],
+        pi_version="0.86.0",
+    )
     assert session.mode == "execute"
 
 
@@ -88,7 +122,13 @@ def test_allow_execute_false_hides_and_refuses_but_menu_executes() -> None:
     config = cfg.load({"modes": {"plan": {"allowExecute": False}}})
     session = run_script(
         config,
-        [cmd("/plan a"), cmd("/mode"), cmd("/execute"), {"type": "agent_end"}, {"type": "pick", "entry": "Execute"}],
+        [
+            cmd("/plan a"),
+            cmd("/mode"),
+            cmd("/execute"),
+            {"type": "agent_end"},
+            {"type": "pick", "entry": "Execute"},
+        ],
         existing_plans=["plan-a.md"],
     )
     assert not any(e.startswith("Execute:") for e in session.steps[1]["menu"]["entries"])
@@ -102,8 +142,17 @@ def test_restore_last_own_entry_and_fallbacks() -> None:
         {"type": "custom", "customType": "other", "data": {"mode": "execute"}},
     ]
     assert state.restore(entries, CONFIG, []).mode == "chat"
-    assert state.restore([{"type": "custom", "customType": "mode-switcher", "data": {"mode": "yolo"}}], CONFIG, []).mode == "off"
-    dropped = state.restore([{"type": "custom", "customType": "mode-switcher", "data": {"mode": "plan", "planFile": "../x.md"}}], CONFIG, [])
+    assert (
+        state.restore(
+            [{"type": "custom", "customType": "mode-switcher", "data": {"mode": "yolo"}}], CONFIG, []
+        ).mode
+        == "off"
+    )
+    dropped = state.restore(
+        [{"type": "custom", "customType": "mode-switcher", "data": {"mode": "plan", "planFile": "../x.md"}}],
+        CONFIG,
+        [],
+    )
     assert dropped.mode == "plan" and dropped.plan_file is None and dropped.warnings
 
 
@@ -125,7 +174,9 @@ def test_any_script_runs_and_stays_consistent(events: list[dict[str, Any]]) -> N
 
 
 def test_operation_through_contract_model() -> None:
-    inp = ModesScriptInput.model_validate({"plans": ["plan-a.md"], "events": [{"type": "command", "text": "/execute a"}]})
+    inp = ModesScriptInput.model_validate(
+        {"plans": ["plan-a.md"], "events": [{"type": "command", "text": "/execute a"}]}
+    )
     out = script(inp)
     assert out.final.mode == "execute"
     assert out.steps[0].notifications[0].message == "Execute mode ON: .pi/plans/plan-a.md"
@@ -134,4 +185,6 @@ def test_operation_through_contract_model() -> None:
 
 def test_script_instants_must_not_go_back() -> None:
     with pytest.raises(ValueError, match="never go back"):
-        ModesScriptInput.model_validate({"events": [{"type": "agent_end", "at": 5}, {"type": "agent_end", "at": 1}]})
+        ModesScriptInput.model_validate(
+            {"events": [{"type": "agent_end", "at": 5}, {"type": "agent_end", "at": 1}]}
+        )

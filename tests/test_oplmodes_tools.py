@@ -43,7 +43,9 @@ def test_lazy_withheld_and_load_tools_offered() -> None:
 
 
 def test_load_tools_bounded_by_mode() -> None:
-    config = cfg.load({"lazyTools": ["subagent", "browser"], "modes": {"research": {"tools": ["read", "subagent"]}}})
+    config = cfg.load(
+        {"lazyTools": ["subagent", "browser"], "modes": {"research": {"tools": ["read", "subagent"]}}}
+    )
     result = load_tools(config.modes["research"], config, ALL, ALL, (), ["browser", "subagent", "write"])
     assert result.enabled == ("subagent",)
     assert {i.tool: i.reason for i in result.ignored} == {"browser": "not-permitted", "write": "not-lazy"}
@@ -57,7 +59,9 @@ def test_unknown_names_reported() -> None:
 
 
 @given(scenario=s.lazy_scenarios(), snapshot=s.registries)
-def test_load_never_outside_permitted(scenario: tuple[dict[str, Any], str, list[str] | None], snapshot: list[str]) -> None:
+def test_load_never_outside_permitted(
+    scenario: tuple[dict[str, Any], str, list[str] | None], snapshot: list[str]
+) -> None:
     document, mode_name, request = scenario
     config = cfg.load(document)
     mode = config.modes[mode_name]

@@ -5,13 +5,16 @@ and always answers with an effective registry (problems reported)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_modes as s
+
+if TYPE_CHECKING:
+    from pytest_planmode.harness import TargetClient
 
 OP = "oplmodes.config.load"
 BUILTINS = ["off", "chat", "plan", "execute"]
@@ -30,7 +33,7 @@ def _check_registry(out: dict[str, Any], what: str) -> None:
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-json-value")
 @given(document=s.json_values)
-def test_any_json_value_gives_a_registry(planmode_target, document: Any) -> None:
+def test_any_json_value_gives_a_registry(planmode_target: TargetClient, document: Any) -> None:
     out = planmode_target.call(OP, {"document": document})
     _check_registry(out, f"document {json.dumps(document)[:200]}")
     if not isinstance(document, dict):
@@ -39,7 +42,7 @@ def test_any_json_value_gives_a_registry(planmode_target, document: Any) -> None
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-shaped-document")
 @given(document=s.documents)
-def test_shaped_documents_give_a_registry(planmode_target, document: dict[str, Any]) -> None:
+def test_shaped_documents_give_a_registry(planmode_target: TargetClient, document: dict[str, Any]) -> None:
     out = planmode_target.call(OP, {"document": document})
     what = f"document {json.dumps(document)[:300]}"
     _check_registry(out, what)
@@ -52,6 +55,6 @@ def test_shaped_documents_give_a_registry(planmode_target, document: dict[str, A
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.any-text")
 @given(text=st.text(max_size=200) | s.json_values.map(json.dumps))
-def test_any_text_gives_a_registry(planmode_target, text: str) -> None:
+def test_any_text_gives_a_registry(planmode_target: TargetClient, text: str) -> None:
     out = planmode_target.call(OP, {"text": text})
     _check_registry(out, f"text {text[:200]!r}")

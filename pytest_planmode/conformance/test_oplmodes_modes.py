@@ -7,13 +7,16 @@ shortcuts)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_modes as s
+
+if TYPE_CHECKING:
+    from pytest_planmode.harness import TargetClient
 
 OP = "oplmodes.modes.script"
 ACTIVE = "oplmodes.tools.active"
@@ -32,11 +35,13 @@ def _is_own(entry: dict[str, Any]) -> bool:
     return entry.get("type") == "custom" and entry.get("customType") in OWN_TYPES
 
 
-def _check_restricted(planmode_target, out: dict[str, Any], what: str) -> None:
+def _check_restricted(planmode_target: TargetClient, out: dict[str, Any], what: str) -> None:
     final = out["final"]
     mode = final["mode"]
     policy = planmode_target.call(
-        ACTIVE, {"config": CONFIG, "mode": mode, "snapshot": None} | {"registeredTools": ["read", "bash", "edit", "write", "grep", "find", "ls"]}
+        ACTIVE,
+        {"config": CONFIG, "mode": mode, "snapshot": None}
+        | {"registeredTools": ["read", "bash", "edit", "write", "grep", "find", "ls"]},
     )
     assert policy["known"], f"{what}: the session is in {mode!r}, which is not a registered enabled mode"
     allowed = set(policy["permittedTools"]) | {"load_tools"}
@@ -45,52 +50,95 @@ def _check_restricted(planmode_target, out: dict[str, Any], what: str) -> None:
     plan_file = final["planFile"]
     if plan_file is not None:
         name = plan_file.removeprefix(".pi/plans/")
-        assert plan_file.startswith(".pi/plans/") and "/" not in name and "\\" not in name and ".." not in name, (
-            f"{what}: plan file {plan_file!r} points outside .pi/plans/"
-        )
+        assert (
+            plan_file.startswith(".pi/plans/") and "/" not in name and "\\" not in name and ".." not in name
+        ), f"{what}: plan file {plan_file!r} points outside .pi/plans/"
     published = final["published"]["__agentMode"]
     assert published["mode"] == mode, f"{what}: published {published['mode']!r} but the mode is {mode!r}"
 
 
-@pytest.mark.planmode(operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.stale-resume-falls-back")
-@given(entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4), kind=st.sampled_from(["session_start", "session_resume", "branch_change"]))
-def test_only_foreign_or_stale_entries_resume_to_normal(planmode_target, entries: list[dict[str, Any]], kind: str) -> None:
-    out = planmode_target.call(OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "command", "text": "/chat"}, {"type": kind, "entries": entries}]})
+@pytest.mark.planmode(
+    operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.stale-resume-falls-back"
+)
+@given(
+    entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
+    kind=st.sampled_from(["session_start", "session_resume", "branch_change"]),
+)
+def test_only_foreign_or_stale_entries_resume_to_normal(
+    planmode_target: TargetClient, entries: list[dict[str, Any]], kind: str
+) -> None:
+    out = planmode_target.call(
+        OP,
+        {
+            "config": CONFIG,
+            "plans": PLANS,
+            "events": [{"type": "command", "text": "/chat"}, {"type": kind, "entries": entries}],
+        },
+    )
     what = f"{kind} from {json.dumps(entries)[:300]}"
     _check_restricted(planmode_target, out, what)
     # The last own entry decides; a foreign or stale one can only yield normal,
     # or a legacy/own entry that happens to name a valid read-only mode.
     own = [e for e in entries if _is_own(e)]
     if not own:
-        assert out["final"]["mode"] == "off", f"{what}: no opl-modes entry, yet the mode is {out['final']['mode']!r}"
+        assert out["final"]["mode"] == "off", (
+            f"{what}: no opl-modes entry, yet the mode is {out['final']['mode']!r}"
+        )
     assert out["final"]["mode"] != "execute", f"{what}: resumed into execute mode without a usable plan"
 
 
-@pytest.mark.planmode(operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.restricted-survives-foreign")
+@pytest.mark.planmode(
+    operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.restricted-survives-foreign"
+)
 @given(
     restricted=s.restricted_entries,
     foreign=st.lists(s.foreign_or_stale_entries.filter(lambda e: not _is_own(e)), max_size=3),
     events=s.event_lists,
 )
-def test_foreign_entries_after_a_restricted_one_keep_it(planmode_target, restricted: dict[str, Any], foreign: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+def test_foreign_entries_after_a_restricted_one_keep_it(
+    planmode_target: TargetClient,
+    restricted: dict[str, Any],
+    foreign: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> None:
     entries = [restricted, *foreign]
-    out = planmode_target.call(OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "session_resume", "entries": entries}]})
+    out = planmode_target.call(
+        OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "session_resume", "entries": entries}]}
+    )
     what = f"resume from {json.dumps(entries)[:300]}"
     assert out["final"]["mode"] == restricted["data"]["mode"], (
-        f"{what}: resumed into {out['final']['mode']!r} instead of the restricted {restricted['data']['mode']!r}"
+        f"{what}: resumed into {out['final']['mode']!r} instead of the restricted "
+        f"{restricted['data']['mode']!r}"
     )
     _check_restricted(planmode_target, out, what)
     # Whatever follows, every step stays within the policy of its mode.
-    out = planmode_target.call(OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "session_resume", "entries": entries}, *events]})
+    out = planmode_target.call(
+        OP,
+        {
+            "config": CONFIG,
+            "plans": PLANS,
+            "events": [{"type": "session_resume", "entries": entries}, *events],
+        },
+    )
     _check_restricted(planmode_target, out, f"{what} then {json.dumps(events)[:300]}")
 
 
-@pytest.mark.planmode(operations=[OP, "oplmodes.config.load"], level="must", id="oplmodes.modes.property.cycle-visible-enabled")
-@given(document=s.well_formed_documents, start=st.sampled_from(["", "/chat", "/plan", "/mode review", "/mode secret", "/execute auth"]), presses=st.integers(min_value=1, max_value=8))
-def test_cycling_never_reaches_execute_hidden_or_disabled(planmode_target, document: dict[str, Any], start: str, presses: int) -> None:
+@pytest.mark.planmode(
+    operations=[OP, "oplmodes.config.load"], level="must", id="oplmodes.modes.property.cycle-visible-enabled"
+)
+@given(
+    document=s.well_formed_documents,
+    start=st.sampled_from(["", "/chat", "/plan", "/mode review", "/mode secret", "/execute auth"]),
+    presses=st.integers(min_value=1, max_value=8),
+)
+def test_cycling_never_reaches_execute_hidden_or_disabled(
+    planmode_target: TargetClient, document: dict[str, Any], start: str, presses: int
+) -> None:
     registry = planmode_target.call("oplmodes.config.load", {"document": document})
     modes = registry["modes"]
-    events = ([{"type": "command", "text": start}] if start else []) + [{"type": "key", "key": "f2"}] * presses
+    events = ([{"type": "command", "text": start}] if start else []) + [
+        {"type": "key", "key": "f2"}
+    ] * presses
     out = planmode_target.call(OP, {"config": document, "plans": PLANS, "events": events})
     what = f"config {json.dumps(document)[:300]}, {start or 'normal'} then {presses} presses"
     before = out["steps"][0]["mode"] if start else "off"

@@ -6,7 +6,7 @@ never wider than that list; off is never wider than its snapshot."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given
@@ -14,16 +14,21 @@ from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_modes as s
 
+if TYPE_CHECKING:
+    from pytest_planmode.harness import TargetClient
+
 ACTIVE = "oplmodes.tools.active"
 LOAD = "oplmodes.tools.load"
 HELPERS = {"plan_complete", "load_tools"}
 modes = st.sampled_from(["off", "chat", "plan", "execute", *s.CUSTOM_NAMES])
 
 
-@pytest.mark.planmode(operations=[ACTIVE, LOAD], level="must", id="oplmodes.tools.property.load-within-policy")
+@pytest.mark.planmode(
+    operations=[ACTIVE, LOAD], level="must", id="oplmodes.tools.property.load-within-policy"
+)
 @given(scenario=s.lazy_scenarios(), snapshot=s.registries)
 def test_load_tools_never_enables_what_the_mode_does_not_permit(
-    planmode_target, scenario: tuple[dict[str, Any], str, list[str] | None], snapshot: list[str]
+    planmode_target: TargetClient, scenario: tuple[dict[str, Any], str, list[str] | None], snapshot: list[str]
 ) -> None:
     document, mode, request = scenario
     base = {"config": document, "mode": mode, "registeredTools": s.TOOL_NAMES, "snapshot": snapshot}
@@ -36,21 +41,42 @@ def test_load_tools_never_enables_what_the_mode_does_not_permit(
     assert set(out["activeTools"]) <= permitted | {"load_tools"}, (
         f"{what}: active after load_tools {out['activeTools']} beyond {sorted(permitted)}"
     )
-    assert set(out["enabled"]) <= set(document["lazyTools"]), f"{what}: enabled non-lazy tools {out['enabled']}"
+    assert set(out["enabled"]) <= set(document["lazyTools"]), (
+        f"{what}: enabled non-lazy tools {out['enabled']}"
+    )
     if request is not None:
-        assert set(out["enabled"]) <= set(request), f"{what}: enabled {out['enabled']} that were not requested"
+        assert set(out["enabled"]) <= set(request), (
+            f"{what}: enabled {out['enabled']} that were not requested"
+        )
     own = document["modes"].get(mode, {}).get("tools")
     if own is not None:
-        assert set(out["activeTools"]) <= set(own) | HELPERS, f"{what}: {out['activeTools']} wider than the mode's own list"
+        assert set(out["activeTools"]) <= set(own) | HELPERS, (
+            f"{what}: {out['activeTools']} wider than the mode's own list"
+        )
 
 
-@pytest.mark.planmode(operations=["oplmodes.modes.script"], level="must", id="oplmodes.tools.property.session-load-within-policy")
-@given(scenario=s.lazy_scenarios(), prefix=st.sampled_from(["/mode research", "/mode verify", "/chat", "", "/plan"]))
-def test_load_tools_in_a_session_stays_within_the_mode(planmode_target, scenario: tuple[dict[str, Any], str, list[str] | None], prefix: str) -> None:
+@pytest.mark.planmode(
+    operations=["oplmodes.modes.script"],
+    level="must",
+    id="oplmodes.tools.property.session-load-within-policy",
+)
+@given(
+    scenario=s.lazy_scenarios(),
+    prefix=st.sampled_from(["/mode research", "/mode verify", "/chat", "", "/plan"]),
+)
+def test_load_tools_in_a_session_stays_within_the_mode(
+    planmode_target: TargetClient, scenario: tuple[dict[str, Any], str, list[str] | None], prefix: str
+) -> None:
     document, _mode, request = scenario
-    call: dict[str, Any] = {"type": "tool_call", "tool": "load_tools", "input": {} if request is None else {"tools": request}}
+    call: dict[str, Any] = {
+        "type": "tool_call",
+        "tool": "load_tools",
+        "input": {} if request is None else {"tools": request},
+    }
     events = ([{"type": "command", "text": prefix}] if prefix else []) + [call]
-    out = planmode_target.call("oplmodes.modes.script", {"config": document, "registeredTools": s.TOOL_NAMES, "events": events})
+    out = planmode_target.call(
+        "oplmodes.modes.script", {"config": document, "registeredTools": s.TOOL_NAMES, "events": events}
+    )
     before, after = (out["steps"][-2]["activeTools"] if prefix else None), out["steps"][-1]
     mode = after["mode"]
     policy = planmode_target.call(ACTIVE, {"config": document, "mode": mode, "registeredTools": s.TOOL_NAMES})
@@ -64,17 +90,42 @@ def test_load_tools_in_a_session_stays_within_the_mode(planmode_target, scenario
 
 @pytest.mark.planmode(operation=ACTIVE, level="must", id="oplmodes.tools.property.never-wider")
 @given(document=s.well_formed_documents, mode=modes, registered=s.registries, snapshot=s.registries)
-def test_active_set_never_wider_than_the_policy(planmode_target, document: dict[str, Any], mode: str, registered: list[str], snapshot: list[str]) -> None:
-    out = planmode_target.call(ACTIVE, {"config": document, "mode": mode, "registeredTools": registered, "snapshot": snapshot})
+def test_active_set_never_wider_than_the_policy(
+    planmode_target: TargetClient,
+    document: dict[str, Any],
+    mode: str,
+    registered: list[str],
+    snapshot: list[str],
+) -> None:
+    out = planmode_target.call(
+        ACTIVE, {"config": document, "mode": mode, "registeredTools": registered, "snapshot": snapshot}
+    )
     what = f"{mode} with {json.dumps(document)[:300]}, registered {registered}, snapshot {snapshot}"
     if not out["known"]:
-        assert out["activeTools"] == [], f"{what}: a mode that cannot be entered activated {out['activeTools']}"
+        assert out["activeTools"] == [], (
+            f"{what}: a mode that cannot be entered activated {out['activeTools']}"
+        )
         return
     active = set(out["activeTools"])
-    assert active <= set(registered) | HELPERS, f"{what}: {sorted(active - set(registered))} are not registered"
-    lazy = set(document["lazyTools"]) - {"read", "edit", "write", "bash", "powershell", "grep", "find", "ls", "plan_complete", "load_tools"}
+    assert active <= set(registered) | HELPERS, (
+        f"{what}: {sorted(active - set(registered))} are not registered"
+    )
+    lazy = set(document["lazyTools"]) - {
+        "read",
+        "edit",
+        "write",
+        "bash",
+        "powershell",
+        "grep",
+        "find",
+        "ls",
+        "plan_complete",
+        "load_tools",
+    }
     assert not (active & lazy), f"{what}: lazy tools {sorted(active & lazy)} active on entry"
-    assert ("load_tools" in active) == bool(out["withheldLazyTools"]), f"{what}: load_tools offered iff something is withheld"
+    assert ("load_tools" in active) == bool(out["withheldLazyTools"]), (
+        f"{what}: load_tools offered iff something is withheld"
+    )
     if mode == "off":
         assert active - {"load_tools"} <= set(snapshot), f"{what}: off is wider than the snapshot"
     if "plan_complete" in active:

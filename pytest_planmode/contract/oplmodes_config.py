@@ -45,7 +45,7 @@ class _Doc(BaseModel):
         populate_by_name=True,
         extra="allow",
         regex_engine="python-re",
-        json_schema_extra=_no_null,  # type: ignore[typeddict-item]
+        json_schema_extra=_no_null,
     )
 
     @model_validator(mode="before")
@@ -90,9 +90,7 @@ class AppearanceConfig(_Doc):
     prefix: str | None = Field(default=None, description="opl-input prefix.")
     prefix_color: Color | None = None
     border_color: Color | None = None
-    mode_color: Color | None = Field(
-        default=None, description="opl-footer mode colour (default muted)."
-    )
+    mode_color: Color | None = Field(default=None, description="opl-footer mode colour (default muted).")
 
 
 class ModeConfig(_Doc):
@@ -158,12 +156,8 @@ class OplModesDocument(_Doc):
         off, execute = modes.get("off"), modes.get("execute")
         if off is not None and off.enabled is False:
             raise ValueError("modes.off.enabled: off (normal) cannot be disabled")
-        if execute is not None and (
-            execute.enabled is False or execute.allow_plan_complete is False
-        ):
-            raise ValueError(
-                "modes.execute: execute cannot be disabled and always allows plan_complete"
-            )
+        if execute is not None and (execute.enabled is False or execute.allow_plan_complete is False):
+            raise ValueError("modes.execute: execute cannot be disabled and always allows plan_complete")
         return self
 
 
@@ -219,13 +213,13 @@ class EffectiveMode(ContractOutput):
     enabled: bool
     visible: bool
     tools: list[str] | None = Field(
-        description="The mode's own list; null when it inherits the resting set (all tools or the pinned off set)."
+        description=(
+            "The mode's own list; null when it inherits the resting set (all tools or the pinned off set)."
+        )
     )
     tools_source: Literal["builtin", "config", "alias", "inherit", "snapshot", "pinned"]
     inherits_all_tools: bool
-    allow_plan_complete: bool = Field(
-        description="The planCompleteAllowed() predicate for this mode."
-    )
+    allow_plan_complete: bool = Field(description="The planCompleteAllowed() predicate for this mode.")
     allow_execute: bool
     prompt: str | None
     labels: dict[str, str]
@@ -254,9 +248,7 @@ class ConfigLoadOutput(ContractOutput):
     modes: dict[str, EffectiveMode]
     mode_order: list[str]
     cycle: list[str] = Field(description="Modes the cycle shortcut visits, in order.")
-    picker: list[str] = Field(
-        description="Mode names the /mode picker lists (off shown as `normal`)."
-    )
+    picker: list[str] = Field(description="Mode names the /mode picker lists (off shown as `normal`).")
     lazy_tools: list[str]
     ignored_lazy_tools: list[str] = Field(
         description="Protected names listed in lazyTools, silently ignored."
@@ -281,6 +273,9 @@ OPERATIONS = [
         name="oplmodes.config.load",
         input=ConfigLoadInput,
         output=ConfigLoadOutput,
-        summary="Load opl-modes.json (any JSON value) into the effective mode registry, with problems and warnings.",
+        summary=(
+            "Load opl-modes.json (any JSON value) into the effective mode registry, "
+            "with problems and warnings."
+        ),
     )
 ]

@@ -47,9 +47,7 @@ class SessionResume(ScriptEvent):
 
 class BranchChange(ScriptEvent):
     type: Literal["branch_change"]
-    entries: list[SessionEntry] = Field(
-        default_factory=list, description="Entries on the new branch."
-    )
+    entries: list[SessionEntry] = Field(default_factory=list, description="Entries on the new branch.")
 
 
 class Command(ScriptEvent):
@@ -157,14 +155,10 @@ class Step(ContractOutput):
     result: dict[str, Any] | None = Field(description="The result of a tool_call.")
     persisted: dict[str, Any] | None = Field(description="The session entry the event appended.")
     plan_files: list[PlanFileChange]
-    thinking_cycled: bool = Field(
-        description="Pi's app.thinking.cycle fired on this key press too."
-    )
+    thinking_cycled: bool = Field(description="Pi's app.thinking.cycle fired on this key press too.")
     ignored: str | None = Field(description="Why the event changed nothing, when it did not.")
     refine_cycles: int
-    published: dict[str, Any] = Field(
-        description="Shared state for opl-input/opl-footer (`__agentMode`)."
-    )
+    published: dict[str, Any] = Field(description="Shared state for opl-input/opl-footer (`__agentMode`).")
 
 
 class FinalState(ContractOutput):

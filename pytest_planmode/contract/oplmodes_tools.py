@@ -38,9 +38,7 @@ class ToolsActiveOutput(ContractOutput):
     known: bool = Field(description="False when the mode is not registered or is disabled.")
     error: str | None = None
     active_tools: list[str]
-    permitted_tools: list[str] = Field(
-        description="The mode's policy before lazy tools are withheld."
-    )
+    permitted_tools: list[str] = Field(description="The mode's policy before lazy tools are withheld.")
     withheld_lazy_tools: list[str]
     load_tools_registered: bool
     inherits_all_tools: bool
@@ -76,7 +74,10 @@ OPERATIONS = [
         name="oplmodes.tools.active",
         input=ToolsActiveInput,
         output=ToolsActiveOutput,
-        summary="The active tools on entering a mode: own list or inherited set, plan_complete, lazy tools withheld, load_tools.",
+        summary=(
+            "The active tools on entering a mode: own list or inherited set, plan_complete, "
+            "lazy tools withheld, load_tools."
+        ),
     ),
     Operation(
         name="oplmodes.tools.load",

@@ -10,9 +10,22 @@ from hypothesis import strategies as st
 
 #: Tools a Pi session may have registered.
 TOOL_NAMES = [
-    "read", "bash", "edit", "write", "grep", "find", "ls", "powershell",
-    "subagent", "subagent_wait", "browser", "web_search", "fetch_content",
-    "plan_complete", "load_tools", "typo_tool",
+    "read",
+    "bash",
+    "edit",
+    "write",
+    "grep",
+    "find",
+    "ls",
+    "powershell",
+    "subagent",
+    "subagent_wait",
+    "browser",
+    "web_search",
+    "fetch_content",
+    "plan_complete",
+    "load_tools",
+    "typo_tool",
 ]
 BUILTIN_MODES = ["off", "chat", "plan", "execute"]
 CUSTOM_NAMES = ["review", "research", "verify", "secret", "audit"]
@@ -25,8 +38,9 @@ json_values: st.SearchStrategy[Any] = st.recursive(
     | st.integers(min_value=-(2**53), max_value=2**53)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -54,10 +68,17 @@ mode_configs = st.fixed_dictionaries(
         "appearance": _maybe(
             st.fixed_dictionaries(
                 {},
-                optional={"prefix": st.text(max_size=3), "prefixColor": colours, "borderColor": colours, "modeColor": colours},
+                optional={
+                    "prefix": st.text(max_size=3),
+                    "prefixColor": colours,
+                    "borderColor": colours,
+                    "modeColor": colours,
+                },
             )
         ),
-        "model": _maybe(st.fixed_dictionaries({}, optional={"provider": st.text(max_size=5), "id": st.text(max_size=5)})),
+        "model": _maybe(
+            st.fixed_dictionaries({}, optional={"provider": st.text(max_size=5), "id": st.text(max_size=5)})
+        ),
     },
 )
 
@@ -65,11 +86,23 @@ mode_configs = st.fixed_dictionaries(
 documents = st.fixed_dictionaries(
     {},
     optional={
-        "ui": _maybe(st.fixed_dictionaries({}, optional={"hideNotify": st.booleans(), "hideWidget": st.booleans()})),
-        "shortcuts": _maybe(st.fixed_dictionaries({}, optional={"cycleMode": st.sampled_from(["f2", "shift+tab", "", "ctrl+alt+m"])})),
+        "ui": _maybe(
+            st.fixed_dictionaries({}, optional={"hideNotify": st.booleans(), "hideWidget": st.booleans()})
+        ),
+        "shortcuts": _maybe(
+            st.fixed_dictionaries(
+                {}, optional={"cycleMode": st.sampled_from(["f2", "shift+tab", "", "ctrl+alt+m"])}
+            )
+        ),
         "cleanup": _maybe(st.fixed_dictionaries({}, optional={"cleanupOnComplete": st.booleans()})),
         "defaultNotifyTemplate": _maybe(st.text(max_size=12)),
-        "modes": _maybe(st.dictionaries(st.sampled_from(BUILTIN_MODES + CUSTOM_NAMES + ["normal", "bad name"]), mode_configs, max_size=5)),
+        "modes": _maybe(
+            st.dictionaries(
+                st.sampled_from(BUILTIN_MODES + CUSTOM_NAMES + ["normal", "bad name"]),
+                mode_configs,
+                max_size=5,
+            )
+        ),
         "chatAllowedTools": _maybe(tool_lists),
         "planAllowedTools": _maybe(tool_lists),
         "lazyTools": _maybe(tool_lists),
@@ -80,7 +113,7 @@ documents = st.fixed_dictionaries(
 well_formed_documents = st.fixed_dictionaries(
     {
         "modes": st.dictionaries(
-            st.sampled_from(["chat", "plan"] + CUSTOM_NAMES),
+            st.sampled_from(["chat", "plan", *CUSTOM_NAMES]),
             st.fixed_dictionaries(
                 {},
                 optional={
@@ -93,7 +126,8 @@ well_formed_documents = st.fixed_dictionaries(
             max_size=5,
         ),
         "lazyTools": st.lists(
-            st.sampled_from(["subagent", "subagent_wait", "browser", "web_search", "write", "read"]), max_size=4
+            st.sampled_from(["subagent", "subagent_wait", "browser", "web_search", "write", "read"]),
+            max_size=4,
         ),
         "shortcuts": st.just({"cycleMode": "f2"}),
     }
@@ -103,7 +137,9 @@ well_formed_documents = st.fixed_dictionaries(
 registries = st.one_of(st.just(list(TOOL_NAMES)), tool_lists)
 
 plan_filenames = st.one_of(
-    st.sampled_from(["plan-auth.md", "plan-x.md", "../plan-auth.md", "a/b.md", "..", "/etc/passwd", "plan-a..md", ""]),
+    st.sampled_from(
+        ["plan-auth.md", "plan-x.md", "../plan-auth.md", "a/b.md", "..", "/etc/passwd", "plan-a..md", ""]
+    ),
     st.text(max_size=12),
     json_values,
 )
@@ -134,7 +170,9 @@ foreign_or_stale_entries = st.one_of(
             "customType": st.just("mode-switcher"),
             "data": st.fixed_dictionaries(
                 {"mode": st.just("execute")},
-                optional={"planFile": st.sampled_from(["../plan-auth.md", "a/b.md", "plan-gone.md", "..\\x.md"])},
+                optional={
+                    "planFile": st.sampled_from(["../plan-auth.md", "a/b.md", "plan-gone.md", "..\\x.md"])
+                },
             ),
         }
     ),
@@ -153,22 +191,50 @@ restricted_entries = st.fixed_dictionaries(
 )
 
 commands = st.sampled_from(
-    ["/mode", "/mode chat", "/mode plan", "/mode normal", "/mode review", "/mode secret", "/mode execute",
-     "/chat", "/chat off", "/plan", "/plan off", "/plan auth", "/execute", "/execute auth", "/plan ."]
+    [
+        "/mode",
+        "/mode chat",
+        "/mode plan",
+        "/mode normal",
+        "/mode review",
+        "/mode secret",
+        "/mode execute",
+        "/chat",
+        "/chat off",
+        "/plan",
+        "/plan off",
+        "/plan auth",
+        "/execute",
+        "/execute auth",
+        "/plan .",
+    ]
 )
 
 script_events = st.one_of(
     commands.map(lambda text: {"type": "command", "text": text}),
     st.sampled_from(["f2", "shift+tab", "ctrl+x"]).map(lambda key: {"type": "key", "key": key}),
-    st.sampled_from(["normal", "chat", "plan", "review", "secret", "Execute: auth", "Execute", "Refine", "Save & Exit", "Discard & Exit"]).map(
-        lambda entry: {"type": "pick", "entry": entry}
-    ),
+    st.sampled_from(
+        [
+            "normal",
+            "chat",
+            "plan",
+            "review",
+            "secret",
+            "Execute: auth",
+            "Execute",
+            "Refine",
+            "Save & Exit",
+            "Discard & Exit",
+        ]
+    ).map(lambda entry: {"type": "pick", "entry": entry}),
     st.just({"type": "agent_end"}),
     st.sampled_from(["plan_complete", "write", "read"]).map(lambda tool: {"type": "tool_call", "tool": tool}),
     st.lists(st.sampled_from(TOOL_NAMES), max_size=3).map(
         lambda tools: {"type": "tool_call", "tool": "load_tools", "input": {"tools": tools}}
     ),
-    st.sampled_from(["completed", "aborted", "errored"]).map(lambda o: {"type": "agent_before_settle", "outcome": o}),
+    st.sampled_from(["completed", "aborted", "errored"]).map(
+        lambda o: {"type": "agent_before_settle", "outcome": o}
+    ),
 )
 
 #: Event scripts (no session-start event), instants all 0.
@@ -189,11 +255,14 @@ def lazy_scenarios(draw: st.DrawFn) -> tuple[dict[str, Any], str, list[str] | No
         "lazyTools": lazy,
         "modes": {
             "research": {"tools": own},
-            "verify": {"tools": draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=4)), "allowPlanComplete": True},
+            "verify": {
+                "tools": draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=4)),
+                "allowPlanComplete": True,
+            },
         },
     }
     if draw(st.booleans()):
         document["modes"]["off"] = {"tools": draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=6))}
     mode = draw(st.sampled_from(["research", "verify", "off", "execute", "chat", "plan"]))
-    request = draw(st.none() | st.lists(st.sampled_from(TOOL_NAMES + ["nonexistent"]), max_size=5))
+    request = draw(st.none() | st.lists(st.sampled_from([*TOOL_NAMES, "nonexistent"]), max_size=5))
     return document, mode, request

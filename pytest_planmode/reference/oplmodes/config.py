@@ -173,9 +173,7 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
                 f"got {_show(value)}; keeping {DEFAULT_CYCLE_KEY}",
             )
     cleanup = _object(data, "cleanup", out)
-    cleanup_on_complete = _bool(
-        cleanup, "cleanupOnComplete", "cleanup.cleanupOnComplete", None, False, out
-    )
+    cleanup_on_complete = _bool(cleanup, "cleanupOnComplete", "cleanup.cleanupOnComplete", None, False, out)
     template = ap.DEFAULT_NOTIFY_TEMPLATE
     if "defaultNotifyTemplate" in data:
         value = data["defaultNotifyTemplate"]
@@ -195,7 +193,8 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
         out.problem(
             "bashPatterns",
             None,
-            f"bashPatterns must be an object, got {ap.describe_kind(doc['bashPatterns'])}; using the built-in patterns",
+            f"bashPatterns must be an object, got {ap.describe_kind(doc['bashPatterns'])}; "
+            "using the built-in patterns",
         )
     return OplConfig(
         modes=modes,
@@ -282,9 +281,7 @@ def _tool_list(value: Any, where: str, mode: str | None, out: _Collector) -> tup
     its valid names (non-empty strings, duplicates removed first-seen), each
     invalid entry reported."""
     if not isinstance(value, list):
-        out.problem(
-            where, mode, f"{where} must be an array of tool names, got {ap.describe_kind(value)}"
-        )
+        out.problem(where, mode, f"{where} must be an array of tool names, got {ap.describe_kind(value)}")
         return None
     names: list[str] = []
     for index, item in enumerate(value):
@@ -300,9 +297,7 @@ def _tool_list(value: Any, where: str, mode: str | None, out: _Collector) -> tup
     return tuple(names)
 
 
-def _lazy_tools(
-    data: Mapping[str, Any], out: _Collector
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _lazy_tools(data: Mapping[str, Any], out: _Collector) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if "lazyTools" not in data:
         return (), ()
     names = _tool_list(data["lazyTools"], "lazyTools", None, out)
@@ -364,7 +359,8 @@ def _modes(data: Mapping[str, Any], out: _Collector) -> dict[str, ModeDef]:
                 f"modes.{mode.name}.tools",
                 mode.name,
                 f"mode {mode.name!r} has no tools list, so it inherits all tools, including write "
-                "and edit (write-capable); give it an explicit read-only tools list if it is meant to be restrictive",
+                "and edit (write-capable); give it an explicit read-only tools list "
+                "if it is meant to be restrictive",
             )
     return modes
 
@@ -390,14 +386,16 @@ def _merge_mode(base: ModeDef, raw: Mapping[str, Any], out: _Collector) -> ModeD
         out.problem(
             f"{where}.enabled",
             name,
-            f"{where}.enabled: off (normal) cannot be disabled, it is where every other mode returns; kept enabled",
+            f"{where}.enabled: off (normal) cannot be disabled, it is where every other mode "
+            "returns; kept enabled",
         )
         mode = replace(mode, enabled=True)
     if name == EXECUTE and not mode.enabled:
         out.problem(
             f"{where}.enabled",
             name,
-            f"{where}.enabled: execute cannot be disabled; set allowExecute: false on the modes that must not start execution; kept enabled",
+            f"{where}.enabled: execute cannot be disabled; set allowExecute: false on the modes "
+            "that must not start execution; kept enabled",
         )
         mode = replace(mode, enabled=True)
     if name == EXECUTE and not mode.allow_plan_complete:
@@ -422,9 +420,7 @@ def _merge_mode(base: ModeDef, raw: Mapping[str, Any], out: _Collector) -> ModeD
     if "labels" in raw:
         mode = replace(mode, labels=_labels(raw["labels"], f"{where}.labels", name, out))
     if "appearance" in raw:
-        mode = replace(
-            mode, appearance=_appearance(raw["appearance"], f"{where}.appearance", name, out)
-        )
+        mode = replace(mode, appearance=_appearance(raw["appearance"], f"{where}.appearance", name, out))
     if "model" in raw:
         mode = replace(mode, model=_model(raw["model"]))
     return mode
@@ -444,9 +440,7 @@ def _merge_tools(
             return mode
         # Fail closed: a custom mode with an unusable list gets no tools
         # rather than inheriting all of them.
-        out.problem(
-            where, mode.name, f"{where}: mode {mode.name!r} gets no tools until this is an array"
-        )
+        out.problem(where, mode.name, f"{where}: mode {mode.name!r} gets no tools until this is an array")
         return replace(mode, tools=(), tools_source="config")
     kept = tuple(n for n in names if n != LOAD_TOOLS)
     if len(kept) != len(names):
@@ -463,16 +457,12 @@ def _merge_tools(
             "it stays unavailable",
         )
         kept = tuple(n for n in kept if n != PLAN_COMPLETE)
-    return replace(
-        mode, tools=kept, tools_source=source or ("pinned" if mode.name == OFF else "config")
-    )
+    return replace(mode, tools=kept, tools_source=source or ("pinned" if mode.name == OFF else "config"))
 
 
 def _labels(value: Any, where: str, mode: str, out: _Collector) -> dict[str, str]:
     if not isinstance(value, dict):
-        out.problem(
-            where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored"
-        )
+        out.problem(where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored")
         return {}
     labels: dict[str, str] = {}
     for key, item in value.items():
@@ -486,17 +476,13 @@ def _labels(value: Any, where: str, mode: str, out: _Collector) -> dict[str, str
         elif isinstance(item, str):
             labels[key] = item
         else:
-            out.problem(
-                field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored"
-            )
+            out.problem(field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored")
     return labels
 
 
 def _appearance(value: Any, where: str, mode: str, out: _Collector) -> Appearance:
     if not isinstance(value, dict):
-        out.problem(
-            where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored"
-        )
+        out.problem(where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored")
         return Appearance()
     found: dict[str, str | None] = {}
     for key, item in value.items():
@@ -511,9 +497,7 @@ def _appearance(value: Any, where: str, mode: str, out: _Collector) -> Appearanc
             if isinstance(item, str):
                 found["prefix"] = item
             else:
-                out.problem(
-                    field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored"
-                )
+                out.problem(field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored")
         else:
             result = ap.normalize_color(item, field)
             if result.error is not None:

@@ -64,9 +64,7 @@ def load_tools(
         elif name in PROTECTED_TOOLS or name == LOAD_TOOLS or name not in lazy:
             ignored.append(Ignored(name, "not-lazy", f"{name} is not a lazy tool"))
         elif name not in before.permitted:
-            ignored.append(
-                Ignored(name, "not-permitted", f"{name} is not permitted in {mode.name} mode")
-            )
+            ignored.append(Ignored(name, "not-permitted", f"{name} is not permitted in {mode.name} mode"))
         else:
             ignored.append(Ignored(name, "unregistered", f"{name} is not registered in Pi"))
     now_loaded = (*loaded, *enabled)
@@ -80,6 +78,4 @@ def load_tools(
         message = "No tools enabled"
     if ignored:
         message += "; ignored: " + "; ".join(i.message for i in ignored)
-    return LoadResult(
-        tuple(enabled), tuple(ignored), active, after.withheld_lazy, now_loaded, message, True
-    )
+    return LoadResult(tuple(enabled), tuple(ignored), active, after.withheld_lazy, now_loaded, message, True)

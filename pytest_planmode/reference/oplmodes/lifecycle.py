@@ -178,9 +178,7 @@ class Session:
         self.loaded = ()
         self.menu = None
         self._apply_tools()
-        self._observe(
-            "mode", mode=self.mode, activeTools=list(self.active), planFile=self._plan_path()
-        )
+        self._observe("mode", mode=self.mode, activeTools=list(self.active), planFile=self._plan_path())
         if announce:
             self._notify("info", self._announcement(previous, target), mode_change=True)
         if persist:
@@ -211,9 +209,7 @@ class Session:
             self._error(f"Unknown mode {target!r}")
             return
         if not mode.enabled:
-            self._error(
-                f"Mode {display_name(target)!r} is disabled (modes.{target}.enabled is false)"
-            )
+            self._error(f"Mode {display_name(target)!r} is disabled (modes.{target}.enabled is false)")
             return
         if plan_file is None and target != OFF:
             # The active plan follows mode switches until normal mode, so a
@@ -294,9 +290,7 @@ class Session:
             if flag not in commands.FLAGS:
                 self._notify("warning", f"Unknown flag {flag}; opl-modes knows --chat and --plan")
         if len(flags) > 1:
-            self._notify(
-                "warning", f"Both {flags[0]} and {flags[-1]} given; starting with {flags[-1]}"
-            )
+            self._notify("warning", f"Both {flags[0]} and {flags[-1]} given; starting with {flags[-1]}")
         if flags:
             self._select(commands.FLAGS[flags[-1]])
 
@@ -311,9 +305,7 @@ class Session:
 
     def _on_tools_registered(self, event: Mapping[str, Any]) -> None:
         self.registered = list(dict.fromkeys(event.get("tools") or []))
-        self._step.ignored = (
-            "the registry changed; the active set is re-applied on the next mode change"
-        )
+        self._step.ignored = "the registry changed; the active set is re-applied on the next mode change"
 
     def _on_active_tools_changed(self, event: Mapping[str, Any]) -> None:
         tools = list(dict.fromkeys(event.get("tools") or []))
@@ -347,9 +339,7 @@ class Session:
             self._open_picker()
             return
         if arg == EXECUTE:
-            self._error(
-                "/mode execute is not available: execute mode needs an active plan; use /execute"
-            )
+            self._error("/mode execute is not available: execute mode needs an active plan; use /execute")
             return
         target = OFF if arg in (NORMAL_ALIAS, OFF) else arg
         if target not in self.config.modes:
@@ -563,9 +553,7 @@ class Session:
             self._step.result = {
                 "tool": tool,
                 "allowed": allowed,
-                "message": None
-                if allowed
-                else f"{tool} is not active in {display_name(self.mode)} mode",
+                "message": None if allowed else f"{tool} is not active in {display_name(self.mode)} mode",
             }
 
     def _plan_complete(self) -> None:
@@ -611,9 +599,7 @@ class Session:
     def _on_settle(self, event: Mapping[str, Any]) -> None:
         version = parse_version(self.pi_version)
         if version is None or version < SETTLE_MIN_VERSION:
-            self._step.ignored = (
-                f"Pi {self.pi_version} does not emit agent_before_settle (added in 0.87.0)"
-            )
+            self._step.ignored = f"Pi {self.pi_version} does not emit agent_before_settle (added in 0.87.0)"
             return
         outcome = event.get("outcome")
         if self.mode != EXECUTE:

@@ -106,14 +106,10 @@ def restore(
         else:
             warnings.append(f"session entry plan file dropped: {resolved.reason}")
     cycles = data.get("refineCycles")
-    refine = (
-        cycles if isinstance(cycles, int) and not isinstance(cycles, bool) and cycles >= 0 else 0
-    )
+    refine = cycles if isinstance(cycles, int) and not isinstance(cycles, bool) and cycles >= 0 else 0
     mode = _known_mode(raw_mode, config)
     if mode is None:
-        warnings.append(
-            f"session entry names unknown mode {_short(raw_mode)}; falling back to normal"
-        )
+        warnings.append(f"session entry names unknown mode {_short(raw_mode)}; falling back to normal")
         return Restored(OFF, None, 0, tuple(warnings), kind)
     if mode == EXECUTE and (plan_file is None or plan_file not in existing_plans):
         warnings.append(

@@ -39,9 +39,7 @@ def _dedupe(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def resting_set(
-    config: OplConfig, snapshot: Sequence[str], registered: Sequence[str]
-) -> tuple[str, ...]:
+def resting_set(config: OplConfig, snapshot: Sequence[str], registered: Sequence[str]) -> tuple[str, ...]:
     """The tools of normal mode (§ Tool inheritance warning): the pinned
     `modes.off.tools` when set, else the snapshot taken on mode entry,
     never wider than what Pi has registered."""
@@ -79,9 +77,7 @@ def active_set(
     `load_tools` is offered when at least one is withheld."""
     permitted = permitted_tools(mode, config, snapshot, registered)
     own_list = mode.tools if (mode.tools is not None) else ()
-    unknown = tuple(
-        n for n in _dedupe(own_list) if n not in registered and n not in EXTENSION_TOOLS
-    )
+    unknown = tuple(n for n in _dedupe(own_list) if n not in registered and n not in EXTENSION_TOOLS)
     usable = tuple(n for n in permitted if n in registered or n in EXTENSION_TOOLS)
     lazy = set(config.lazy_tools)
     withheld = tuple(n for n in usable if n in lazy and n not in loaded)

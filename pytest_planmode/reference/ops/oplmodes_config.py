@@ -60,12 +60,11 @@ def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[
         return None, []
     try:
         policy = resolve_bash_policy(config.document, mode)
-    except Exception as exc:  # noqa: BLE001 - reported, never raised
+    except Exception as exc:
         message = f"modes.{mode}: the Bash policy could not be resolved ({exc})"
         return None, [ConfigProblem(field=f"modes.{mode}", mode=mode, message=message)]
     problems = [
-        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem))
-        for problem in policy.problems
+        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem)) for problem in policy.problems
     ]
     bash = EffectiveBash(
         unrestricted=bool(policy.unrestricted),
@@ -83,9 +82,7 @@ def notification(config: cfg.OplConfig, mode: ModeDef) -> str | None:
     return ap.render_template(config.notify_template, mode.name)
 
 
-def effective_mode(
-    config: cfg.OplConfig, mode: ModeDef, bash: EffectiveBash | None
-) -> EffectiveMode:
+def effective_mode(config: cfg.OplConfig, mode: ModeDef, bash: EffectiveBash | None) -> EffectiveMode:
     look = mode.appearance
     return EffectiveMode(
         name=mode.name,

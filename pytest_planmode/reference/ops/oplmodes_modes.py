@@ -8,9 +8,7 @@ from pytest_planmode.reference.ops import handler
 
 @handler("oplmodes.modes.script")
 def script(inp: ModesScriptInput) -> ModesScriptOutput:
-    config = (
-        cfg.load(inp.config) if "config" in inp.model_fields_set else cfg.load(None, present=False)
-    )
+    config = cfg.load(inp.config) if "config" in inp.model_fields_set else cfg.load(None, present=False)
     events = [e.model_dump(mode="json", by_alias=True) for e in inp.events]
     for raw, event in zip(events, inp.events, strict=True):
         if hasattr(event, "entries"):
