@@ -90,6 +90,16 @@ class ActiveToolsChanged(ScriptEvent):
     tools: list[str] = Field(description="The active tools as changed outside opl-modes.")
 
 
+class Reload(ScriptEvent):
+    """`/reload`: the module is loaded again, reading opl-modes.json anew;
+    the mode is restored from the session's own entries."""
+
+    type: Literal["reload"]
+    config: Any = Field(
+        default=None, description="The opl-modes.json document now on disk; omit for no file."
+    )
+
+
 ModesEvent = Annotated[
     SessionStart
     | SessionResume
@@ -101,7 +111,8 @@ ModesEvent = Annotated[
     | ToolCall
     | AgentBeforeSettle
     | ToolsRegistered
-    | ActiveToolsChanged,
+    | ActiveToolsChanged
+    | Reload,
     Field(discriminator="type"),
 ]
 

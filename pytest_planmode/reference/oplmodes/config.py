@@ -189,6 +189,8 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
 
     lazy, ignored = _lazy_tools(data, out)
     modes = _modes(data, out)
+    _write_capable_warnings(modes, out)
+    _lazy_prompt_warnings(modes, lazy, out)
     if doc is not None and "bashPatterns" in doc and not isinstance(doc["bashPatterns"], dict):
         out.problem(
             "bashPatterns",
@@ -353,6 +355,29 @@ def _modes(data: Mapping[str, Any], out: _Collector) -> dict[str, ModeDef]:
             continue
         modes[mode_name] = _merge_tools(modes[mode_name], data[alias], out, alias, "alias")
         out.warn(alias, mode_name, f"{alias} is deprecated; migrate to modes.{mode_name}.tools")
+    return modes
+
+
+def _lazy_prompt_warnings(
+    config_modes: Mapping[str, ModeDef], lazy: tuple[str, ...], out: _Collector
+) -> None:
+    """A prompt that names a lazy tool must also tell the model to call
+    `load_tools` first (opl-modes.md § Lazy tool loading), otherwise it
+    names a tool the model cannot see."""
+    for mode in config_modes.values():
+        if not mode.prompt or LOAD_TOOLS in mode.prompt:
+            continue
+        named = [t for t in lazy if re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", mode.prompt)]
+        if named and (mode.tools is None or any(t in mode.tools for t in named)):
+            out.warn(
+                f"modes.{mode.name}.prompt",
+                mode.name,
+                f"modes.{mode.name}.prompt names lazy tool(s) {', '.join(named)} but does not tell the "
+                "model to call load_tools first; the model cannot see a withheld tool",
+            )
+
+
+def _write_capable_warnings(modes: Mapping[str, ModeDef], out: _Collector) -> None:
     for mode in modes.values():
         if not mode.builtin and mode.tools is None:
             out.warn(
@@ -362,7 +387,6 @@ def _modes(data: Mapping[str, Any], out: _Collector) -> dict[str, ModeDef]:
                 "and edit (write-capable); give it an explicit read-only tools list "
                 "if it is meant to be restrictive",
             )
-    return modes
 
 
 def _merge_mode(base: ModeDef, raw: Mapping[str, Any], out: _Collector) -> ModeDef:

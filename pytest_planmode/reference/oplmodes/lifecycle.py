@@ -22,6 +22,7 @@ from pytest_planmode.reference.oplmodes.config import (
     OplConfig,
     normalize_key,
 )
+from pytest_planmode.reference.oplmodes.config import load as config_load
 from pytest_planmode.reference.oplmodes.lazy_tools import load_tools
 from pytest_planmode.reference.oplmodes.registry import (
     CHAT,
@@ -235,6 +236,7 @@ class Session:
             "agent_before_settle": self._on_settle,
             "tools_registered": self._on_tools_registered,
             "active_tools_changed": self._on_active_tools_changed,
+            "reload": self._on_reload,
         }
         for event in events:
             self._at = int(event.get("at", 0))
@@ -302,6 +304,14 @@ class Session:
 
     def _on_branch_change(self, event: Mapping[str, Any]) -> None:
         self._restore(event.get("entries") or [])
+
+    def _on_reload(self, event: Mapping[str, Any]) -> None:
+        # The file is read when the module loads (§ Configuration): a changed
+        # document takes effect here, and the mode comes back from the
+        # session's own entries, as on resume, in the same session.
+        present = bool(event.get("configPresent"))
+        self.config = config_load(event.get("config"), present=present)
+        self._restore(self.entries)
 
     def _on_tools_registered(self, event: Mapping[str, Any]) -> None:
         self.registered = list(dict.fromkeys(event.get("tools") or []))

@@ -11,6 +11,8 @@ def script(inp: ModesScriptInput) -> ModesScriptOutput:
     config = cfg.load(inp.config) if "config" in inp.model_fields_set else cfg.load(None, present=False)
     events = [e.model_dump(mode="json", by_alias=True) for e in inp.events]
     for raw, event in zip(events, inp.events, strict=True):
+        if event.type == "reload":
+            raw["configPresent"] = "config" in event.model_fields_set
         if hasattr(event, "entries"):
             raw["entries"] = [e.model_dump(mode="json", by_alias=True) for e in event.entries]
     session = run_script(
