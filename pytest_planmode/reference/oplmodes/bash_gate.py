@@ -7,7 +7,7 @@ list).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -158,54 +158,50 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
 # -- the built-in destructive engine ----------------------------------------
 
 _WORD = re.compile(r"\S+")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 #: How many words after a wrapper (`xargs -0 -I {} rm`) may hold the program.
 WRAPPER_REACH = 12
-
-
-def _wrapped(text: str) -> Iterator[str]:
-    """Suffixes of `text` that start at a word that may be in command
-    position because an earlier word runs it (`xargs rm`, `then rm`)."""
-    words = _WORD.finditer(text)
-    for m in words:
-        word = m.group()
-        if _ASSIGNMENT.match(word):
-            continue
-        if word.rsplit("/", 1)[-1] not in bp.WRAPPERS:
-            return
-        break
-    else:
-        return
-    for count, m in enumerate(words):
-        if count >= WRAPPER_REACH:
-            return
-        yield text[m.start():]
 
 
 def _builtin_destructive(command: str) -> tuple[str, str] | None:
     """(entry name, text) of the first built-in destructive entry that
     matches, or None. Command-position entries are tried on every
-    blocklist segment, the whole command, both with and without quoting,
-    and on what follows a wrapper; the others anywhere in the command."""
+    blocklist segment and the whole command, each with and without quoting,
+    and, when a segment starts with a wrapper (`xargs`, `nice`, `then`...), at
+    each of the next :data:`WRAPPER_REACH` words; the others anywhere in the
+    command."""
     lists = bp.compiled_builtins()
-    texts: dict[str, None] = {}
-    for seg in [*blocklist_segments(command), command]:
-        texts[seg] = None
-        texts[strip_quoting(seg)] = None
-    for text in list(texts):
-        for sub in _wrapped(text):
-            texts[sub] = None
-    for text in texts:
-        m = lists.anchored.search(text)
-        if m is not None:
-            return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+    segments = blocklist_segments(command)
+    if len(segments) != 1 or segments[0] != command.strip():
+        segments.append(command.strip())
+    seen: set[str] = set()
+    for seg in segments:
+        for text in (seg, strip_quoting(seg)):
+            if text in seen:
+                continue
+            seen.add(text)
+            m = lists.anchored.match(text)
+            if m is None:
+                continue
+            if m.lastgroup != "wrap":
+                return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+            # Only the first wrapper of a segment opens positions, so the
+            # work stays linear in the input (`xargs xargs xargs ...`).
+            for count, word in enumerate(_WORD.finditer(text, m.end())):
+                if count >= WRAPPER_REACH:
+                    break
+                sub = lists.anchored.match(text, word.start())
+                if sub is not None and sub.lastgroup != "wrap":
+                    return (lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
+                            text[word.start():])
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
-    for text in (command, strip_quoting(command)):
-        m = lists.anywhere.search(text)
-        if m is not None:
-            return lists.anywhere_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+    raw = command
+    for text in (raw, strip_quoting(raw)) if strip_quoting(raw) != raw else (raw,):
+        if lists.anywhere.search(text) is not None:
+            for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
+                if single.search(text) is not None:
+                    return rule.name, text
         if "jq" in text:
             jq = bp.JQ_WORD.search(text)
             if jq is not None and bp.JQ_ENV.search(text, jq.end()) is not None:
@@ -237,7 +233,8 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
     blocks (fail closed); an empty or blank command is blocked as
     "(empty command)" (reference choice); the destructive patterns are tested
     against the command and each blocklist segment, with and without quotes
-    and backslashes; then every allowlist segment must match a safe pattern.
+    and backslashes, and every allowlist segment must match a safe pattern
+    (checked first; the order only changes which reason is given).
     """
     if not isinstance(command, str):
         return Decision(False, f"command is not a string ({type(command).__name__}); nothing was run")
@@ -251,16 +248,7 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
 
     budget = budget or Budget.start()
     try:
-        hit: tuple[str, str] | None = None
-        if policy.destructive_source == "built-in":
-            hit = _builtin_destructive(command)
-        elif policy.destructive_source != "none":
-            hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)
-        if hit is not None:
-            pattern, text = hit
-            return Decision(False, f"destructive pattern {pattern!r} matches {text!r}", segments,
-                            blocked_segment=text, pattern=pattern)
-
+        # The safe list first: it usually decides a blocked command sooner.
         if policy.safe_source == "built-in":
             safe = bp.compiled_builtins().safe
             for seg in segments:
@@ -273,6 +261,16 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
                 if not any(budget.search(p, seg) for p in user):
                     return Decision(False, f"segment {seg!r} matches none of the safe patterns",
                                     segments, blocked_segment=seg)
+
+        hit: tuple[str, str] | None = None
+        if policy.destructive_source == "built-in":
+            hit = _builtin_destructive(command)
+        elif policy.destructive_source != "none":
+            hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)
+        if hit is not None:
+            pattern, text = hit
+            return Decision(False, f"destructive pattern {pattern!r} matches {text!r}", segments,
+                            blocked_segment=text, pattern=pattern)
     except PatternTimeout as out:
         return Decision(False, f"mode {policy.mode!r}: pattern {out.pattern!r} ran out of its time "
                         "budget on this command, so it is blocked", segments, pattern=out.pattern)

@@ -35,8 +35,10 @@ OPERAND_END = r"(?=[\s;&|()`]|$)"
 ASSIGN = r"""(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|[^\s"'])*[ \t]+)*"""
 #: A directory in front of a program name (`/bin/rm`, `./node_modules/.bin/x`).
 PATH = r"(?:[^\s;&|()<>`'\"]*/)?"
-#: Words after a program, lazily, each one atomic: "some later argument".
-LATER = r"(?:[ \t]+(?>" + W + r"+))*?[ \t]+"
+#: "Some later argument of this segment": a blank, then optionally any run of
+#: segment text ending in a blank. One greedy single-character repetition,
+#: so the engine backtracks through it without saving state per word.
+LATER = r"[ \t](?:[^\n;&|()<>`]*[ \t])?"
 
 #: git's global options before the subcommand, parsed the way git does (one
 #: pass, left to right): `-C <path>`, `-c <name=value>`, `--git-dir <path>`...
@@ -171,8 +173,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
          True, "state-changing git subcommands"),
     Rule("git config override", r"git" + GIT_GLOBAL_NO_CONFIG + r"[ \t]+(?:-c|--config-env)(?=[\s=]|$)",
          True, "git -c / --config-env (a configuration value can run a program)"),
-    Rule("git branch write", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END
-         + r"(?:[ \t]+" + _BRANCH_READ_WORD + r")*?[ \t]+" + _BRANCH_WRITE_OPT,
+    Rule("git branch write", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + LATER + _BRANCH_WRITE_OPT,
          True, "git branch -d/-D/-m/-M/-c/-C/-u, --delete, --unset-upstream, --set-upstream-to ..."),
     Rule("git branch create", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + r"(?!" + _BRANCH_LISTING
          + r")(?:[ \t]+" + _BRANCH_READ_WORD + r")*+[ \t]+(?!-)" + W,
@@ -207,35 +208,40 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
          "file -C/--compile (writes a .mgc file)"),
     Rule("bat pager", r"bat" + END + LATER + r"--pager(?=[\s=]|$)", True, "bat --pager (runs a program)"),
     # -- anywhere in the text, at a word start ------------------------------
-    Rule("find write or exec", r"(?:^|(?<=[\s;&|()`]))"
-         r"(?:-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END
-         + r"|--exec-batch(?=[\s=;&|)`]|$))", False,
+    Rule("find write or exec", r"-(?<![^\s;&|()`]-)"
+         r"(?:(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END
+         + r"|-exec-batch(?=[\s=;&|)`]|$))", False,
          "find -delete/-exec/-execdir/-ok/-okdir/-fprint/-fprint0/-fprintf/-fls, --exec-batch"),
-    Rule("output file", r"(?:^|(?<=[\s;&|()`]))--o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?(?=[\s=;&|)`]|$)", False,
+    Rule("output file", r"-(?<![^\s;&|()`]-)-o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?(?=[\s=;&|)`]|$)", False,
          "--output (and its abbreviations) in any command"),
-    Rule("redirect to a file", r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])"
-         r"|<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
+    Rule("redirect to a file", r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
+         "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
+    Rule("input redirect", r"<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
          "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
 )
 
 #: jq's environment access is matched in two steps (the first `jq` word,
 #: then `env`/`$ENV` anywhere after it) so that the program text may span
 #: quoted pipes (`jq '.a | env'`) without a quadratic scan.
-JQ_WORD = re.compile(r"(?:^|(?<=[\s;&|()`]))jq(?=[ \t])")
+JQ_WORD = re.compile(r"(?<![^\s;&|()`])jq(?=[ \t])")
 JQ_ENV = re.compile(r"(?<![\w.$])env(?!\w)|\$ENV(?!\w)")
-JQ_RULE = Rule("jq environment", r"(?:^|(?<=[\s;&|()`]))jq(?=[ \t]).*?(?:(?<![\w.$])env(?!\w)|\$ENV(?!\w))",
+JQ_RULE = Rule("jq environment", r"(?<![^\s;&|()`])jq(?=[ \t]).*?(?:(?<![\w.$])env(?!\w)|\$ENV(?!\w))",
                False, "jq's environment access (env, $ENV)")
 
 #: The command-position prefix shared by every anchored destructive entry.
 COMMAND_POSITION = r"^[ \t]*" + ASSIGN + PATH
+#: The same for `Pattern.match(text, pos)`, which anchors at `pos` itself.
+_AT_POSITION = r"[ \t]*" + ASSIGN + PATH
 
 
+@cache
 def builtin_safe_patterns() -> tuple[str, ...]:
     """The built-in safe list as pattern strings (reference-choices.md
     § opl-modes: built-in safe list)."""
     return tuple(r.pattern for r in SAFE_RULES)
 
 
+@cache
 def builtin_destructive_patterns() -> tuple[str, ...]:
     """The destructive base as stand-alone pattern strings
     (opl-modes.md § Mode behavior). Anchored entries carry the
@@ -250,10 +256,12 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class CompiledLists:
     safe: re.Pattern[str]
+    #: Use with `.match(text, pos)`: it is anchored where the match starts.
     anchored: re.Pattern[str]
     anywhere: re.Pattern[str]
     anchored_rules: tuple[Rule, ...]
     anywhere_rules: tuple[Rule, ...]
+    anywhere_singles: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -264,7 +272,11 @@ def compiled_builtins() -> CompiledLists:
         "(?:" + r.pattern.removeprefix(r"^[ \t]*") + ")" for r in SAFE_RULES) + ")")
     anchored_rules = tuple(r for r in DESTRUCTIVE_RULES if r.anchored)
     anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
-    anchored = re.compile(COMMAND_POSITION + "(?:" + "|".join(
-        f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules)) + ")")
-    anywhere = re.compile("|".join(f"(?P<w{i}>{r.pattern})" for i, r in enumerate(anywhere_rules)))
-    return CompiledLists(safe, anchored, anywhere, anchored_rules, anywhere_rules)
+    anchored = re.compile(_AT_POSITION + "(?:" + "|".join(
+        f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules))
+        + "|(?P<wrap>" + _words(" ".join(WRAPPERS)) + END + "))")
+    # No groups here: an alternation whose every branch starts with a literal
+    # lets the engine skip straight to the candidate characters (`-`, `<`, `>`).
+    anywhere = re.compile("|".join(r.pattern for r in anywhere_rules))
+    singles = tuple(re.compile(r.pattern) for r in anywhere_rules)
+    return CompiledLists(safe, anchored, anywhere, anchored_rules, anywhere_rules, singles)

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 # Characters the quote-aware scanner must look at; everything else is copied
 # through, so a long run of plain text costs one regular-expression jump.
 _SPECIAL = re.compile(r"[\\'\"`$&|;\n\r()<>]")
+#: Inside double quotes only these characters mean anything.
+_SPECIAL_DQ = re.compile(r"[\\\"`$]")
 
 # The blocklist split ignores quotes on purpose: an operator inside a quoted
 # string still cuts, so quoting can never hide a segment from the blocklist.
 # A lone `&` cuts, but not the `&` of descriptor duplication (`2>&1`, `>&2`,
 # `>&-`, `<&0`) nor of `&>` (redirect stdout and stderr).
 _BLIND_SPLIT = re.compile(r"&&|\|\||\$\(|<\(|>\(|[;|\n\r`()]|(?<![<>&])&(?![>&])")
-
-_QUOTING = str.maketrans("", "", "'\"\\")
 
 # A segment made only of quote characters and blanks is what is left of a
 # quoted word around a substitution (`echo "$(ls)"` leaves `"`): no command.
@@ -36,7 +36,13 @@ def strip_quoting(text: str) -> str:
     """`text` without single quotes, double quotes and backslashes
     (§ Mode behavior: patterns are tested "with and without quotes/backslashes
     stripped")."""
-    return text.translate(_QUOTING)
+    if "'" in text:
+        text = text.replace("'", "")
+    if '"' in text:
+        text = text.replace('"', "")
+    if "\\" in text:
+        text = text.replace("\\", "")
+    return text
 
 
 def blocklist_segments(command: str) -> list[str]:
@@ -80,11 +86,12 @@ def allowlist_segments(command: str) -> list[str]:
 
     def flush(frame: _Frame, end: int) -> None:
         piece = command[frame.start:end].strip()
-        if piece and not _NOTHING.fullmatch(piece):
+        if piece and (piece[0] not in "'\"" or not _NOTHING.fullmatch(piece)):
             segments.append(piece)
 
+    search, search_dq = _SPECIAL.search, _SPECIAL_DQ.search
     while True:
-        m = _SPECIAL.search(command, pos)
+        m = (search_dq if stack[-1].in_double else search)(command, pos)
         if m is None:
             break
         i = m.start()
