@@ -63,19 +63,22 @@ def _check_restricted(planmode_target: TargetClient, out: dict[str, Any], what: 
 @given(
     entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
     kind=st.sampled_from(["session_start", "session_resume", "branch_change"]),
+    before=s.event_lists,
 )
 def test_only_foreign_or_stale_entries_resume_to_normal(
-    planmode_target: TargetClient, entries: list[dict[str, Any]], kind: str
+    planmode_target: TargetClient, entries: list[dict[str, Any]], kind: str, before: list[dict[str, Any]]
 ) -> None:
+    # Whatever happened earlier in the session (any mode, any plan), the
+    # resume decides from the entries alone.
     out = planmode_target.call(
         OP,
         {
             "config": CONFIG,
             "plans": PLANS,
-            "events": [{"type": "command", "text": "/chat"}, {"type": kind, "entries": entries}],
+            "events": [*before, {"type": kind, "entries": entries}],
         },
     )
-    what = f"{kind} from {json.dumps(entries)[:300]}"
+    what = f"{json.dumps(before)[:200]} then {kind} from {json.dumps(entries)[:300]}"
     _check_restricted(planmode_target, out, what)
     # The last own entry decides; a foreign or stale one can only yield normal,
     # or a legacy/own entry that happens to name a valid read-only mode.

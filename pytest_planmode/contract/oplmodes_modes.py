@@ -156,6 +156,11 @@ class PlanFileChange(ContractOutput):
     path: str
 
 
+class Widget(ContractOutput):
+    text: str = Field(description="`labels.widget`, else the capitalised mode name.")
+    color: str | None = Field(description="`labels.widgetColor` (a theme token); null for the default.")
+
+
 class Step(ContractOutput):
     event: str
     mode: str = Field(description="The mode after the event.")
@@ -170,6 +175,7 @@ class Step(ContractOutput):
     ignored: str | None = Field(description="Why the event changed nothing, when it did not.")
     refine_cycles: int
     published: dict[str, Any] = Field(description="Shared state for opl-input/opl-footer (`__agentMode`).")
+    widget: Widget | None = Field(description="The mode widget; null in normal mode or with ui.hideWidget.")
 
 
 class FinalState(ContractOutput):
@@ -180,6 +186,7 @@ class FinalState(ContractOutput):
     plans: list[str]
     entries: list[dict[str, Any]]
     published: dict[str, Any]
+    widget: Widget | None
     warned_tools: list[str]
 
 

@@ -141,6 +141,18 @@ class Session:
     def _error(self, message: str) -> None:
         self._notify("error", message)
 
+    def _widget(self) -> dict[str, Any] | None:
+        """The mode widget (reference shape): none in normal mode or with
+        `ui.hideWidget`; its text is `labels.widget` or the capitalised
+        mode name, its colour `labels.widgetColor` (a theme token)."""
+        if self.config.hide_widget or self.mode == OFF:
+            return None
+        labels = self.config.modes[self.mode].labels
+        return {
+            "text": labels.get("widget", ap.capitalize(display_name(self.mode))),
+            "color": labels.get("widgetColor"),
+        }
+
     def _published(self) -> dict[str, Any]:
         return state.published_state(self.mode, self.plan_file, self.config)
 
@@ -261,6 +273,7 @@ class Session:
             "ignored": step.ignored,
             "refineCycles": self.refine_cycles,
             "published": self._published(),
+            "widget": self._widget(),
         }
 
     def final(self) -> dict[str, Any]:
@@ -272,6 +285,7 @@ class Session:
             "plans": list(self.plans),
             "entries": list(self.entries),
             "published": self._published(),
+            "widget": self._widget(),
             "warnedTools": sorted(self.warned),
         }
 
