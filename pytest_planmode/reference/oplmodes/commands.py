@@ -18,7 +18,8 @@ class ParsedCommand:
 
 
 def parse(text: str) -> ParsedCommand | None:
-    """`/plan auth refactor` -> ("plan", "auth refactor"); None when the text
+    """opl-modes.md § Commands, flags, and shortcuts.
+    `/plan auth refactor` -> ("plan", "auth refactor"); None when the text
     is not one of opl-modes' commands. The argument is trimmed; an empty
     argument means the bare command."""
     stripped = text.strip()
@@ -31,7 +32,8 @@ def parse(text: str) -> ParsedCommand | None:
 
 
 def plan_display(filename: str) -> str:
-    """`plan-auth.md` -> `auth`: how a plan is named in menus."""
+    """`plan-auth.md` -> `auth`: how a plan is named in the picker's
+    `Execute:` entries (opl-modes.md § Execute handoff)."""
     name = filename
     if name.startswith("plan-"):
         name = name[len("plan-") :]

@@ -214,7 +214,8 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
 
 
 def normalize_key(key: str) -> str:
-    """Key names compare case-insensitively and without spaces."""
+    """Key names compare case-insensitively and without spaces (opl-modes.md
+    § Commands, flags, and shortcuts: the cycle shortcut)."""
     return "".join(key.split()).lower()
 
 

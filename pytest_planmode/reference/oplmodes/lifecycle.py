@@ -54,7 +54,9 @@ EXECUTE_PREFIX = "Execute: "
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
-    """`0.87.0` -> (0, 87, 0). A pre-release (`0.87.0-beta.1`) sorts before
+    """Pi's version for the `agent_before_settle` check (opl-modes.md
+    § Commands, flags, and shortcuts: added in Pi 0.87.0).
+    `0.87.0` -> (0, 87, 0). A pre-release (`0.87.0-beta.1`) sorts before
     its release, so it counts as the previous version; anything unparsable
     is None (treated as older, reference choice)."""
     core, sep, _pre = text.strip().lstrip("v").partition("-")
@@ -647,7 +649,9 @@ def run_script(
     existing_plans: Sequence[str] = (),
     keybindings: Mapping[str, str] | None = None,
 ) -> Session:
-    """Run an event script over a fresh session and return it (its `steps`,
+    """Run an event script over a fresh session (opl-modes.md § Commands,
+    flags, and shortcuts; § Execute handoff; § Tool inheritance warning)
+    and return it (its `steps`,
     `trace` and `final()` are the observations)."""
     session = Session(
         config,

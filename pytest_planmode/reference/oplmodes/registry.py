@@ -58,7 +58,8 @@ class ModeDef:
 
 
 def builtin_defaults() -> dict[str, ModeDef]:
-    """The four built-in modes before configuration is merged over them."""
+    """The four built-in modes before configuration is merged over them
+    (opl-modes.md § Architecture: config.ts registers built-in modes)."""
     return {
         OFF: ModeDef(OFF, True, tools_source="snapshot"),
         CHAT: ModeDef(CHAT, True, tools=DEFAULT_READONLY_TOOLS, tools_source="builtin"),
@@ -89,5 +90,6 @@ def picker_modes(modes: Mapping[str, ModeDef]) -> list[str]:
 
 
 def display_name(name: str) -> str:
-    """What people see for a mode name: `off` is shown as `normal`."""
+    """What people see for a mode name: `off` is shown as `normal`
+    (opl-modes.md § Commands, flags, and shortcuts: `/mode normal`)."""
     return NORMAL_ALIAS if name == OFF else name

@@ -45,7 +45,8 @@ class Restored:
 
 
 def mode_entry(mode: str, plan_file: str | None, refine_cycles: int) -> dict[str, Any]:
-    """The session entry written on every mode change."""
+    """The session entry written on every mode change (opl-modes.md § Tool
+    inheritance warning: mode state is persisted in session entries)."""
     return {
         "type": ENTRY_TYPE,
         "customType": MODE_SWITCHER,

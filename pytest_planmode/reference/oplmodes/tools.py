@@ -71,7 +71,8 @@ def active_set(
     registered: Sequence[str],
     loaded: Sequence[str] = (),
 ) -> ActiveSet:
-    """The active tools on entering `mode` (Pi ignores names it does not
+    """The active tools on entering `mode` (opl-modes.md § Mode behavior,
+    § Lazy tool loading; Pi ignores names it does not
     know, so only registered names and opl-modes' own tools are active);
     lazy tools the mode permits are withheld unless already `loaded`, and
     `load_tools` is offered when at least one is withheld."""
