@@ -11,7 +11,7 @@ from hypothesis import given
 from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.reference.oplmodes import model_override as mo
 from pytest_planmode.reference.planmode import model_switch as ms
-from pytest_planmode.reference.virtual_time import Scheduler, SerialQueue, race
+from pytest_planmode.reference.virtual_time import Scheduler, race
 from pytest_planmode.strategies import models as strategies
 
 # -- virtual clock --------------------------------------------------------
@@ -52,16 +52,6 @@ def test_scheduler_orders_by_instant_rank_then_arrival() -> None:
     assert clock.now == 10
     with pytest.raises(ValueError, match="already at 10 ms"):
         clock.push(9, "past")
-
-
-def test_serial_queue_waits_for_the_previous_operation() -> None:
-    queue = SerialQueue()
-    assert queue.start_at(50) == 50
-    queue.finish(300)
-    assert queue.start_at(100) == 300
-    assert queue.start_at(400) == 400
-    queue.finish(None)
-    assert queue.start_at(1000) is None
 
 
 # -- pi-plan-mode switch ------------------------------------------------------

@@ -5,14 +5,13 @@ virtual milliseconds that only moves when the caller says so, so a script
 that says "authentication answers after 2,500 ms" is decided by arithmetic,
 and a slow machine cannot change an outcome.
 
-Three pieces, each small enough to be checked by hand:
+Two pieces, each small enough to be checked by hand:
 
 * :func:`race` decides a promise racing a timeout (the two-second
   authentication budget of pi-plan-mode-settings.md § Auto model switch).
-* :class:`SerialQueue` runs operations one after the other (opl-modes.md
-  § Tool inheritance warning: "Changes are serialized").
 * :class:`Scheduler` is a discrete-event queue ordering happenings by
-  virtual instant, then by a caller-given rank, then by arrival.
+  virtual instant, then by a caller-given rank, then by arrival (opl-modes'
+  serialized model changes run on it).
 """
 
 from __future__ import annotations
@@ -62,28 +61,6 @@ def race(started_at: int, answer_after_ms: int | None, budget_ms: int) -> RaceRe
     return RaceResult(in_time=False, settled_at=deadline, answer_at=answer_at)
 
 
-@dataclass
-class SerialQueue:
-    """Operations that run one at a time, in the order they were submitted.
-
-    ``busy_until`` is the instant the last submitted operation finishes;
-    None means that operation never finishes (it hangs), and so does every
-    operation submitted after it.
-    """
-
-    busy_until: int | None = 0
-
-    def start_at(self, submitted_at: int) -> int | None:
-        """When an operation submitted at ``submitted_at`` may start."""
-        if self.busy_until is None:
-            return None
-        return max(submitted_at, self.busy_until)
-
-    def finish(self, at: int | None) -> None:
-        """Record that the operation just started finishes at ``at``."""
-        self.busy_until = at
-
-
 @dataclass(order=True)
 class _Entry(Generic[T]):
     at: int
@@ -124,4 +101,4 @@ class Scheduler(Generic[T]):
         return len(self._heap)
 
 
-__all__ = ["RaceResult", "Scheduler", "SerialQueue", "race"]
+__all__ = ["RaceResult", "Scheduler", "race"]

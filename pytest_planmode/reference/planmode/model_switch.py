@@ -117,6 +117,7 @@ class Settings:
 
 
 def model_key(ref: sv.ModelRef) -> str:
+    """A validated model as the contract writes it: ``provider/modelId``."""
     return f"{ref.provider}/{ref.model_id}"
 
 
@@ -160,8 +161,7 @@ def _warning(direction: str, chain: Sequence[str], applied: str | None, current:
     if applied is None:
         return Warning(
             "all-failed",
-            f"{label}: no configured model could be applied ({', '.join(chain)}); "
-            f"keeping {current}",
+            f"{label}: no configured model could be applied ({', '.join(chain)}); keeping {current}",
         )
     return Warning("fallback", f"{label}: {chain[0]} unavailable; switched to {applied}")
 
@@ -245,17 +245,13 @@ def walk_chain(
     else:
         end_at = now
     done.extend(Candidate(m, "not-tried") for m in ordered[len(done) :])
-    in_effect = next(
-        (i for i, c in enumerate(done) if c.result in ("applied", "already-active")), None
-    )
+    in_effect = next((i for i, c in enumerate(done) if c.result in ("applied", "already-active")), None)
     warning: Warning | None = None
     if outcome == "all-failed":
         warning = _warning(direction, ordered, None, current)
     elif in_effect is not None and in_effect > 0:
         warning = _warning(direction, ordered, done[in_effect].model, current)
-    return ChainResult(
-        outcome, tuple(done), applied, tuple(steps), tuple(late), end_at, attempts, warning
-    )
+    return ChainResult(outcome, tuple(done), applied, tuple(steps), tuple(late), end_at, attempts, warning)
 
 
 def merge_log(steps: Sequence[Step], late: Sequence[Step]) -> tuple[Step, ...]:
