@@ -53,6 +53,19 @@ def test_text_never_raises(text: str) -> None:
     assert "off" in out.modes
 
 
+@given(data=st.binary(max_size=200) | s.json_values.map(lambda v: json.dumps(v).encode()))
+def test_any_bytes_never_raise(data: bytes) -> None:
+    loaded = cfg.load_bytes(data)
+    assert "off" in loaded.modes
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe{}", b"\xef\xbb\xbf{}", b"{", b"", b"NaN"])
+def test_unreadable_bytes_are_a_document_problem(data: bytes) -> None:
+    loaded = cfg.load_bytes(data)
+    assert loaded.problems and loaded.problems[0].field == "(document)"
+    assert loaded.modes["chat"].tools == ("read", "bash", "grep", "find", "ls")
+
+
 def test_invalid_json_text_is_a_problem_with_defaults() -> None:
     out = load_op(ConfigLoadInput(text='{"modes": '))
     assert out.problems[0].field == "(document)"

@@ -131,6 +131,27 @@ def parse_text(text: str) -> tuple[Any, str | None]:
         return None, f"opl-modes.json is not valid JSON ({exc}); using the built-in defaults"
 
 
+def load_bytes(data: bytes) -> OplConfig:
+    """The effective configuration for the file's bytes (opl-modes.md
+    § Configuration): strict UTF-8 JSON; anything else leaves the built-in
+    registry with a problem on `(document)`, never an exception."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        loaded = load(None, present=False)
+        problem = Problem(
+            "(document)",
+            None,
+            f"opl-modes.json is not UTF-8 ({exc.reason} at byte {exc.start}); using the built-in defaults",
+        )
+        return replace(loaded, problems=(problem, *loaded.problems))
+    document, error = parse_text(text)
+    if error is not None:
+        loaded = load(None, present=False)
+        return replace(loaded, problems=(Problem("(document)", None, error), *loaded.problems))
+    return load(document)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -555,6 +576,7 @@ __all__ = [
     "OplConfig",
     "Problem",
     "load",
+    "load_bytes",
     "normalize_key",
     "parse_text",
     "shortcut_conflict",
