@@ -13,12 +13,13 @@ virtual milliseconds, and each authentication has a budget of 2,000 ms.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.events import EventScript, ScriptEvent
 
 AUTH_BUDGET_MS = 2000
 
@@ -29,18 +30,14 @@ ImplementHow = Literal["here", "fresh", "saved"]
 class ModelBehaviour(ContractInput):
     """How Pi answers for one model during the switch."""
 
-    resolves: bool = Field(
-        default=True, description="False: Pi's model registry cannot resolve this model."
-    )
+    resolves: bool = Field(default=True, description="False: Pi's model registry cannot resolve this model.")
     auth: Literal["ok", "fail", "throw", "hang"] = Field(
         default="ok",
         description=(
             "Authentication answer: `ok`, `fail` (`ok: false`), `throw`, or `hang` (never answers)."
         ),
     )
-    auth_latency_ms: int = Field(
-        default=0, ge=0, description="Virtual ms until authentication answers."
-    )
+    auth_latency_ms: int = Field(default=0, ge=0, description="Virtual ms until authentication answers.")
     credentials: bool = Field(
         default=True,
         description="Credentials configured; without them the model change refuses.",
@@ -82,8 +79,7 @@ class _SessionInput(ContractInput):
 class SwitchInput(_SessionInput):
     trigger: Trigger = Field(
         description=(
-            "`plan.start` targets `planModel`; `plan.exit`, `plan.save` and `implement` "
-            "target `normalModel`."
+            "`plan.start` targets `planModel`; `plan.exit`, `plan.save` and `implement` target `normalModel`."
         )
     )
     how: ImplementHow | None = Field(
@@ -148,9 +144,7 @@ class Warning(ContractOutput):
 
 
 class SwitchOutput(ContractOutput):
-    outcome: Literal[
-        "disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"
-    ]
+    outcome: Literal["disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"]
     disabled_reason: Literal["off", "invalid-settings", "read-failed"] | None = None
     settings_error: str | None = None
     direction: Literal["planModel", "normalModel"]
@@ -158,20 +152,14 @@ class SwitchOutput(ContractOutput):
         description="The configured chain after collapsing duplicates, with what happened to each."
     )
     applied: str | None = Field(description="The candidate the model change applied, if any.")
-    model: str = Field(
-        description="The session model once everything settled, late results included."
-    )
+    model: str = Field(description="The session model once everything settled, late results included.")
     log: list[LogEntry] = Field(description="Every step with its virtual instant, in time order.")
     warnings: list[Warning] = Field(description="At most one per direction.")
-    error: str | None = Field(
-        default=None, description="Error notice of an aborted implementation."
-    )
+    error: str | None = Field(default=None, description="Error notice of an aborted implementation.")
     elapsed_ms: int | None = Field(
         description="When the transition's switch completed; None when a model change hangs."
     )
-    auth_attempts: int = Field(
-        description="Authentications started, the saved-plan preflight included."
-    )
+    auth_attempts: int = Field(description="Authentications started, the saved-plan preflight included.")
     thinking_level: str = Field(description="The thinking level after the transition.")
     saved_plan_kept: bool | None = Field(
         default=None, description="Saved-plan implementation: the saved plan stays."
@@ -196,9 +184,7 @@ class FreshInput(_SessionInput):
         default=None, description="The available models when Start is pressed (default: unchanged)."
     )
     pick: str | None = Field(default=None, description="A model picked in the screen's model row.")
-    pick_thinking: str | None = Field(
-        default=None, description="A thinking level picked in the screen."
-    )
+    pick_thinking: str | None = Field(default=None, description="A thinking level picked in the screen.")
 
 
 class Notice(ContractOutput):
@@ -225,6 +211,84 @@ class FreshOutput(ContractOutput):
     settings_written: bool = Field(description="Always false: menu choices are one-shot.")
 
 
+class TransitionEvent(ScriptEvent):
+    """A Plan boundary, named as in the lifecycle event vocabulary."""
+
+    type: Literal["plan.start", "plan.exit", "plan.save", "implement"]
+    how: ImplementHow | None = Field(default=None, description="With `implement`.")
+    fails: bool = Field(default=False, description="The transition fails after switching (restore).")
+
+
+class SettingsSave(ScriptEvent):
+    """The settings document changes (Settings save or manual edit)."""
+
+    type: Literal["settings.save"]
+    settings: dict[str, Any] = Field(default_factory=dict, description="The new raw document.")
+    settings_read_failed: bool = False
+
+
+class CatalogueChange(ScriptEvent):
+    """The session scope or Pi's available models change."""
+
+    type: Literal["catalogue"]
+    scoped_models: list[str] | None = None
+    available_models: list[str] | None = None
+
+
+class ProviderChange(ScriptEvent):
+    """A model behaves differently from now on (a provider recovers or breaks)."""
+
+    type: Literal["provider"]
+    model: str
+    behaviour: ModelBehaviour
+
+
+SessionEvent = Annotated[
+    TransitionEvent | SettingsSave | CatalogueChange | ProviderChange,
+    Field(discriminator="type"),
+]
+
+
+class SessionScriptInput(EventScript[SessionEvent]):
+    settings: dict[str, Any] = Field(default_factory=dict, description="The raw settings at start.")
+    settings_read_failed: bool = False
+    current_model: str
+    thinking_level: str = "medium"
+    scoped_models: list[str] = Field(default_factory=list)
+    available_models: list[str] = Field(default_factory=list)
+    models: dict[str, ModelBehaviour] = Field(default_factory=dict)
+
+
+class TransitionResult(ContractOutput):
+    at: int = Field(description="When the transition was asked for.")
+    trigger: str
+    started_at: int | None = Field(
+        description="When it started: after the previous one completed; None if never."
+    )
+    ended_at: int | None = Field(description="When its switch completed.")
+    outcome: Literal[
+        "disabled",
+        "unchanged",
+        "already-active",
+        "applied",
+        "all-failed",
+        "stalled",
+        "aborted",
+        "blocked",
+    ] = Field(description="`blocked`: an earlier model change hung, it never started.")
+    applied: str | None
+    model: str = Field(description="The session model after this transition.")
+    warnings: list[Warning]
+    auth_attempts: int
+    restored: bool
+
+
+class SessionScriptOutput(ContractOutput):
+    transitions: list[TransitionResult]
+    log: list[LogEntry] = Field(description="Every step of every transition, in time order.")
+    model: str = Field(description="The session model at the end, late answers included.")
+
+
 OPERATIONS = [
     Operation(
         name="planmode.models.switch",
@@ -243,6 +307,16 @@ OPERATIONS = [
         summary=(
             "The ready-plan Start fresh screen and the saved-plan direct fresh action: initial "
             "model and thinking, re-resolution on Start, the handoff switch."
+        ),
+        kind="script",
+    ),
+    Operation(
+        name="planmode.models.session",
+        input=SessionScriptInput,
+        output=SessionScriptOutput,
+        summary=(
+            "Several Plan boundaries in one session on a virtual clock: each direction starts "
+            "from its first candidate; settings and catalogue changes apply to later transitions."
         ),
         kind="script",
     ),

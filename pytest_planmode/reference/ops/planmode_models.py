@@ -11,8 +11,11 @@ from pytest_planmode.contract.planmode_models import (
     LogEntry,
     ModelBehaviour,
     Notice,
+    SessionScriptInput,
+    SessionScriptOutput,
     SwitchInput,
     SwitchOutput,
+    TransitionResult,
     Warning,
 )
 from pytest_planmode.reference.ops import handler
@@ -20,18 +23,19 @@ from pytest_planmode.reference.planmode import model_fresh, model_switch
 from pytest_planmode.reference.planmode.model_switch import Behaviour, Step
 
 
+def _behaviour(b: ModelBehaviour) -> Behaviour:
+    return Behaviour(
+        resolves=b.resolves,
+        auth=b.auth,
+        auth_latency_ms=b.auth_latency_ms,
+        credentials=b.credentials,
+        change=b.change,
+        change_latency_ms=b.change_latency_ms,
+    )
+
+
 def _behaviours(models: Mapping[str, ModelBehaviour]) -> dict[str, Behaviour]:
-    return {
-        key: Behaviour(
-            resolves=b.resolves,
-            auth=b.auth,
-            auth_latency_ms=b.auth_latency_ms,
-            credentials=b.credentials,
-            change=b.change,
-            change_latency_ms=b.change_latency_ms,
-        )
-        for key, b in models.items()
-    }
+    return {key: _behaviour(b) for key, b in models.items()}
 
 
 def _log(steps: tuple[Step, ...]) -> list[LogEntry]:
@@ -62,9 +66,7 @@ def switch(inp: SwitchInput) -> SwitchOutput:
         disabled_reason=result.disabled_reason,
         settings_error=result.settings_error,
         direction=result.direction,
-        candidates=[
-            CandidateResult(model=c.model, result=c.result, auth=c.auth) for c in result.candidates
-        ],
+        candidates=[CandidateResult(model=c.model, result=c.result, auth=c.auth) for c in result.candidates],
         applied=result.applied,
         model=result.model,
         log=_log(result.log),
@@ -111,11 +113,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
         unavailable=list(result.unavailable),
         initial_thinking=result.initial_thinking,
         chain=list(result.chain),
-        notice=(
-            Notice(kind=result.notice.kind, message=result.notice.message)
-            if result.notice
-            else None
-        ),
+        notice=(Notice(kind=result.notice.kind, message=result.notice.message) if result.notice else None),
         outcome=result.walked.outcome,
         applied=result.walked.applied,
         model=result.model,
@@ -127,3 +125,75 @@ def fresh(inp: FreshInput) -> FreshOutput:
         planning_thinking=inp.thinking_level,
         settings_written=False,
     )
+
+
+@handler("planmode.models.session")
+def session(inp: SessionScriptInput) -> SessionScriptOutput:
+    events = []
+    for e in inp.events:
+        if e.type == "settings.save":
+            events.append(
+                model_switch.SessionEvent(
+                    e.at, e.type, settings=e.settings, settings_read_failed=e.settings_read_failed
+                )
+            )
+        elif e.type == "catalogue":
+            events.append(
+                model_switch.SessionEvent(
+                    e.at,
+                    e.type,
+                    scoped=None if e.scoped_models is None else tuple(e.scoped_models),
+                    available=None if e.available_models is None else tuple(e.available_models),
+                )
+            )
+        elif e.type == "provider":
+            events.append(
+                model_switch.SessionEvent(e.at, e.type, model=e.model, behaviour=_behaviour(e.behaviour))
+            )
+        else:
+            events.append(model_switch.SessionEvent(e.at, e.type, how=e.how, fails=e.fails))
+    result = model_switch.run_session(
+        settings=model_switch.read_settings(inp.settings, inp.settings_read_failed),
+        current=inp.current_model,
+        thinking_level=inp.thinking_level,
+        scoped=inp.scoped_models,
+        available=inp.available_models,
+        behaviours=_behaviours(inp.models),
+        events=events,
+    )
+    transitions = []
+    model = inp.current_model
+    for record in result.transitions:
+        r = record.result
+        if r is None:
+            transitions.append(
+                TransitionResult(
+                    at=record.at,
+                    trigger=record.trigger,
+                    started_at=None,
+                    ended_at=None,
+                    outcome="blocked",
+                    applied=None,
+                    model=model,
+                    warnings=[],
+                    auth_attempts=0,
+                    restored=False,
+                )
+            )
+            continue
+        model = r.model
+        transitions.append(
+            TransitionResult(
+                at=record.at,
+                trigger=record.trigger,
+                started_at=record.started_at,
+                ended_at=r.elapsed_ms,
+                outcome=r.outcome,
+                applied=r.applied,
+                model=r.model,
+                warnings=_warnings(r.warnings),
+                auth_attempts=r.auth_attempts,
+                restored=r.restored,
+            )
+        )
+    return SessionScriptOutput(transitions=transitions, log=_log(result.log), model=result.model)

@@ -292,6 +292,8 @@ class Transition:
     available: frozenset[str]
     behaviours: Mapping[str, Behaviour]
     transition_fails: bool = False
+    #: The virtual instant the transition starts (a script runs several).
+    start_at: int = 0
 
 
 def _preflight(t: Transition, steps: list[Step], late: list[Step]) -> tuple[bool, int]:
@@ -299,8 +301,8 @@ def _preflight(t: Transition, steps: list[Step], late: list[Step]) -> tuple[bool
     session's current model ... under the same two-second budget but has no
     fallback". Returns (timed out, instant the preflight settled)."""
     b = t.behaviours.get(t.current, DEFAULT_BEHAVIOUR)
-    steps.append(Step(0, "preflight.start", t.current))
-    decided = race(0, None if b.auth == "hang" else b.auth_latency_ms, AUTH_BUDGET_MS)
+    steps.append(Step(t.start_at, "preflight.start", t.current))
+    decided = race(t.start_at, None if b.auth == "hang" else b.auth_latency_ms, AUTH_BUDGET_MS)
     if decided.in_time:
         # Only a timeout aborts; a definite answer leaves the decision to the
         # model change that the implementation makes anyway.
@@ -320,7 +322,7 @@ def switch(t: Transition, settings: Settings) -> SwitchResult:
     saved = t.trigger == "implement" and t.how == "saved"
     steps: list[Step] = []
     late: list[Step] = []
-    now = 0
+    now = t.start_at
     auth_attempts = 0
     if saved:
         auth_attempts += 1
@@ -409,16 +411,120 @@ def switch(t: Transition, settings: Settings) -> SwitchResult:
     )
 
 
+# -- several transitions in one session --------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """One event of a model-switching script (see the contract's event types)."""
+
+    at: int
+    type: str
+    how: str | None = None
+    fails: bool = False
+    settings: Mapping[str, Any] | None = None
+    settings_read_failed: bool = False
+    scoped: tuple[str, ...] | None = None
+    available: tuple[str, ...] | None = None
+    model: str | None = None
+    behaviour: Behaviour | None = None
+
+
+@dataclass(frozen=True)
+class TransitionRecord:
+    """A transition of a script: when it was asked for, and what it did
+    (None when an earlier model change hung and it never started)."""
+
+    at: int
+    trigger: str
+    result: SwitchResult | None
+    started_at: int | None
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    transitions: tuple[TransitionRecord, ...]
+    log: tuple[Step, ...]
+    model: str
+
+
+def run_session(
+    *,
+    settings: Settings,
+    current: str,
+    thinking_level: str,
+    scoped: Sequence[str],
+    available: Sequence[str],
+    behaviours: Mapping[str, Behaviour],
+    events: Sequence[SessionEvent],
+) -> SessionResult:
+    """§ Auto model switch across several Plan boundaries: "Fallback chains are
+    not retried past a direction: each Plan boundary starts again from the
+    first candidate"; "Changing these settings applies to later Plan
+    transitions only". Transitions run one at a time: one asked for while
+    another is switching starts when that one completes."""
+    model = current
+    known = dict(behaviours)
+    scope, pool = tuple(scoped), tuple(available)
+    free_at: int | None = 0
+    records: list[TransitionRecord] = []
+    ordered: list[tuple[int, int, int, int, Step]] = []
+    for event in events:
+        if event.type == "settings.save":
+            # Read when the save happens; a transition already asked for keeps
+            # the settings it started with.
+            settings = read_settings(event.settings or {}, event.settings_read_failed)
+            continue
+        if event.type == "catalogue":
+            scope = scope if event.scoped is None else event.scoped
+            pool = pool if event.available is None else event.available
+            continue
+        if event.type == "provider":
+            if event.model is not None and event.behaviour is not None:
+                known[event.model] = event.behaviour
+            continue
+        if free_at is None:
+            records.append(TransitionRecord(event.at, event.type, None, None))
+            continue
+        start = max(event.at, free_at)
+        result = switch(
+            Transition(
+                trigger=event.type,
+                how=(event.how or "here") if event.type == "implement" else None,
+                current=model,
+                thinking_level=thinking_level,
+                available=catalogue(scope, pool),
+                behaviours=dict(known),
+                transition_fails=event.fails,
+                start_at=start,
+            ),
+            settings,
+        )
+        index = len(records)
+        for position, step in enumerate(result.log):
+            late = 1 if step.type in ("auth.late", "preflight.late") else 0
+            ordered.append((step.at, late, index, position, step))
+        records.append(TransitionRecord(event.at, event.type, result, start))
+        model = result.model
+        free_at = result.elapsed_ms
+    log = tuple(item[4] for item in sorted(ordered, key=lambda i: i[:4]))
+    return SessionResult(tuple(records), log, model)
+
+
 __all__ = [
     "AUTH_BUDGET_MS",
     "Behaviour",
     "ChainResult",
+    "SessionEvent",
+    "SessionResult",
     "Settings",
     "SwitchResult",
     "Transition",
+    "TransitionRecord",
     "catalogue",
     "collapse_duplicates",
     "read_settings",
+    "run_session",
     "switch",
     "walk_chain",
 ]
