@@ -146,9 +146,7 @@ class _Run:
         # Reference choice: a new Plan workflow supersedes the active plan.
         self.clear_active("superseded")
         entry = plan_thinking.enter(self.state.settings.thinking_level, self.state.thinking)
-        self.set(
-            mode="planning", snapshot=entry.snapshot, thinking=entry.level, plan_in_history=False
-        )
+        self.set(mode="planning", snapshot=entry.snapshot, thinking=entry.level, plan_in_history=False)
         self.see("mode", mode="planning", cause="plan-start")
         if entry.snapshot is not None:
             self.see("thinking", level=entry.level, cause="plan-start")
@@ -183,9 +181,7 @@ class _Run:
         if how == "saved":
             plan = before.saved_plan
             if before.mode != "normal" or plan is None:
-                self.notice(
-                    "not-applicable", "there is no saved plan to implement outside Plan mode"
-                )
+                self.notice("not-applicable", "there is no saved plan to implement outside Plan mode")
                 return
             fresh = event.get("session") == "fresh"
             menu_level = before.thinking
@@ -239,11 +235,7 @@ class _Run:
             plan_copies=decision.copies,
             active_plan=active is not None,
         )
-        if (
-            active is not None
-            and reinjection.rule(active.policy).ends_after_first_run
-            and not active.armed
-        ):
+        if active is not None and reinjection.rule(active.policy).ends_after_first_run and not active.armed:
             # The first run is the one this context starts; its settling ends the guarantee.
             self.set(active=replace(active, armed=True))
             self.see("active-plan", change="armed", policy=active.policy, reason="first-context")
@@ -360,9 +352,7 @@ class _Run:
             "active": state.active.plan if state.active is not None else None,
             "saved": state.saved_plan,
         }
-        source = event.get("source") or next(
-            (s for s, p in available.items() if p is not None), None
-        )
+        source = event.get("source") or next((s for s, p in available.items() if p is not None), None)
         plan = available.get(source) if source is not None else None
         if source is None or plan is None:
             self.see(
@@ -391,11 +381,7 @@ class _Run:
             code=result.code,
             content=result.content,
         )
-        if (
-            result.outcome == "written"
-            and result.destination is not None
-            and result.content is not None
-        ):
+        if result.outcome == "written" and result.destination is not None and result.content is not None:
             self.written.append((result.destination, result.content))
             if source == "ready":
                 self.leave_plan_mode("export")
