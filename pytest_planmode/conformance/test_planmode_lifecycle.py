@@ -83,3 +83,33 @@ def test_export_writes_plan_plus_newline_and_keeps_settings(
     )
     assert out["settingsAfter"] == inp["settings"], "an export edited the settings"
     assert out["destination"].startswith("/project/"), f"a relative path left the working directory: {out}"
+
+
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.thinking-round-trip")
+@given(script=s.plan_thinking_round_trips())
+def test_leaving_plan_mode_restores_the_prior_level(
+    planmode_target: TargetClient, script: dict[str, Any]
+) -> None:
+    out = planmode_target.call(RUN, script)
+    assert out["final"]["mode"] == "normal", "the script leaves Plan mode"
+    assert out["final"]["thinking"] == script["thinking"], (
+        f"Pi was at {script['thinking']!r} before Plan mode and nobody changed it by hand, "
+        f"but it is at {out['final']['thinking']!r} afterwards"
+    )
+
+
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.shortcut-waits-for-reload")
+@given(script=s.shortcut_scripts())
+def test_shortcut_changes_wait_for_a_new_runtime(
+    planmode_target: TargetClient, script: dict[str, Any]
+) -> None:
+    startup = script["settings"].get("toggleShortcut")
+    out = planmode_target.call(RUN, script)
+    shortcut = out["final"]["shortcut"]
+    assert shortcut["loaded"] == startup, "the binding changed without /reload or a restart"
+    saves = [e["settings"]["toggleShortcut"] for e in script["events"] if e["type"] == "settings.save"]
+    assert shortcut["configured"] == (saves[-1] if saves else startup)
+    reloaded = planmode_target.call(RUN, {**script, "events": [*script["events"], {"type": "reload"}]})
+    assert reloaded["final"]["shortcut"]["loaded"] == shortcut["configured"], (
+        "/reload did not apply the configured value"
+    )

@@ -161,3 +161,61 @@ def exports(draw: st.DrawFn) -> dict[str, Any]:
         "settings": draw(st.fixed_dictionaries({}, optional={"defaultPlanExportPath": relative_paths})),
         "state": {"source": draw(st.sampled_from(["ready", "saved", "active"])), "plan": draw(plans)},
     }
+
+
+@st.composite
+def plan_thinking_round_trips(draw: st.DrawFn) -> dict[str, Any]:
+    """Start Plan mode under a fixed or inherited level, do things that never
+    touch Pi's thinking by hand, then leave Plan mode one way or another."""
+    middle = draw(
+        st.lists(
+            st.one_of(
+                _event("plan.run"),
+                _event("context"),
+                _event("compaction"),
+                _event("reload"),
+                _event("settings.save", settings=_settings_changes(with_retention=True)),
+            ),
+            max_size=6,
+        )
+    )
+    leave = draw(
+        st.sampled_from(
+            [
+                [{"type": "plan.exit"}],
+                [{"type": "plan.ready", "plan": "# P"}, {"type": "plan.save"}],
+                [{"type": "plan.ready", "plan": "# P"}, {"type": "implement", "how": "here"}],
+                [{"type": "plan.ready", "plan": "# P"}, {"type": "export"}],
+            ]
+        )
+    )
+    return {
+        "settings": {"thinkingLevel": draw(st.sampled_from(THINKING_SETTINGS))},
+        "thinking": draw(st.sampled_from(PI_THINKING)),
+        "events": [{"type": "plan.start"}, *middle, *leave],
+    }
+
+
+@st.composite
+def shortcut_scripts(draw: st.DrawFn) -> dict[str, Any]:
+    """Shortcut saves mixed with events that are not a new extension runtime."""
+    events = draw(
+        st.lists(
+            st.one_of(
+                _event("settings.save", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
+                _event(
+                    "settings.save",
+                    via=st.just("json"),
+                    settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts}),
+                ),
+                _event("tree.navigate"),
+                _event("compaction"),
+                _event("resume"),
+                _event("plan.start"),
+                _event("plan.exit"),
+            ),
+            max_size=10,
+        )
+    )
+    startup = draw(_shortcuts)
+    return {"settings": {} if startup is None else {"toggleShortcut": startup}, "events": events}
