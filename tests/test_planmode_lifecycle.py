@@ -167,3 +167,15 @@ def test_input_schema_uses_a_discriminator() -> None:
     schema = LifecycleRunInput.model_json_schema()
     items = schema["properties"]["events"]["items"]
     assert items["discriminator"]["propertyName"] == "type"
+
+
+@pytest.mark.parametrize(("length", "taken"), [(4096, True), (4097, False)])
+def test_destination_length_boundary(length: int, taken: bool) -> None:
+    value = "p" * (length - 3) + ".md"
+    out = run(
+        [{"type": "settings.save", "settings": {"defaultPlanExportPath": value}}, {"type": "export"}],
+        savedPlan=PLAN,
+    )
+    assert (out["notices"] == []) is taken
+    expected = "/project/" + value if taken else "/project/PLAN.md"
+    assert out["exports"][0]["destination"] == expected

@@ -276,7 +276,11 @@ class _Run:
         § Toggle shortcut: a save changes the effective settings at once,
         but each field takes effect at its own boundary (next Plan workflow,
         next Implement, next export, next runtime)."""
-        merged = {**self.state.raw_settings, **event["settings"]}
+        changes = dict(event["settings"])
+        if event.get("via", "settings") == "settings" and changes.get("defaultPlanExportPath") == "":
+            # § Export destination: an empty value submitted in Settings means "use PLAN.md".
+            changes["defaultPlanExportPath"] = None
+        merged = {**self.state.raw_settings, **changes}
         merged = {key: value for key, value in merged.items() if value is not None}
         try:
             settings = parse_settings(merged)
