@@ -26,6 +26,7 @@ from pytest_planmode.strategies import models as s
 
 SWITCH = "planmode.models.switch"
 FRESH = "planmode.models.fresh"
+SESSION = "planmode.models.session"
 OPL = "oplmodes.models.script"
 
 
@@ -158,6 +159,36 @@ def test_saved_plan_preflight_timeout_aborts(planmode_target: TargetClient, data
     assert out["model"] == data["currentModel"]
     assert out["candidates"] == [] and out["authAttempts"] == 1
     assert out["elapsedMs"] == s.BUDGET_MS
+
+
+@pytest.mark.planmode(
+    operations=[SESSION, SWITCH], level="must", id="planmode.models.property.boundaries-independent"
+)
+@given(data=s.session_inputs())
+def test_each_boundary_starts_again_from_the_first_candidate(
+    planmode_target: TargetClient, data: dict[str, Any]
+) -> None:
+    """Each transition of a session does exactly what one switch from the model
+    active at that point does: nothing carries over from an earlier direction."""
+    out = planmode_target.call(SESSION, data)
+    model = data["currentModel"]
+    world = {k: data[k] for k in ("settings", "thinkingLevel", "scopedModels", "availableModels", "models")}
+    assert len(out["transitions"]) == len(data["events"])
+    previous_end = 0
+    for event, transition in zip(data["events"], out["transitions"], strict=True):
+        alone = planmode_target.call(
+            SWITCH,
+            {**world, "trigger": event["type"], "currentModel": model}
+            | ({"how": event["how"]} if "how" in event else {}),
+        )
+        assert transition["startedAt"] == max(event["at"], previous_end)
+        for key in ("outcome", "applied", "model", "authAttempts"):
+            assert transition[key] == alone[key], (key, event, transition, alone)
+        assert [w["kind"] for w in transition["warnings"]] == [w["kind"] for w in alone["warnings"]]
+        assert transition["endedAt"] - transition["startedAt"] == alone["elapsedMs"]
+        model = transition["model"]
+        previous_end = transition["endedAt"]
+    assert out["model"] == model
 
 
 @pytest.mark.planmode(operation=FRESH, level="must", id="planmode.models.property.fresh-menu-one-shot")

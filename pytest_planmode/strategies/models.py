@@ -94,6 +94,27 @@ def chain_of(data: dict[str, Any]) -> list[str]:
 
 
 @st.composite
+def session_inputs(draw: st.DrawFn) -> dict[str, Any]:
+    """An input of `planmode.models.session`: both directions configured and
+    1-5 Plan boundaries at random instants (no world changes)."""
+    base = draw(switch_inputs(trigger="plan.start"))
+    normal = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=4))
+    base["settings"]["normalModel"] = [_ref(k) for k in normal]
+    instants = sorted(draw(st.lists(st.integers(min_value=0, max_value=12000), min_size=1, max_size=5)))
+    triggers = ["plan.start", "plan.exit", "plan.save", "implement"]
+    events: list[dict[str, Any]] = []
+    for at in instants:
+        event: dict[str, Any] = {"at": at, "type": draw(st.sampled_from(triggers))}
+        if event["type"] == "implement":
+            event["how"] = draw(st.sampled_from(["here", "fresh"]))
+        events.append(event)
+    base.pop("trigger")
+    base.pop("how", None)
+    base["events"] = events
+    return base
+
+
+@st.composite
 def fresh_inputs(draw: st.DrawFn) -> dict[str, Any]:
     """An input of `planmode.models.fresh` (the ready-plan screen)."""
     base = draw(switch_inputs(trigger="implement"))
@@ -154,6 +175,7 @@ __all__ = [
     "chain_of",
     "fresh_inputs",
     "opl_scripts",
+    "session_inputs",
     "switch_inputs",
     "unambiguous_latencies",
 ]

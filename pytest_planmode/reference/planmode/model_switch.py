@@ -11,6 +11,7 @@ Models are keyed ``"provider/modelId"``.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -461,52 +462,69 @@ def run_session(
     """§ Auto model switch across several Plan boundaries: "Fallback chains are
     not retried past a direction: each Plan boundary starts again from the
     first candidate"; "Changing these settings applies to later Plan
-    transitions only". Transitions run one at a time: one asked for while
-    another is switching starts when that one completes."""
+    transitions only".
+
+    Transitions run one at a time: one asked for while another is switching
+    starts when that one completes. A transition uses the settings in force
+    when it was asked for, and the catalogue and provider behaviour in force
+    when it starts (a change at that very instant included).
+    """
     model = current
     known = dict(behaviours)
     scope, pool = tuple(scoped), tuple(available)
     free_at: int | None = 0
     records: list[TransitionRecord] = []
     ordered: list[tuple[int, int, int, int, Step]] = []
+    pending: deque[tuple[SessionEvent, Settings]] = deque()
+
+    def run_pending(before: int | None) -> None:
+        nonlocal model, free_at
+        while pending:
+            event, snapshot = pending[0]
+            if free_at is None:
+                # A hung model change never completes: nothing after it starts.
+                pending.popleft()
+                records.append(TransitionRecord(event.at, event.type, None, None))
+                continue
+            start = max(event.at, free_at)
+            if before is not None and start >= before:
+                return
+            pending.popleft()
+            result = switch(
+                Transition(
+                    trigger=event.type,
+                    how=(event.how or "here") if event.type == "implement" else None,
+                    current=model,
+                    thinking_level=thinking_level,
+                    available=catalogue(scope, pool),
+                    behaviours=dict(known),
+                    transition_fails=event.fails,
+                    start_at=start,
+                ),
+                snapshot,
+            )
+            index = len(records)
+            for position, step in enumerate(result.log):
+                late = 1 if step.type in ("auth.late", "preflight.late") else 0
+                ordered.append((step.at, late, index, position, step))
+            records.append(TransitionRecord(event.at, event.type, result, start))
+            model = result.model
+            free_at = result.elapsed_ms
+
     for event in events:
         if event.type == "settings.save":
-            # Read when the save happens; a transition already asked for keeps
-            # the settings it started with.
             settings = read_settings(event.settings or {}, event.settings_read_failed)
-            continue
-        if event.type == "catalogue":
-            scope = scope if event.scoped is None else event.scoped
-            pool = pool if event.available is None else event.available
-            continue
-        if event.type == "provider":
-            if event.model is not None and event.behaviour is not None:
+        elif event.type in ("catalogue", "provider"):
+            # Transitions that start before this instant do not see the change.
+            run_pending(event.at)
+            if event.type == "catalogue":
+                scope = scope if event.scoped is None else event.scoped
+                pool = pool if event.available is None else event.available
+            elif event.model is not None and event.behaviour is not None:
                 known[event.model] = event.behaviour
-            continue
-        if free_at is None:
-            records.append(TransitionRecord(event.at, event.type, None, None))
-            continue
-        start = max(event.at, free_at)
-        result = switch(
-            Transition(
-                trigger=event.type,
-                how=(event.how or "here") if event.type == "implement" else None,
-                current=model,
-                thinking_level=thinking_level,
-                available=catalogue(scope, pool),
-                behaviours=dict(known),
-                transition_fails=event.fails,
-                start_at=start,
-            ),
-            settings,
-        )
-        index = len(records)
-        for position, step in enumerate(result.log):
-            late = 1 if step.type in ("auth.late", "preflight.late") else 0
-            ordered.append((step.at, late, index, position, step))
-        records.append(TransitionRecord(event.at, event.type, result, start))
-        model = result.model
-        free_at = result.elapsed_ms
+        else:
+            pending.append((event, settings))
+    run_pending(None)
     log = tuple(item[4] for item in sorted(ordered, key=lambda i: i[:4]))
     return SessionResult(tuple(records), log, model)
 
