@@ -58,3 +58,17 @@ def test_shaped_documents_give_a_registry(planmode_target: TargetClient, documen
 def test_any_text_gives_a_registry(planmode_target: TargetClient, text: str) -> None:
     out = planmode_target.call(OP, {"text": text})
     _check_registry(out, f"text {text[:200]!r}")
+
+
+@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.config.property.shift-tab-notice")
+@given(key=st.sampled_from(["shift+tab", "ctrl+alt+m", "f2", "tab", "shift+enter", "ctrl+shift+tab"]))
+def test_shift_tab_notice_exactly_for_the_thinking_key(planmode_target: TargetClient, key: str) -> None:
+    """The default shift+tab is also Pi's app.thinking.cycle: the notice is
+    given for that binding (explicit or default) and for no other."""
+    for document in ({"shortcuts": {"cycleMode": key}}, {}):
+        out = planmode_target.call(OP, {"document": document})
+        effective = out["shortcuts"]["cycleMode"]
+        if effective == "shift+tab":
+            assert out["shortcutConflict"], f"{document}: shift+tab without the app.thinking.cycle notice"
+        else:
+            assert out["shortcutConflict"] is None, f"{document}: notice for {effective!r}"
