@@ -609,7 +609,16 @@ class Session:
             }
             return
         raw = args.get("tools") if isinstance(args, Mapping) else None
-        request = [str(t) for t in raw] if isinstance(raw, list) else None
+        if raw is not None and not (isinstance(raw, list) and all(isinstance(t, str) for t in raw)):
+            # A malformed argument is refused rather than read as "no
+            # argument", which would enable every allowed lazy tool.
+            self._step.result = {
+                "tool": LOAD_TOOLS,
+                "allowed": False,
+                "message": "load_tools: `tools` must be an array of tool names",
+            }
+            return
+        request = list(raw) if isinstance(raw, list) else None
         mode = self.config.modes[self.mode]
         result = load_tools(mode, self.config, self.resting, self.registered, self.loaded, request)
         self.loaded = result.loaded
