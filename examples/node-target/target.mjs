@@ -237,8 +237,14 @@ export function answer(line, operations = OPERATIONS, implementation = IMPLEMENT
   }
 
   const id = message.id ?? null;
-  const handler = Object.hasOwn(operations, message.op) ? operations[message.op] : undefined;
-  if (handler === undefined) return { id, unsupported: true };
+  if (typeof message.op !== "string") {
+    return { id, error: { message: "a request needs \"op\" (a string)" } };
+  }
+  // Own properties only: "constructor" or "toString" are not operations.
+  if (!Object.prototype.hasOwnProperty.call(operations, message.op)) {
+    return { id, unsupported: true };
+  }
+  const handler = operations[message.op];
   const input = message.input;
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     return { id, error: { message: "a request needs \"input\" (an object)" } };
