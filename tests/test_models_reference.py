@@ -218,3 +218,27 @@ def test_every_change_start_follows_the_previous_end(data: dict[str, Any]) -> No
             open_change = False
     assert not open_change
     assert len(out["changes"]) == sum(1 for o in trace if o["type"] == "change.start")
+
+
+def test_session_transition_waits_for_the_previous_one() -> None:
+    result = ms.run_session(
+        settings=ms.read_settings(
+            {
+                "autoSwitchModel": True,
+                "planModel": [{"provider": "a", "modelId": "1"}, {"provider": "b", "modelId": "2"}],
+                "normalModel": {"provider": "c", "modelId": "3"},
+            },
+            read_failed=False,
+        ),
+        current="cur/0",
+        thinking_level="high",
+        scoped=(),
+        available=("cur/0", "a/1", "b/2", "c/3"),
+        behaviours={"a/1": ms.Behaviour(auth="hang")},
+        events=[ms.SessionEvent(0, "plan.start"), ms.SessionEvent(10, "plan.exit")],
+    )
+    first, second = result.transitions
+    assert first.result is not None and second.result is not None
+    assert (first.started_at, first.result.elapsed_ms, first.result.applied) == (0, 2000, "b/2")
+    assert (second.started_at, second.result.elapsed_ms, second.result.applied) == (2000, 2000, "c/3")
+    assert result.model == "c/3"

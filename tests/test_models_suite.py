@@ -14,6 +14,7 @@ from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR
 
 SWITCH_CASES = FIXTURES_DIR / "planmode" / "models.toml"
 FRESH_CASES = FIXTURES_DIR / "planmode" / "models-fresh.toml"
+SESSION_CASES = FIXTURES_DIR / "planmode" / "models-session.toml"
 OPL_CASES = FIXTURES_DIR / "oplmodes" / "models.toml"
 PROPERTIES = CONFORMANCE_DIR / "test_models.py"
 
@@ -22,7 +23,8 @@ MUTANTS = textwrap.dedent(
     import copy
     from pytest_planmode.reference.adapter import REFERENCE
 
-    OPS = ["oplmodes.models.script", "planmode.models.fresh", "planmode.models.switch"]
+    OPS = ["oplmodes.models.script", "planmode.models.fresh", "planmode.models.session",
+           "planmode.models.switch"]
 
 
     class _Base:
@@ -83,6 +85,24 @@ MUTANTS = textwrap.dedent(
             return answer
 
 
+    class StickyFallback(_Base):
+        """A later boundary starts from the fallback applied last time."""
+
+        def call(self, op, input):
+            if op != "planmode.models.session":
+                return REFERENCE.call(op, input)
+            answer = REFERENCE.call(op, input)
+            out = answer["output"]
+            sticky = {}
+            for t in out["transitions"]:
+                if t["trigger"] in sticky and t["applied"] is not None and t["applied"] != sticky[t["trigger"]]:
+                    t["applied"] = sticky[t["trigger"]]
+                    t["model"] = sticky[t["trigger"]]
+                if t["warnings"] and t["applied"]:
+                    sticky[t["trigger"]] = t["applied"]
+            return answer
+
+
     class Unserialized(_Base):
         """Every change is reported as starting at the instant it was asked for."""
 
@@ -107,10 +127,17 @@ def mutants(pytester: pytest.Pytester) -> None:
 
 
 def test_reference_passes_every_model_case_and_property(suite) -> None:  # type: ignore[no-untyped-def]
-    run = suite("reference", str(SWITCH_CASES), str(FRESH_CASES), str(OPL_CASES), str(PROPERTIES))
+    run = suite(
+        "reference",
+        str(SWITCH_CASES),
+        str(FRESH_CASES),
+        str(SESSION_CASES),
+        str(OPL_CASES),
+        str(PROPERTIES),
+    )
     outcomes = run.result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0, run.text[-4000:]
-    assert outcomes["passed"] >= 120 + 10
+    assert outcomes["passed"] >= 120 + 12
 
 
 def test_a_late_answer_taking_the_model_back_is_caught(mutants, suite) -> None:  # type: ignore[no-untyped-def]
@@ -148,3 +175,10 @@ def test_unserialized_changes_are_caught(mutants, suite) -> None:  # type: ignor
     failed = set(run.outcomes)
     assert "oplmodes.models.serial.exit-during-mode-change" in failed
     assert "oplmodes.models.serial.two-modes-then-exit" in failed
+
+
+def test_a_fallback_remembered_across_boundaries_is_caught(mutants, suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite("python:model_mutants:StickyFallback", str(SESSION_CASES))
+    failed = set(run.outcomes)
+    assert "planmode.models.session.recovered-primary-used-again" in failed
+    assert "planmode.models.session.each-boundary-starts-from-first" not in failed
