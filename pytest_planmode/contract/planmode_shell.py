@@ -48,8 +48,7 @@ OPERATIONS = [
         input=ShellCheckInput,
         output=ShellCheckOutput,
         summary=(
-            "Decide one limited-Bash submission in Plan mode "
-            "(segments, trusted prefixes, reviewed policy)."
+            "Decide one limited-Bash submission in Plan mode (segments, trusted prefixes, reviewed policy)."
         ),
     ),
     Operation(

@@ -25,9 +25,7 @@ def trusted_prefixes(raw: object) -> tuple[TrustedPrefixes, str | None]:
         return NO_TRUST, str(exc)
 
 
-def _answer(
-    inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]
-) -> ShellCheckOutput:
+def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
     trust, error = trusted_prefixes(inp.safe_subcommands)
     verdict = check(inp.command, inp.cwd, trust)
     return ShellCheckOutput(

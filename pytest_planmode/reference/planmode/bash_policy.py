@@ -80,34 +80,30 @@ def check_bash_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     """The built-in reviewed policy for one Bash segment, or None when it
     passes (pi-plan-mode-settings.md § Safe shell subcommands: "Segments
     that do not match still use the built-in fail-closed reviewed policy")."""
-    words = segment.words
-    for word in words:
-        if word.expansion is not None:
-            return SegmentBlock(
-                "expansion",
-                f"{word.raw!r} expands: {word.expansion} (shell expansion is not reviewed)",
-            )
-    first = words[0]
-    if _ASSIGNMENT.match(first.raw):
+    if segment.expansion is not None:
         return SegmentBlock(
-            "environment-assignment", f"{first.raw!r} assigns the environment of the command"
+            "expansion", f"the shell would expand {segment.expansion} (expansion is not reviewed)"
         )
-    if first.quoted:
+    program = segment.words[0]
+    raw_program = segment.raw_words[0]
+    if _ASSIGNMENT.match(raw_program):
         return SegmentBlock(
-            "program.quoted", f"the program name {first.raw!r} uses quotes or escapes"
+            "environment-assignment", f"{raw_program!r} assigns the environment of the command"
         )
-    args = tuple(word.value for word in words[1:])
+    if raw_program != program:
+        return SegmentBlock("program.quoted", f"the program name {raw_program!r} uses quotes or escapes")
+    args = segment.words[1:]
     hit = first_forbidden(args, GLOBAL_FORBIDDEN)
     if hit is not None:
         return SegmentBlock("argument.forbidden", f"{hit} is forbidden for every program")
-    if first.value == "git":
+    if program == "git":
         verdict = check_git(args, cwd)
         if verdict.rule is not None:
             return SegmentBlock(verdict.rule, verdict.reason or verdict.rule)
         return None
-    rule = PROGRAMS.get(first.value)
+    rule = PROGRAMS.get(program)
     if rule is None:
-        return SegmentBlock("program.unknown", f"{first.value!r} is not a reviewed program")
+        return SegmentBlock("program.unknown", f"{program!r} is not a reviewed program")
     return review_program(rule, args)
 
 

@@ -101,9 +101,7 @@ def _branch(args: Sequence[str]) -> GitVerdict:
     hit = first_forbidden(args, BRANCH_OPTIONS)
     if hit is not None:
         return _block("git.branch.mutating", f"git branch {hit} changes branches")
-    listing = any(
-        a == "--list" or (a.startswith("-") and not a.startswith("--") and "l" in a) for a in args
-    )
+    listing = any(a == "--list" or (a.startswith("-") and not a.startswith("--") and "l" in a) for a in args)
     names: list[str] = []
     skip = False
     after_dashdash = False
@@ -176,9 +174,7 @@ def check_git(args: Sequence[str], cwd: str) -> GitVerdict:
         return _block("git.subcommand.missing", "git without a subcommand is not reviewed")
     subcommand = args[index]
     if subcommand not in SUBCOMMANDS:
-        return _block(
-            "git.subcommand.unreviewed", f"git {subcommand!r} is not a reviewed subcommand"
-        )
+        return _block("git.subcommand.unreviewed", f"git {subcommand!r} is not a reviewed subcommand")
     rest = args[index + 1 :]
     hit = first_forbidden(rest, AFTER_SUBCOMMAND)
     if hit is not None:

@@ -59,14 +59,10 @@ CMDLETS: dict[str, CmdletRule] = {name.lower(): CmdletRule(name, RC) for name in
 # like `printenv`), the others expose variables, functions, the registry and
 # certificates. A provider-qualified path (`…\Environment::`) is caught by
 # its `::`. Reference choice, closes a hole: `Get-ChildItem Env:`.
-_PROVIDER_DRIVE = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])(?:env|variable|function|alias|hklm|hkcu|cert|wsman):|::"
-)
+_PROVIDER_DRIVE = re.compile(r"(?i)(?<![A-Za-z0-9_])(?:env|variable|function|alias|hklm|hkcu|cert|wsman):|::")
 
 
-def _selectors(
-    rule: CmdletRule, allowed: frozenset[str], args: tuple[str, ...]
-) -> SegmentBlock | None:
+def _selectors(rule: CmdletRule, allowed: frozenset[str], args: tuple[str, ...]) -> SegmentBlock | None:
     index = 0
     while index < len(args):
         arg = args[index]
@@ -79,9 +75,7 @@ def _selectors(
                 )
             if not colon:
                 if index + 1 >= len(args) or args[index + 1].startswith("-"):
-                    return SegmentBlock(
-                        "powershell.parameter", f"{rule.name} {name} needs a static value"
-                    )
+                    return SegmentBlock("powershell.parameter", f"{rule.name} {name} needs a static value")
                 index += 1
         index += 1
     return None
@@ -90,27 +84,24 @@ def _selectors(
 def check_powershell_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     """The built-in reviewed policy for one PowerShell segment
     (reference-choices.md § pi-plan-mode: limited PowerShell)."""
-    first = segment.words[0]
-    args = tuple(word.value for word in segment.words[1:])
-    if first.quoted:
-        return SegmentBlock("program.quoted", f"the command name {first.raw!r} uses quotes")
-    if first.value == "git":
+    program = segment.words[0]
+    args = segment.words[1:]
+    if segment.raw_words[0] != program:
+        return SegmentBlock("program.quoted", f"the command name {segment.raw_words[0]!r} uses quotes")
+    if program == "git":
         verdict = check_git(args, cwd)
         if verdict.rule is not None:
             return SegmentBlock(verdict.rule, verdict.reason or verdict.rule)
         return None
-    rule = CMDLETS.get(first.value.lower())
+    rule = CMDLETS.get(program.lower())
     if rule is None:
         return SegmentBlock(
             "program.unknown",
-            f"{first.value!r} is not a reviewed cmdlet "
-            "(aliases and module-qualified names are not reviewed)",
+            f"{program!r} is not a reviewed cmdlet (aliases and module-qualified names are not reviewed)",
         )
     for arg in args:
         if _PROVIDER_DRIVE.search(arg):
-            return SegmentBlock(
-                "powershell.provider-drive", f"{arg!r} names a non-file provider path"
-            )
+            return SegmentBlock("powershell.provider-drive", f"{arg!r} names a non-file provider path")
     if rule.selectors is not None:
         return _selectors(rule, rule.selectors, args)
     return None

@@ -48,15 +48,25 @@ class OptionRule:
     short: str = ""
     value_short: str = ""
     fold_case: bool = False
+    #: Every prefix (`--o`, `--ou`, …) of a forbidden long option, mapped to
+    #: that option: one dictionary lookup per argument instead of a scan.
+    prefixes: dict[str, str] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        prefixes: dict[str, str] = {}
+        for option in self.long:
+            for end in range(3, len(option) + 1):
+                prefixes.setdefault(option[:end], option)
+        for known in self.known_long:
+            prefixes.pop(known, None)
+        object.__setattr__(self, "prefixes", prefixes)
 
 
 NO_OPTIONS = OptionRule()
 
 #: Arguments forbidden for every program (reference-choices.md: "Arguments
 #: forbidden for every program"). `-i` is deliberately absent.
-GLOBAL_FORBIDDEN = OptionRule(
-    long=("--in-place", "--fix", "--write", "--delete"), exact=("-delete",)
-)
+GLOBAL_FORBIDDEN = OptionRule(long=("--in-place", "--fix", "--write", "--delete"), exact=("-delete",))
 
 
 def forbidden_option(word: str, rule: OptionRule) -> str | None:
@@ -77,11 +87,12 @@ def forbidden_option(word: str, rule: OptionRule) -> str | None:
             if bare in rule.flags:
                 return "-" + bare
     if text.startswith("--"):
-        if len(name) > 2 and name not in rule.known_long:
-            for forbidden in rule.long:
-                if forbidden.startswith(name) or name.startswith(forbidden + "."):
-                    return forbidden
-        return None
+        hit = rule.prefixes.get(name)
+        if hit is None and "." in name:
+            hit = rule.prefixes.get(name.split(".", 1)[0])
+            if hit is not None and not name.startswith(hit + "."):
+                hit = None
+        return hit
     for letter in text[1:]:
         if letter in rule.short:
             return "-" + letter
@@ -90,8 +101,15 @@ def forbidden_option(word: str, rule: OptionRule) -> str | None:
     return None
 
 
+_OPTION_WORD = re.compile(r"\0(-[^\0]+)")
+
+
 def first_forbidden(words: Sequence[str], rule: OptionRule) -> str | None:
     """The first forbidden option among `words` under `rule`, or None."""
+    if len(words) > 32:
+        # Long argument lists: let one C-level search pick the words that
+        # start with `-` (words never contain NUL: the grammar rejects it).
+        words = _OPTION_WORD.findall("\0" + "\0".join(words))
     for word in words:
         hit = forbidden_option(word, rule)
         if hit is not None:
@@ -400,9 +418,7 @@ _OTHER_RULES = (
                 for name in ("list", "ls", "view", "info", "search", "outdated", "test")
             ),
             SubcommandRule(("audit",), forbidden_words=("fix",)),
-            *tuple(
-                SubcommandRule(("run", name)) for name in ("test", "check", "typecheck", "lint")
-            ),
+            *tuple(SubcommandRule(("run", name)) for name in ("test", "check", "typecheck", "lint")),
         ),
         why="package inspection and project checks",
     ),

@@ -23,9 +23,7 @@ class TrustedPrefixes:
     @classmethod
     def from_settings(cls, normalised: Mapping[str, Sequence[str]]) -> TrustedPrefixes:
         """Build from the normalised setting (`settings_values.safe_subcommands`)."""
-        return cls(
-            tuple(f"{command} {sub}" for command, subs in normalised.items() for sub in subs)
-        )
+        return cls(tuple(f"{command} {sub}" for command, subs in normalised.items() for sub in subs))
 
     def match(self, segment: str) -> str | None:
         """The first prefix that trusts `segment` (already trimmed of spaces and

@@ -45,9 +45,7 @@ class Verdict:
 SegmentCheck = Callable[[Segment, str], "SegmentBlock | None"]
 
 
-def decide(
-    command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: SegmentCheck
-) -> Verdict:
+def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: SegmentCheck) -> Verdict:
     """Walk a parsed submission: unsupported or empty input blocks as a
     whole; otherwise every segment is trusted by its own prefix or reviewed,
     and the first one that is neither is reported."""
@@ -57,12 +55,18 @@ def decide(
         return Verdict(False, command, (), parse.unsupported.rule, parse.unsupported.reason)
     texts = tuple(segment.text for segment in parse.segments)
     trusted: list[str | None] = []
+    # Within one submission a repeated segment gets the same answer; a
+    # megabyte of `ls && ls && …` is then decided once per distinct segment.
+    seen: dict[str, SegmentBlock | None] = {}
     for segment in parse.segments:
         prefix = trust.match(segment.text) if trust.prefixes else None
         trusted.append(prefix)
         if prefix is not None:
             continue
-        block = check(segment, cwd)
+        if segment.text in seen:
+            block = seen[segment.text]
+        else:
+            block = seen[segment.text] = check(segment, cwd)
         if block is not None:
             return Verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
     return Verdict(True, None, texts, None, None, tuple(trusted))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_planmode.reference.shell.segments import Parse, Segment, Unsupported, Word
+from pytest_planmode.reference.shell.segments import Parse, Segment, Unsupported
 
 # Unsupported wherever they appear, quoted or not:
 # - control characters and line breaks (multiline input), tab excepted;
@@ -41,9 +41,7 @@ def _anywhere_reason(char: str, index: int) -> Unsupported:
     if char == "`":
         return Unsupported("syntax.backtick", f"a backtick escape at offset {index}")
     if char == "$":
-        return Unsupported(
-            "syntax.variable", f"'$' at offset {index} (variable, subexpression or $env:)"
-        )
+        return Unsupported("syntax.variable", f"'$' at offset {index} (variable, subexpression or $env:)")
     if char in "\n\r":
         return Unsupported("syntax.newline", f"a line break at offset {index} (multiline input)")
     if "\u2018" <= char <= "\u201e":
@@ -55,17 +53,15 @@ def _anywhere_reason(char: str, index: int) -> Unsupported:
             "syntax.typographic-dash",
             f"dash U+{ord(char):04X} at offset {index} (PowerShell reads it as '-')",
         )
-    return Unsupported(
-        "syntax.control-character", f"control character U+{ord(char):04X} at offset {index}"
-    )
+    return Unsupported("syntax.control-character", f"control character U+{ord(char):04X} at offset {index}")
 
 
-def _word(raw: str, offset: int) -> Word | Unsupported:
+def _word(raw: str, offset: int) -> str | Unsupported:
+    """The value of one word after quote removal, or why it is unsupported."""
     if raw[0] == "@":
         return Unsupported(
             "syntax.array-or-splat",
-            f"an unquoted '@' starts a word at offset {offset} "
-            "(array, hashtable, splat or here-string)",
+            f"an unquoted '@' starts a word at offset {offset} (array, hashtable, splat or here-string)",
         )
     if raw[0] == "#":
         return Unsupported("syntax.comment", f"an unquoted '#' starts a comment at offset {offset}")
@@ -75,7 +71,7 @@ def _word(raw: str, offset: int) -> Word | Unsupported:
                 "syntax.static-member",
                 f"an unquoted '::' at offset {offset} (static member access)",
             )
-        return Word(raw, raw, False, None)
+        return raw
     parts: list[str] = []
     for piece in _PIECE.finditer(raw):
         kind = piece.lastindex
@@ -91,7 +87,7 @@ def _word(raw: str, offset: int) -> Word | Unsupported:
             parts.append(text.replace("''", "'"))
         else:
             parts.append(text.replace('""', '"'))
-    return Word(raw, "".join(parts), True, None)
+    return "".join(parts)
 
 
 _SINGLE_CHAR_RULES = {
@@ -129,11 +125,10 @@ def segment_powershell(command: str) -> Parse:
         return Parse(unsupported=_anywhere_reason(found.group(), found.start()))
     if "--%" in command:
         index = command.index("--%")
-        return _unsupported(
-            "syntax.stop-parsing", f"the stop-parsing token '--%' at offset {index}"
-        )
+        return _unsupported("syntax.stop-parsing", f"the stop-parsing token '--%' at offset {index}")
     segments: list[Segment] = []
-    words: list[Word] = []
+    words: list[str] = []
+    raws: list[str] = []
     n = len(command)
     start = 0
     blanks_match = _BLANKS.match
@@ -142,32 +137,29 @@ def segment_powershell(command: str) -> Parse:
     while pos < n:
         m = word_match(command, pos)
         if m is not None:
-            word = _word(m.group(), pos)
+            raw = m.group()
+            word = _word(raw, pos)
             if isinstance(word, Unsupported):
                 return Parse(unsupported=word)
             words.append(word)
+            raws.append(raw)
             pos = blanks_match(command, m.end()).end()  # type: ignore[union-attr]
             continue
         char = command[pos]
         if command.startswith("||", pos):
-            return _unsupported(
-                "syntax.or-operator", f"'||' at offset {pos} (not supported in PowerShell)"
-            )
+            return _unsupported("syntax.or-operator", f"'||' at offset {pos} (not supported in PowerShell)")
         if char not in ";|":
             rule, reason = _SINGLE_CHAR_RULES[char]
             return _unsupported(rule, reason.replace("{pos}", str(pos)))
         if not words:
-            return _unsupported(
-                "syntax.empty-segment", f"{char!r} at offset {pos} has no command before it"
-            )
-        segments.append(Segment(command[start:pos].strip(" \t"), tuple(words)))
+            return _unsupported("syntax.empty-segment", f"{char!r} at offset {pos} has no command before it")
+        segments.append(Segment(command[start:pos].strip(" \t"), tuple(words), tuple(raws), None))
         words = []
+        raws = []
         pos += 1
         start = pos
         pos = blanks_match(command, pos).end()  # type: ignore[union-attr]
     if not words:
-        return _unsupported(
-            "syntax.empty-segment", "the input ends with an operator and no command after it"
-        )
-    segments.append(Segment(command[start:].strip(" \t"), tuple(words)))
+        return _unsupported("syntax.empty-segment", "the input ends with an operator and no command after it")
+    segments.append(Segment(command[start:].strip(" \t"), tuple(words), tuple(raws), None))
     return Parse(segments=tuple(segments))

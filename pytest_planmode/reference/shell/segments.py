@@ -5,41 +5,35 @@ per-segment policy and the `safeSubcommands` matcher do not care which
 grammar split the submission (pi-plan-mode-settings.md § Safe shell
 subcommands: "individual parsed segments of limited `bash` and `powershell`
 commands").
+
+The shapes are named tuples rather than dataclasses: a megabyte of input
+can hold a hundred thousand segments, and tuples are the cheapest immutable
+records Python builds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One word of a segment.
+class Segment(NamedTuple):
+    """A simple command between chain operators.
 
-    `raw` is the source text, `value` the text after quote removal (what the
-    program receives). `quoted` is true when any quote or escape was used,
-    so a policy can refuse a program name that only looks literal.
-    `expansion` names the first expansion the shell would perform on the
-    word (`None` when the word is taken literally).
+    `text` is its trimmed source (what a block message names), `words` the
+    word values after quote removal (what the program receives), `raw_words`
+    the same words as written. A word used quotes or escapes exactly when
+    its raw form differs from its value. `expansion` says which expansion
+    the shell would perform in this segment (None when every word is taken
+    literally).
     """
 
-    raw: str
-    value: str
-    quoted: bool
+    text: str
+    words: tuple[str, ...]
+    raw_words: tuple[str, ...]
     expansion: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """A simple command between chain operators: its trimmed source text
-    (what a block message names) and its words."""
-
-    text: str
-    words: tuple[Word, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Unsupported:
+class Unsupported(NamedTuple):
     """The submission uses syntax outside the supported grammar: `rule` is a
     stable id (`syntax.redirect`), `reason` says what was found and where."""
 
@@ -47,8 +41,7 @@ class Unsupported:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Parse:
+class Parse(NamedTuple):
     """The outcome of segmenting one submission.
 
     Exactly one of three shapes: `empty` (blank submission), `unsupported`
