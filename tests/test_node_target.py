@@ -54,6 +54,11 @@ HELLO = {"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}
 # -- helpers -------------------------------------------------------------------
 
 
+def marker(operation: str) -> str:
+    """The -m marker of an operation: dots (and other punctuation) -> '_'."""
+    return "".join(ch if ch.isalnum() else "_" for ch in operation)
+
+
 def exec_spec(script: Path) -> str:
     assert NODE is not None
     return "exec:" + shlex.join([NODE, str(script)])
@@ -367,6 +372,8 @@ def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Pa
     assert report["totals"]["failed"] == 0 and report["totals"]["error"] == 0
     assert report["totals"]["xfailed"] == 0
     assert run.status == 0, run.output[-3000:]
+    # End of input: the target exited with status 0 (reports that record it).
+    assert report.get("targetExitStatus", 0) == 0
 
     # Every shipped fixture case ran, under its operation.
     cases = {c.id: c for c in fixture_cases()}
@@ -450,28 +457,31 @@ def test_expectations_ratchet_from_the_wrong_variant(tmp_path: Path) -> None:
     expectations = tmp_path / "planmode-expectations.json"
     expected = wrong_rule_case_ids() | {NO_ALNUM_PROPERTY}
 
-    first = run_suite(tmp_path, WRONG_TARGET, f"--planmode-write-expectations={expectations}")
+    only = ("-m", marker(PLANS_OP))  # the ratchet concerns this operation only
+    first = run_suite(tmp_path, WRONG_TARGET, *only, f"--planmode-write-expectations={expectations}")
     written = json.loads(expectations.read_text(encoding="utf-8"))
     assert set(written) == expected
     assert all(isinstance(reason, str) and reason.strip() for reason in written.values())
     assert first.status == 1
 
-    gated = run_suite(tmp_path, WRONG_TARGET, f"--planmode-expectations={expectations}")
+    gated = run_suite(tmp_path, WRONG_TARGET, *only, f"--planmode-expectations={expectations}")
     assert gated.status == 0, gated.output[-3000:]
     assert gated.report["failures"] == []
     assert set(gated.report["expectedFailures"]) == expected
 
     # The port fixes the bug: the listed cases now pass, which fails the
     # run (strict xfail) until the file is updated.
-    fixed = run_suite(tmp_path, TARGET, f"--planmode-expectations={expectations}")
+    fixed = run_suite(tmp_path, TARGET, *only, f"--planmode-expectations={expectations}")
     assert fixed.status == 1
     assert {f["id"] for f in fixed.report["failures"]} == expected
 
 
 def test_xdist_gives_the_same_outcome_as_a_serial_run(tmp_path: Path) -> None:
     pytest.importorskip("xdist")
-    serial = run_suite(tmp_path, WRONG_TARGET)
-    parallel = run_suite(tmp_path, WRONG_TARGET, "-n", "2")
+    only = ("-m", marker(PLANS_OP))
+    serial = run_suite(tmp_path, WRONG_TARGET, *only)
+    parallel = run_suite(tmp_path, WRONG_TARGET, *only, "-n", "2")
+    assert parallel.ids("failed") == serial.ids("failed") != set()
     assert {k: r.outcome for k, r in parallel.results.items()} == {
         k: r.outcome for k, r in serial.results.items()
     }
