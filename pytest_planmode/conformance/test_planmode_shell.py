@@ -48,7 +48,7 @@ def _chain_agrees_with_segments(
 @pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.chain-iff-segments")
 @given(chain=s.chains(s.bash_segments, s.BASH_OPERATORS))
 def test_bash_chain_allowed_iff_every_segment_allowed(
-    planmode_target, chain: tuple[list[str], list[str]]
+    planmode_target: Any, chain: tuple[list[str], list[str]]
 ) -> None:
     segments, operators = chain
     _chain_agrees_with_segments(planmode_target, BASH, segments, operators)
@@ -57,7 +57,7 @@ def test_bash_chain_allowed_iff_every_segment_allowed(
 @pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.chain-iff-segments")
 @given(chain=s.chains(s.powershell_segments, s.POWERSHELL_OPERATORS))
 def test_powershell_chain_allowed_iff_every_segment_allowed(
-    planmode_target, chain: tuple[list[str], list[str]]
+    planmode_target: Any, chain: tuple[list[str], list[str]]
 ) -> None:
     segments, operators = chain
     _chain_agrees_with_segments(planmode_target, PS, segments, operators)
@@ -66,7 +66,7 @@ def test_powershell_chain_allowed_iff_every_segment_allowed(
 @pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.spoiler-blocks")
 @given(segment=s.allowed_bash_segments, spoiler=s.bash_spoilers)
 def test_bash_redirect_substitution_backtick_background_block(
-    planmode_target, segment: str, spoiler: str
+    planmode_target: Any, segment: str, spoiler: str
 ) -> None:
     assume(_check(planmode_target, BASH, segment)["allowed"])
     command = segment + spoiler
@@ -83,7 +83,7 @@ def test_bash_redirect_substitution_backtick_background_block(
 
 @pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.spoiler-blocks")
 @given(segment=s.allowed_powershell_segments, spoiler=s.powershell_spoilers)
-def test_powershell_spoilers_block(planmode_target, segment: str, spoiler: str) -> None:
+def test_powershell_spoilers_block(planmode_target: Any, segment: str, spoiler: str) -> None:
     assume(_check(planmode_target, PS, segment)["allowed"])
     command = segment + spoiler
     out = _check(planmode_target, PS, command)
@@ -99,7 +99,9 @@ def test_powershell_spoilers_block(planmode_target, segment: str, spoiler: str) 
     blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
     op=st.sampled_from([BASH, PS]),
 )
-def test_whitespace_around_operators_never_changes_the_verdict(planmode_target, chain, blanks, op) -> None:
+def test_whitespace_around_operators_never_changes_the_verdict(
+    planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
+) -> None:
     segments, operators = chain
     plain = s.join_chain(segments, operators, [" "] * 8)
     spaced = s.join_chain(segments, operators, blanks)
@@ -120,7 +122,12 @@ def test_whitespace_around_operators_never_changes_the_verdict(planmode_target, 
     trusted_at=st.integers(min_value=0, max_value=5),
 )
 def test_trusting_a_prefix_never_admits_another_unsafe_segment(
-    planmode_target, before, unsafe, after, operators, trusted_at
+    planmode_target: Any,
+    before: list[str],
+    unsafe: str,
+    after: list[str],
+    operators: list[str],
+    trusted_at: int,
 ) -> None:
     alone = _check(planmode_target, BASH, unsafe, KUBECTL_APPLY)
     assume(not alone["allowed"])
@@ -135,7 +142,7 @@ def test_trusting_a_prefix_never_admits_another_unsafe_segment(
 @pytest.mark.planmode(operations=[BASH, PS], level="must", id="planmode.shell.property.blocked-iff-denied")
 @given(text=s.shell_text, op=st.sampled_from([BASH, PS]))
 def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
-    planmode_target, text: str, op: str
+    planmode_target: Any, text: str, op: str
 ) -> None:
     out = _check(planmode_target, op, text)
     assert isinstance(out["allowed"], bool)
@@ -173,7 +180,7 @@ _LARGE_INPUTS = [
         for name, command, allowed in _LARGE_INPUTS
     ],
 )
-def test_megabyte_inputs_are_decided(planmode_target, command: str, allowed: bool) -> None:
+def test_megabyte_inputs_are_decided(planmode_target: Any, command: str, allowed: bool) -> None:
     out = _check(planmode_target, BASH, command)
     assert out["allowed"] is allowed
     if not allowed and "rm -rf /" not in command:
