@@ -162,3 +162,31 @@ def test_explain_shape() -> None:
     assert answer["segments"] == ["ls", "node -e 1"]
     assert "node -e 1" in answer["reason"]
     assert explain("git log", "review", REVIEW)["allowed"] is True
+
+
+def _fixture_commands() -> list[str]:
+    import tomllib
+    from pathlib import Path
+
+    import pytest_planmode
+
+    out: list[str] = []
+    for path in sorted((Path(pytest_planmode.__file__).parent / "fixtures" / "oplmodes").glob("bash*.toml")):
+        for group in tomllib.loads(path.read_text(encoding="utf-8"))["group"]:
+            for case in group["case"]:
+                command = case["input"].get("command")
+                if isinstance(command, str):
+                    out.append(command)
+    return out
+
+
+def test_exposed_destructive_strings_decide_like_the_gate() -> None:
+    """Other tools read BashPolicy.destructive_patterns: used as plain user
+    patterns they must decide every fixture command like the gate does."""
+    wide = {"modes": {"wide": {"safePatterns": [".*"]}}}
+    as_user = {"bashPatterns": {"destructivePatterns": list(bash_patterns.builtin_destructive_patterns())},
+               **wide}
+    commands = _fixture_commands()
+    assert len(commands) > 300
+    differ = [c for c in commands if check(c, "wide", wide).allowed != check(c, "wide", as_user).allowed]
+    assert differ == []

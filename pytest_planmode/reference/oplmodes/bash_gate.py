@@ -158,8 +158,7 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
 # -- the built-in destructive engine ----------------------------------------
 
 _WORD = re.compile(r"\S+")
-#: How many words after a wrapper (`xargs -0 -I {} rm`) may hold the program.
-WRAPPER_REACH = 12
+WRAPPER_REACH = bp.WRAPPER_REACH
 
 
 def _builtin_destructive(command: str) -> tuple[str, str] | None:

@@ -53,6 +53,9 @@ GIT_GLOBAL_NO_CONFIG = (
     r"|-(?!c" + END + r"|-config-env)" + W + r"*))*+"
 )
 
+#: How many words after a wrapper (`xargs -0 -I {} rm`) may hold the program.
+WRAPPER_REACH = 12
+
 #: Words that run the command that follows them: after one of these, any
 #: later word of the segment may be a program in command position.
 WRAPPERS = frozenset((
@@ -244,10 +247,14 @@ def builtin_safe_patterns() -> tuple[str, ...]:
 @cache
 def builtin_destructive_patterns() -> tuple[str, ...]:
     """The destructive base as stand-alone pattern strings
-    (opl-modes.md § Mode behavior). Anchored entries carry the
-    command-position prefix; the gate itself evaluates the same entries
-    through :func:`compiled_builtins`."""
-    out = [(COMMAND_POSITION + "(?:" + r.pattern + ")") if r.anchored else r.pattern
+    (opl-modes.md § Mode behavior), for people and for other tools: tested
+    with `re.search` against the command and each blocklist segment, raw and
+    stripped, they decide like the gate. Anchored entries carry the
+    command-position prefix, including the wrapper reach; the gate itself
+    evaluates the same entries faster through :func:`compiled_builtins`."""
+    wrapper = (r"(?:" + _words(" ".join(WRAPPERS)) + END + r"(?:[ \t]+\S+){0," + str(WRAPPER_REACH - 1)
+               + r"}?[ \t]+" + ASSIGN + PATH + r")?")
+    out = [(COMMAND_POSITION + wrapper + "(?:" + r.pattern + ")") if r.anchored else r.pattern
            for r in DESTRUCTIVE_RULES]
     out.append(JQ_RULE.pattern)
     return tuple(out)
