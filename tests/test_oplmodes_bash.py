@@ -190,3 +190,15 @@ def test_exposed_destructive_strings_decide_like_the_gate() -> None:
     assert len(commands) > 300
     differ = [c for c in commands if check(c, "wide", wide).allowed != check(c, "wide", as_user).allowed]
     assert differ == []
+
+
+def test_without_the_regex_package_user_patterns_fail_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pattern_guard, "_regex", None)
+    pattern_guard.compile_patterns.cache_clear()
+    try:
+        decision = check("git log", "review", REVIEW)
+        assert not decision.allowed
+        assert "'review'" in (decision.reason or "") and "cannot be used" in (decision.reason or "")
+        assert check("ls", "plan", None).allowed, "the built-in lists do not need the package"
+    finally:
+        pattern_guard.compile_patterns.cache_clear()
