@@ -101,7 +101,6 @@ def _branch(args: Sequence[str]) -> GitVerdict:
     hit = first_forbidden(args, BRANCH_OPTIONS)
     if hit is not None:
         return _block("git.branch.mutating", f"git branch {hit} changes branches")
-    listing = any(a == "--list" or (a.startswith("-") and not a.startswith("--") and "l" in a) for a in args)
     names: list[str] = []
     skip = False
     after_dashdash = False
@@ -115,10 +114,11 @@ def _branch(args: Sequence[str]) -> GitVerdict:
             after_dashdash = True
         elif arg in _BRANCH_VALUE_LONG:
             skip = True
-    if names and not listing:
+    if names:
         return _block(
             "git.branch.positional",
-            f"git branch with a name ({names[0]!r}) creates a branch; only listing is reviewed",
+            f"git branch with a positional argument ({names[0]!r}) is not reviewed "
+            "(it creates a branch, or filters with --list); only listing is reviewed",
         )
     return ALLOWED
 
