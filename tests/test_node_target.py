@@ -271,7 +271,11 @@ def test_a_throwing_handler_becomes_an_error_answer_and_serving_goes_on(tmp_path
     script.write_text(
         f"import {{ OPERATIONS, serve }} from {json.dumps(TARGET.as_uri())};\n"
         "const boom = () => { throw new RangeError('kaput'); };\n"
-        "serve({ operations: { ...OPERATIONS, 'x.boom': boom } });\n",
+        "const later = (input) => new Promise((ok) => setTimeout(() => ok({ echo: input }), 20));\n"
+        "const rejects = async () => { throw new Error('async kaput'); };\n"
+        "const forgets = () => undefined;\n"
+        "serve({ operations: { ...OPERATIONS, 'x.boom': boom, 'x.later': later,\n"
+        "  'x.rejects': rejects, 'x.forgets': forgets } });\n",
         encoding="utf-8",
     )
     answers, status, stderr = talk(
@@ -280,12 +284,22 @@ def test_a_throwing_handler_becomes_an_error_answer_and_serving_goes_on(tmp_path
             HELLO,
             {"id": 1, "op": "x.boom", "input": {}},
             {"id": 2, "op": PLANS_OP, "input": {"source": "command", "value": "--"}},
+            {"id": 3, "op": "x.later", "input": {"n": 1}},
+            {"id": 4, "op": "x.rejects", "input": {}},
+            {"id": 5, "op": "x.forgets", "input": {}},
+            {"id": 6, "op": PLANS_OP, "input": {"source": "command", "value": "ok"}},
         ],
     )
     assert status == 0
-    assert answers[0]["operations"] == sorted([PLANS_OP, "x.boom"])
+    assert answers[0]["operations"] == sorted([PLANS_OP, "x.boom", "x.later", "x.rejects", "x.forgets"])
     assert answers[1] == {"id": 1, "error": {"message": "RangeError: kaput"}}
     assert answers[2]["id"] == 2 and answers[2]["output"]["accepted"] is False
+    # Async handlers are awaited in order; a rejection is an error answer.
+    assert answers[3] == {"id": 3, "output": {"echo": {"n": 1}}}
+    assert answers[4] == {"id": 4, "error": {"message": "Error: async kaput"}}
+    assert answers[5]["id"] == 5 and "not an object" in answers[5]["error"]["message"]
+    assert answers[6]["id"] == 6 and answers[6]["output"]["accepted"] is True
+    assert len(answers) == 7
     assert "RangeError: kaput" in stderr  # the stack goes to stderr, never stdout
 
 

@@ -136,8 +136,8 @@ function rejected(reason) {
 }
 
 // The handler: check the input as strictly as the contract does (unknown
-// fields are an error), then decide. Handlers return the output object or
-// throw; `serve` turns a throw into an error answer.
+// fields are an error), then decide. Handlers return the output object (or a
+// Promise of it) or throw; `serve` turns a throw into an error answer.
 function plansResolve(input) {
   expectFields(input, { source: "string", value: "string" });
   switch (input.source) {
@@ -208,8 +208,10 @@ function hex(code, width) {
 // The protocol loop
 // ---------------------------------------------------------------------------
 
-// One answer line for one input line (or null for a blank line).
-export function answer(line, operations = OPERATIONS, implementation = IMPLEMENTATION) {
+// The answer object for one input line (null for a blank line). Handlers may
+// be async (return a Promise): the answer waits for them. The harness sends
+// the next request only after this answer, so requests never overlap.
+export async function answer(line, operations = OPERATIONS, implementation = IMPLEMENTATION) {
   if (line.trim() === "") return null;
   let message;
   try {
@@ -222,7 +224,9 @@ export function answer(line, operations = OPERATIONS, implementation = IMPLEMENT
     return { id: null, error: { message: "a request must be a JSON object" } };
   }
 
-  // The handshake: the first line the harness sends. It has no id.
+  // The handshake: the first line the harness sends. It has no id. We answer
+  // with the protocol we speak even if the hello names another one: the
+  // harness then stops with a clear message.
   if (message.op === "hello" && !("id" in message)) {
     if (majorOf(message.suite) !== majorOf(SUITE_CHECKED)) {
       process.stderr.write(
@@ -250,7 +254,11 @@ export function answer(line, operations = OPERATIONS, implementation = IMPLEMENT
     return { id, error: { message: "a request needs \"input\" (an object)" } };
   }
   try {
-    return { id, output: handler(input) };
+    const output = await handler(input);
+    if (output === null || typeof output !== "object" || Array.isArray(output)) {
+      throw new TypeError(`the ${message.op} handler returned ${JSON.stringify(output)}, not an object`);
+    }
+    return { id, output };
   } catch (err) {
     // A failing handler must never kill the process or go unanswered: the
     // error becomes this request's answer and the next request is served.
@@ -282,8 +290,8 @@ export async function serve({
 } = {}) {
   input.setEncoding("utf8");
   let buffered = "";
-  const reply = (line) => {
-    const result = answer(line, operations, implementation);
+  const reply = async (line) => {
+    const result = await answer(line, operations, implementation);
     // JSON.stringify never emits a raw newline, so one answer is one line.
     if (result !== null) output.write(`${JSON.stringify(result)}\n`);
   };
@@ -291,11 +299,12 @@ export async function serve({
     buffered += chunk;
     let end;
     while ((end = buffered.indexOf("\n")) !== -1) {
-      reply(buffered.slice(0, end));
+      const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
+      await reply(line);
     }
   }
-  if (buffered !== "") reply(buffered); // a last line without its newline
+  if (buffered !== "") await reply(buffered); // a last line without its newline
 }
 
 // Run when executed (`node target.mjs`), not when imported (another module
