@@ -148,6 +148,9 @@ _BRANCH_READ_WORD = (
 _BRANCH_WRITE_OPT = r"(?:-[A-Za-z]*[dDmMcCu]|--(?:de|mo|cop|ed|un|set-u|cr|tr|forc))"
 _BRANCH_LISTING = r"(?=[^\n;&|]*[ \t](?:--list|-[A-Za-z]*l[A-Za-z]*)" + END + ")"
 
+#: BSD-style ps option letters (a word without a dash).
+_BSD_PS = r"[acefhjlmnrsuvwxLSTUXZH]"
+
 _UNIQ_OPT = (
     r"(?>-[fsw][ \t]+" + W + r"+|--(?:skip-fields|skip-chars|check-chars)[ \t]+" + W + r"+"
     r"|-(?!-" + END + r")" + W + r"+)"
@@ -210,6 +213,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
     Rule("file compile", r"file" + END + LATER + r"(?:-[A-Za-z0-9]*C|--compile" + END + r")", True,
          "file -C/--compile (writes a .mgc file)"),
     Rule("bat pager", r"bat" + END + LATER + r"--pager(?=[\s=]|$)", True, "bat --pager (runs a program)"),
+    Rule("ps environment", r"ps" + END + LATER + r"(?!-)" + _BSD_PS + r"*e" + _BSD_PS + r"*" + END, True,
+         "ps with the BSD e modifier (ps e, ps auxe): prints every process's environment"),
+    Rule("tsc writes", r"tsc" + END + LATER
+         + r"(?i:--(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b)"
+         + r"(?=[\s=;&|()<>`]|$)",
+         True, "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build"),
     # -- anywhere in the text, at a word start ------------------------------
     Rule("find write or exec", r"-(?<![^\s;&|()`]-)"
          r"(?:(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END
@@ -219,6 +228,8 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
          "--output (and its abbreviations) in any command"),
     Rule("redirect to a file", r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
          "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
+    Rule("process environment", r"e(?<![^\s/;&|()`]e)nviron" + END, False,
+         "an `environ` path word (/proc/self/environ): every variable of a process"),
     Rule("input redirect", r"<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
          "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
 )
