@@ -234,6 +234,7 @@ def tasklist_shape(args: Sequence[str]) -> str | None:
     return None
 
 
+_JQ_MODULE = re.compile(r"(?<![A-Za-z0-9_$])(?:import|include)(?![A-Za-z0-9_])")
 _JQ_ENV = re.compile(r"(?<![A-Za-z0-9_$])env(?![A-Za-z0-9_])|\$ENV")
 
 
@@ -241,12 +242,15 @@ def jq_shape(args: Sequence[str]) -> str | None:
     """`jq` with `env` or `$ENV` in its program prints the environment, like
     `printenv` (reference-choices.md). Every argument is checked, since
     telling the program from option values needs jq's own option table;
-    `-f`/`--from-file` reads a program the policy cannot see and blocks."""
+    `-f`/`--from-file`, `-L`/`--library-path` and `import`/`include` read
+    code the policy cannot see and block (reference choice, closes a hole)."""
     for arg in args:
         if _JQ_ENV.search(arg):
             return "jq with `env` or `$ENV` prints the environment"
-        if arg in ("-f", "--from-file") or arg.startswith("--from-file="):
-            return "jq reads its program from a file the policy cannot review"
+        if arg in ("-f", "--from-file") or arg.startswith(("--from-file=", "-L", "--library-path")):
+            return "jq reads a program or modules from files the policy cannot review"
+        if _JQ_MODULE.search(arg):
+            return "jq `import`/`include` loads modules the policy cannot review"
     return None
 
 
@@ -352,7 +356,9 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
         short="oT",
         value_short="ktS",
     ),
-    "tree": OptionRule(long=("--output",), short="o", value_short="LPIHT"),
+    # `tree -R` re-runs tree in every directory with `-o 00Tree.html`:
+    # reference choice beyond reference-choices.md (closes a hole).
+    "tree": OptionRule(long=("--output",), short="oR", value_short="LPIHT"),
     "diff": OptionRule(long=("--output",)),
     "fd": OptionRule(long=("--exec", "--exec-batch"), short="xX"),
     "rg": OptionRule(long=("--pre", "--hostname-bin"), known_long=("--pre-glob",)),
@@ -402,7 +408,31 @@ _GO_TEST = OptionRule(
     )
 )
 
-_JS_TEST = OptionRule(long=("--updateSnapshot", "--update", "--outputFile"), short="u")
+_JS_TEST = OptionRule(
+    long=(
+        "--updateSnapshot",
+        "--update",
+        "--outputFile",
+        # Beyond reference-choices.md, same reason (they write where they are
+        # told): reference choice, closes a hole.
+        "--coverageDirectory",
+        "--cacheDirectory",
+        "--coverage.reportsDirectory",
+    ),
+    known_long=("--coverage",),
+    short="u",
+)
+
+# npm reads any `--<config>=value`; these run another program or point npm
+# at another configuration (reference choice, closes a hole: `npm test
+# --script-shell=./evil`).
+_NPM = OptionRule(
+    long=("--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--shell")
+)
+
+# `cargo --config 'target.<triple>.runner="…"'` runs a program of its choice
+# (reference choice, closes a hole).
+_CARGO = OptionRule(long=("--config",), short="Z")
 
 _OTHER_RULES = (
     ProgramRule(program="sed", source=RC, shape=sed_shape, why="print lines only"),
@@ -414,18 +444,23 @@ _OTHER_RULES = (
         source=RC,
         subcommands=(
             *tuple(
-                SubcommandRule((name,))
+                SubcommandRule((name,), options=_NPM)
                 for name in ("list", "ls", "view", "info", "search", "outdated", "test")
             ),
-            SubcommandRule(("audit",), forbidden_words=("fix",)),
-            *tuple(SubcommandRule(("run", name)) for name in ("test", "check", "typecheck", "lint")),
+            SubcommandRule(("audit",), options=_NPM, forbidden_words=("fix",)),
+            *tuple(
+                SubcommandRule(("run", name), options=_NPM) for name in ("test", "check", "typecheck", "lint")
+            ),
         ),
         why="package inspection and project checks",
     ),
     ProgramRule(
         program="cargo",
         source=RC,
-        subcommands=(SubcommandRule(("test",)), SubcommandRule(("check",))),
+        subcommands=(
+            SubcommandRule(("test",), options=_CARGO),
+            SubcommandRule(("check",), options=_CARGO),
+        ),
         why="project checks",
     ),
     ProgramRule(
@@ -441,9 +476,19 @@ _OTHER_RULES = (
         program="pytest",
         source=RC,
         options=OptionRule(
-            long=("--junitxml", "--junit-xml", "--resultlog", "--basetemp"),
-            short="p",
-            value_short="kmcoWrn",
+            long=(
+                "--junitxml",
+                "--junit-xml",
+                "--resultlog",
+                "--basetemp",
+                # Beyond reference-choices.md, same reason (they write a file
+                # they name, or set ini values that do): reference choice.
+                "--debug",
+                "--log-file",
+                "--override-ini",
+            ),
+            short="po",
+            value_short="kmcWrn",
         ),
         why="project tests",
     ),
