@@ -202,3 +202,18 @@ def test_without_the_regex_package_user_patterns_fail_closed(monkeypatch: pytest
         assert check("ls", "plan", None).allowed, "the built-in lists do not need the package"
     finally:
         pattern_guard.compile_patterns.cache_clear()
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab -;&|\n\t")), max_size=60))
+def test_without_quotes_or_substitutions_both_splits_agree(command: str) -> None:
+    """Quotes, escapes and substitutions are the only places where the
+    quote-aware scanner and the quote-blind split may differ."""
+    assert allowlist_segments(command) == blocklist_segments(command)
+
+
+@pytest.mark.parametrize("command", ["rm x", "ls && rm x", "ls | xargs rm", "ls > out"])
+def test_destructive_reason_names_entry_and_text(command: str) -> None:
+    decision = check(command, "wide", {"modes": {"wide": {"safePatterns": [".*"]}}})
+    assert not decision.allowed
+    assert decision.pattern and decision.blocked_segment
+    assert decision.pattern in (decision.reason or "") and decision.blocked_segment in (decision.reason or "")

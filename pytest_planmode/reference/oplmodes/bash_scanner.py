@@ -25,7 +25,7 @@ _SPECIAL_DQ = re.compile(r"[\\\"`$]")
 # string still cuts, so quoting can never hide a segment from the blocklist.
 # A lone `&` cuts, but not the `&` of descriptor duplication (`2>&1`, `>&2`,
 # `>&-`, `<&0`) nor of `&>` (redirect stdout and stderr).
-_BLIND_SPLIT = re.compile(r"&&|\|\||\$\(|<\(|>\(|[;|\n\r`()]|(?<![<>&])&(?![>&])")
+_BLIND_SPLIT = re.compile(r"&&|\|\||\$\(|<\(|>\(|[;|\n\r`()]|(?<![<>])&(?!>)")
 
 # A segment made only of quote characters and blanks is what is left of a
 # quoted word around a substitution (`echo "$(ls)"` leaves `"`): no command.
