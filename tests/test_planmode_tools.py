@@ -191,7 +191,7 @@ def _replay(events: list[dict[str, object]], **extra: object):  # type: ignore[n
 def test_resolution_waits_for_the_last_handler_to_settle() -> None:
     result = _replay(
         [
-            {"at": 0, "type": "workflow.start"},
+            {"at": 0, "type": "plan.start"},
             {"at": 0, "type": "before-agent-start", "settlesAt": 50},
             {"at": 1, "type": "before-agent-start", "settlesAt": 30},
             {"at": 10, "type": "context"},
@@ -209,7 +209,7 @@ def test_resolution_waits_for_the_last_handler_to_settle() -> None:
 def test_a_call_at_the_boundary_instant_of_a_late_handler_precedes_resolution() -> None:
     result = _replay(
         [
-            {"at": 0, "type": "workflow.start"},
+            {"at": 0, "type": "plan.start"},
             {"at": 0, "type": "before-agent-start", "settlesAt": 20},
             {"at": 10, "type": "context"},
             {"at": 20, "type": "tool.call", "tool": "read"},
@@ -221,13 +221,13 @@ def test_a_call_at_the_boundary_instant_of_a_late_handler_precedes_resolution() 
 
 
 def test_script_without_context_never_resolves() -> None:
-    result = _replay([{"type": "workflow.start"}])
+    result = _replay([{"type": "plan.start"}])
     assert result.allowlist is None
     assert not [e for e in result.trace if e["type"] == "resolved"]
 
 
-def test_workflow_end_before_context_closes_the_boundary() -> None:
-    result = _replay([{"type": "workflow.start"}, {"type": "workflow.end"}, {"type": "context"}])
+def test_plan_exit_before_context_closes_the_boundary() -> None:
+    result = _replay([{"type": "plan.start"}, {"type": "plan.exit"}, {"type": "context"}])
     assert result.allowlist is None
 
 

@@ -103,7 +103,7 @@ def _script(
     later: list[dict[str, Any]],
 ) -> dict[str, Any]:
     events: list[dict[str, Any]] = [
-        {"at": 0, "type": "workflow.start", "contract": "c1"},
+        {"at": 0, "type": "plan.start", "contract": "c1"},
         {"at": 1, "type": "context"},
     ]
     events += [{**event, "at": 2} for event in later]

@@ -6,6 +6,12 @@ tools in Pi).
 Pi's tool registry is data here: each entry has a name, registered/active
 flags, an exposure and source metadata. Plan mode reads it; it never
 registers or activates anything.
+
+`planmode.tools.authorize` scripts speak the Plan-lifecycle vocabulary of
+``planmode_lifecycle`` wherever an event is the same real-world event
+(`plan.start`, `plan.exit`, `reload`, `resume`, `settings.save`, `context`,
+`tree.navigate`); the registry, picker, selection, handler-settling, call and
+fresh-session events are the tool policy's own.
 """
 
 from __future__ import annotations
@@ -17,6 +23,13 @@ from pydantic import Field
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+from pytest_planmode.contract.planmode_lifecycle import (
+    PlanExit,
+    PlanStart,
+    Reload,
+    Resume,
+    SettingsSave,
+)
 
 Source = Literal["built-in", "user-extension", "project-extension", "override"]
 Verdict = Literal["allow", "deny", "shell-policy"]
@@ -171,14 +184,6 @@ class DeclareEvent(ScriptEvent):
     name: str
 
 
-class SettingsSaveEvent(ScriptEvent):
-    """A Settings save or manual edit. Omitting `defaultPlanTools` resets to
-    automatic (the whole override is removed)."""
-
-    type: Literal["settings.save"]
-    default_plan_tools: Any = None
-
-
 class SelectionEvent(ScriptEvent):
     """A selection accepted through 'Choose tools, then start…' or `/plan tools`."""
 
@@ -186,17 +191,13 @@ class SelectionEvent(ScriptEvent):
     tools: list[Any]
 
 
-class WorkflowStartEvent(ScriptEvent):
-    """A new Plan workflow starts, recording a new Plan contract."""
+class PlanStartEvent(PlanStart):
+    """`plan.start` of the shared Plan-lifecycle vocabulary: a new Plan
+    workflow starts, recording a new Plan contract. The tool policy does not
+    model Plan mode's states, so a start while a contract is active always
+    opens a new workflow that supersedes it."""
 
-    type: Literal["workflow.start"]
     contract: str | None = Field(default=None, description="Contract id; default `plan-<n>`.")
-
-
-class WorkflowEndEvent(ScriptEvent):
-    """The Plan workflow ends (Plan mode off): its contract is no longer active."""
-
-    type: Literal["workflow.end"]
 
 
 class BeforeAgentStartEvent(ScriptEvent):
@@ -213,11 +214,12 @@ class ContextEvent(ScriptEvent):
     type: Literal["context"]
 
 
-class SessionEvent(ScriptEvent):
-    """`session.reload`/`session.resume` restore the same session;
-    `session.new` starts a fresh one (no selection, no Plan contract)."""
+class NewSessionEvent(ScriptEvent):
+    """A fresh session (no selection, no Plan contract). Specific to the tool
+    policy: the shared Plan-lifecycle vocabulary has no fresh-session event
+    (its `implement` with `how = "fresh"` also hands a plan over)."""
 
-    type: Literal["session.reload", "session.resume", "session.new"]
+    type: Literal["session.new"]
 
 
 class NavigateEvent(ScriptEvent):
@@ -251,13 +253,15 @@ ToolScriptEvent = Annotated[
     | ActivateEvent
     | ExposeEvent
     | DeclareEvent
-    | SettingsSaveEvent
+    | SettingsSave
     | SelectionEvent
-    | WorkflowStartEvent
-    | WorkflowEndEvent
+    | PlanStartEvent
+    | PlanExit
     | BeforeAgentStartEvent
     | ContextEvent
-    | SessionEvent
+    | Reload
+    | Resume
+    | NewSessionEvent
     | NavigateEvent
     | PickerEvent
     | ToolCallEvent,

@@ -115,14 +115,20 @@ def later_events(draw: st.DrawFn) -> dict[str, Any]:
     if kind == "declare":
         return {"type": "tool-search.declare", "name": draw(names)}
     if kind == "settings":
-        return {"type": "settings.save", "defaultPlanTools": draw(name_lists)}
+        return {
+            "type": "settings.save",
+            "settings": {"defaultPlanTools": draw(st.one_of(st.none(), name_lists))},
+            "via": draw(st.sampled_from(("settings", "json"))),
+        }
     if kind == "selection":
         return {"type": "selection", "tools": draw(name_lists)}
     if kind == "navigate":
         return {"type": "tree.navigate", "contract": "c1"}
     if kind == "context":
         return {"type": "context"}
-    return {"type": f"session.{kind}"}
+    if kind == "reload":
+        return {"type": "reload", "restart": draw(st.booleans())}
+    return {"type": kind}
 
 
 def calls_for_every_name(via: str | None = None) -> list[dict[str, Any]]:

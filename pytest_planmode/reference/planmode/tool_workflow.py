@@ -16,6 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_planmode.contract.planmode_lifecycle import (
+    PlanExit,
+    Reload,
+    Resume,
+    SettingsSave,
+)
 from pytest_planmode.contract.planmode_tools import (
     ActivateEvent,
     BeforeAgentStartEvent,
@@ -23,16 +29,14 @@ from pytest_planmode.contract.planmode_tools import (
     DeclareEvent,
     ExposeEvent,
     NavigateEvent,
+    NewSessionEvent,
     PickerEvent,
+    PlanStartEvent,
     RegisterEvent,
     SelectionEvent,
-    SessionEvent,
-    SettingsSaveEvent,
     ToolCallEvent,
     ToolEntry,
     UnregisterEvent,
-    WorkflowEndEvent,
-    WorkflowStartEvent,
 )
 from pytest_planmode.reference.planmode.plan_helpers import PlanContract
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
@@ -160,13 +164,14 @@ class _Workflows:
                 )
             case DeclareEvent():
                 self.registry = self.registry.update(event.name, active=True)
-            case SettingsSaveEvent():
+            case SettingsSave():
                 self.save_settings(event)
             case SelectionEvent():
                 self.select(event)
-            case WorkflowStartEvent():
+            case PlanStartEvent():
                 self.start(event)
-            case WorkflowEndEvent():
+            case PlanExit():
+                # Plan mode ends: the workflow's contract stops authorizing.
                 contract = self.current()
                 if contract is not None:
                     contract.active = False
@@ -181,8 +186,13 @@ class _Workflows:
                 if self.opening is not None and self.resolve_at is None:
                     self.resolve_at = max(at, self.settle_until)
                     self.due(at, inclusive=True)
-            case SessionEvent():
-                self.session(event)
+            case Reload() | Resume():
+                # Reload (or a restart) and resume restore the stored state as
+                # it is: the frozen allowlist comes back without reopening
+                # the resolution boundary.
+                self.restored(at, event.type)
+            case NewSessionEvent():
+                self.new_session(event)
             case NavigateEvent():
                 self.navigate(event)
             case PickerEvent():
@@ -192,28 +202,32 @@ class _Workflows:
             case _:  # pragma: no cover - the contract's union is exhaustive
                 raise TypeError(f"unknown event {event!r}")
 
-    def save_settings(self, event: SettingsSaveEvent) -> None:
+    def save_settings(self, event: SettingsSave) -> None:
         # Saved names apply only when a later workflow starts: the names of
         # a workflow are captured at its start, so nothing here touches them.
-        if "default_plan_tools" not in event.model_fields_set:
-            self.settings = {k: v for k, v in self.settings.items() if k != "defaultPlanTools"}
-            self.trace.append({"at": event.at, "type": "settings", "applied": True})
-            return
-        try:
-            tool_names(event.default_plan_tools)
-        except InvalidSetting as exc:
-            # Invalid values leave the previous effective settings in place.
-            self.trace.append(
-                {"at": event.at, "type": "settings", "applied": False, "warning": str(exc)}
-            )
-            return
-        self.settings = {**self.settings, "defaultPlanTools": event.default_plan_tools}
+        # `settings` holds the changed fields; `null` removes one, so a null
+        # `defaultPlanTools` resets to automatic (the whole override goes).
+        # Only `defaultPlanTools` is consulted here, so only it is validated;
+        # Settings and JSON edits (`via`) are read the same way.
+        changes = event.settings
+        names = changes.get("defaultPlanTools")
+        if names is not None:
+            try:
+                tool_names(names)
+            except InvalidSetting as exc:
+                # Invalid values leave the previous effective settings in place.
+                self.trace.append(
+                    {"at": event.at, "type": "settings", "applied": False, "warning": str(exc)}
+                )
+                return
+        merged = {**self.settings, **changes}
+        self.settings = {key: value for key, value in merged.items() if value is not None}
         self.trace.append({"at": event.at, "type": "settings", "applied": True})
 
     def select(self, event: SelectionEvent) -> None:
         self.selection = list(event.tools)
 
-    def start(self, event: WorkflowStartEvent) -> None:
+    def start(self, event: PlanStartEvent) -> None:
         self.counter += 1
         contract_id = event.contract or f"plan-{self.counter}"
         # A new workflow records a new contract; it supersedes the previous
@@ -229,17 +243,14 @@ class _Workflows:
         self.settle_until = event.at
         self.resolve_at = None
 
-    def session(self, event: SessionEvent) -> None:
-        if event.type == "session.new":
-            self.selection = None
-            self.contracts = {}
-            self.effective = None
-            self.opening, self.resolve_at = None, None
-            self.restored(event.at, "new")
-            return
-        # Reload and resume restore the stored state as it is: the frozen
-        # allowlist comes back without reopening the resolution boundary.
-        self.restored(event.at, event.type.removeprefix("session."))
+    def new_session(self, event: NewSessionEvent) -> None:
+        # A fresh session stores no selection and no Plan contract: the
+        # global setting is its baseline again.
+        self.selection = None
+        self.contracts = {}
+        self.effective = None
+        self.opening, self.resolve_at = None, None
+        self.restored(event.at, "new")
 
     def navigate(self, event: NavigateEvent) -> None:
         target = self.contracts.get(event.contract) if event.contract else None
