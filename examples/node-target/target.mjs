@@ -240,7 +240,7 @@ export async function answer(line, operations = OPERATIONS, implementation = IMP
     };
   }
 
-  const id = message.id ?? null;
+  const id = message.id === undefined ? null : message.id;
   if (typeof message.op !== "string") {
     return { id, error: { message: "a request needs \"op\" (a string)" } };
   }
@@ -263,7 +263,7 @@ export async function answer(line, operations = OPERATIONS, implementation = IMP
     // A failing handler must never kill the process or go unanswered: the
     // error becomes this request's answer and the next request is served.
     const text = err instanceof InputError ? `invalid input for ${message.op}: ${err.message}` : describe(err);
-    if (!(err instanceof InputError)) process.stderr.write(`${err?.stack ?? text}\n`);
+    if (!(err instanceof InputError)) process.stderr.write(`${(err && err.stack) || text}\n`);
     return { id, error: { message: text } };
   }
 }
@@ -274,7 +274,7 @@ function describe(err) {
 
 // SemVer major; for 0.x the minor counts as the major (0.1 -> 0.2 may break).
 function majorOf(version) {
-  const [major, minor] = String(version ?? "").split(".");
+  const [major, minor] = String(version).split(".");
   return major === "0" ? `0.${minor}` : major;
 }
 
@@ -322,7 +322,7 @@ if (isMain()) {
   // End of input: let the loop return and Node exit on its own with status 0
   // once stdout is flushed (process.exit() here could cut pending output).
   serve().catch((err) => {
-    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.stderr.write(`${(err && err.stack) || err}\n`);
     process.exitCode = 1;
   });
 }

@@ -28,6 +28,6 @@ serve({
   operations: { ...OPERATIONS, [OP]: resolveWithoutTheCheck },
   implementation: { ...IMPLEMENTATION, name: `${IMPLEMENTATION.name} (deliberately wrong)` },
 }).catch((err) => {
-  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.stderr.write(`${(err && err.stack) || err}\n`);
   process.exitCode = 1;
 });
