@@ -147,7 +147,9 @@ def test_invalid_safe_subcommands_trust_nothing_and_say_why() -> None:
     assert error is not None and "safeSubcommands.kubectl" in error
     trust, error = trusted_prefixes({" kubectl ": [" apply ", "apply"]})
     assert trust.prefixes == ("kubectl apply",) and error is None
-    assert trusted_prefixes(None) == (TrustedPrefixes(), None)
+    assert trusted_prefixes(None, given=False) == (TrustedPrefixes(), None)
+    trust, error = trusted_prefixes(None)
+    assert trust.prefixes == () and error is not None and "got null" in error
 
 
 def test_repeated_decisions_come_from_the_cache_keyed_on_the_whole_input() -> None:

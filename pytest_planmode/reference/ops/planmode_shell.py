@@ -14,10 +14,11 @@ from pytest_planmode.reference.planmode.settings_values import InvalidSetting, s
 from pytest_planmode.reference.planmode.shell_verdict import Verdict
 
 
-def trusted_prefixes(raw: object) -> tuple[TrustedPrefixes, str | None]:
-    """Normalise a raw `safeSubcommands` value. An invalid value invalidates the
+def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, str | None]:
+    """Normalise a raw `safeSubcommands` value (`given` is false when the
+    setting is absent). An invalid value, JSON null included, invalidates the
     settings document and the default policy applies: nothing is trusted."""
-    if raw is None:
+    if not given:
         return NO_TRUST, None
     try:
         return TrustedPrefixes.from_settings(safe_subcommands(raw)), None
@@ -26,7 +27,7 @@ def trusted_prefixes(raw: object) -> tuple[TrustedPrefixes, str | None]:
 
 
 def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
-    trust, error = trusted_prefixes(inp.safe_subcommands)
+    trust, error = trusted_prefixes(inp.safe_subcommands, "safe_subcommands" in inp.model_fields_set)
     verdict = check(inp.command, inp.cwd, trust)
     return ShellCheckOutput(
         allowed=verdict.allowed,
