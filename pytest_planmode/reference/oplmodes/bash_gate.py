@@ -195,8 +195,8 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
-    raw = command
-    for text in (raw, strip_quoting(raw)) if strip_quoting(raw) != raw else (raw,):
+    stripped = strip_quoting(command)
+    for text in (command, stripped) if stripped != command else (command,):
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
@@ -210,6 +210,8 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
 
 def _user_destructive(command: str, patterns: tuple[UserPattern, ...],
                       budget: Budget) -> tuple[str, str] | None:
+    """(pattern, text) of the first user destructive pattern that matches a
+    blocklist segment or the whole command, raw or stripped, or None."""
     texts: dict[str, None] = {}
     for seg in [*blocklist_segments(command), command]:
         texts[seg] = None
