@@ -4,6 +4,8 @@ destructive program names."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 #: A mode whose own safe list is explicit, so the properties do not depend on
@@ -11,9 +13,9 @@ from hypothesis import strategies as st
 SAFE_CONFIG = {"modes": {"probe": {"safePatterns": [r"^(?:ls|cat|grep|wc|head|git (?:log|status))(?:\s|$)"]}}}
 SAFE_MODE = "probe"
 
-#: A mode whose own safe list admits everything: only the (built-in)
-#: destructive base decides.
-WIDE_CONFIG = {"modes": {"wide": {"safePatterns": [".*"]}}}
+#: A mode with an explicit empty safe list (no allowlist): only the
+#: built-in destructive base decides.
+WIDE_CONFIG: dict[str, Any] = {"modes": {"wide": {"safePatterns": []}}}
 WIDE_MODE = "wide"
 
 #: Segments that match SAFE_CONFIG and no destructive pattern.
