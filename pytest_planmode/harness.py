@@ -122,12 +122,17 @@ class CaseItem(pytest.Item):
                 return
             got = json.dumps(outcome.output, ensure_ascii=False)
             what = "mismatch:\n" + "\n".join(f"  {p}" for p in problems)
+            summary = "; ".join(problems)
         elif outcome.kind == "error":
             got = f"an error: {outcome.message}"
             what = "the target answered an error where an output was expected"
+            summary = f"answered an error: {_first_line(outcome.message or '')}"
         else:
             got = f"no legal answer: {outcome.message}"
             what = "the target did not answer legally (it was restarted for the next case)"
+            summary = f"no legal answer: {_first_line(outcome.message or '')}"
+        # One line for people and for written expectations files.
+        self.user_properties.append(("planmode_summary", summary[:300]))
         raise CaseFailure(
             f"{case.where}\n"
             f"spec: {case.spec} (level {case.level})\n"
@@ -218,12 +223,15 @@ class PlanmodeRun:
             # Under xdist each worker starts its own target; the controller's
             # process was only needed to check the handshake.
             self.target.close()
+            self.target = None
 
     def stop(self) -> None:
         """End of input: close the target; an exec: target must exit with status 0."""
         if self.target is not None:
-            self.exit_status = self.target.close()
+            status = self.target.close()
             self.target = None
+            if self.exit_status == 0:
+                self.exit_status = status
 
     def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
         assert self.target is not None
@@ -317,12 +325,23 @@ class PlanmodeRun:
             "nodeid": report.nodeid,
             "outcome": outcome,
         }
-        if outcome in ("failed", "error", "xfailed"):
-            text = report.longreprtext if outcome != "xfailed" else str(getattr(report, "wasxfail", ""))
-            entry["message"] = text[:8000]
-        if outcome == "skipped" and isinstance(report.longrepr, tuple):
-            entry["message"] = str(report.longrepr[2])
+        if outcome in ("failed", "error"):
+            entry["message"] = report.longreprtext[:8000]
+            entry["summary"] = _summary(report, props)
+            if report.longreprtext.startswith("[XPASS(strict)]"):
+                entry["xpassStrict"] = True
+        elif outcome == "xfailed":
+            entry["message"] = str(getattr(report, "wasxfail", ""))
+        elif outcome == "skipped" and isinstance(report.longrepr, tuple):
+            entry["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
         self.results[case_id] = entry
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished; keep its target's exit status."""
+        status = getattr(node, "workeroutput", {}).get("planmode_exit_status", 0)
+        if status != 0 and self.exit_status == 0:
+            self.exit_status = status
 
     def totals(self) -> Counter[str]:
         total: Counter[str] = Counter()
@@ -366,17 +385,23 @@ class PlanmodeRun:
             if path:
                 tr.write_line(f"planmode {what} written to {path}")
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.stop()
         if self.is_worker:
+            # The controller reports the workers' targets' exit statuses.
+            self.config.workeroutput["planmode_exit_status"] = self.exit_status  # type: ignore[attr-defined]
             return
         if self.report_path:
             self._write_json(self.report_path, self.report())
         if self.write_path:
+            # Still failing: listed cases that xfailed keep their reason; new
+            # failures get their one-line summary; a listed case that now
+            # passes (strict XPASS) leaves the file.
             failing = {
-                case_id: self.expectations.get(case_id) or _first_line(entry.get("message", ""))
+                case_id: self.expectations.get(case_id) or entry.get("summary") or "failed"
                 for case_id, entry in self.results.items()
-                if entry["outcome"] in ("failed", "error", "xfailed")
+                if entry["outcome"] in ("failed", "error", "xfailed") and not entry.get("xpassStrict")
             }
             self._write_json(self.write_path, dict(sorted(failing.items())))
 
@@ -393,10 +418,15 @@ class PlanmodeRun:
                 op: {o: counts[o] for o in OUTCOMES} for op, counts in sorted(self.counts.items())
             },
             "failures": [
-                entry
+                {k: v for k, v in entry.items() if k != "xpassStrict"}
                 for _, entry in sorted(self.results.items())
                 if entry["outcome"] in ("failed", "error")
             ],
+            "skipReasons": {
+                case_id: entry.get("message", "")
+                for case_id, entry in sorted(self.results.items())
+                if entry["outcome"] == "skipped"
+            },
             "results": {case_id: entry["outcome"] for case_id, entry in sorted(self.results.items())},
             "expectedFailures": sorted(
                 case_id for case_id, entry in self.results.items() if entry["outcome"] == "xfailed"
@@ -408,6 +438,16 @@ class PlanmodeRun:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _summary(report: pytest.TestReport, props: dict[str, Any]) -> str:
+    """One line saying why a case failed."""
+    if isinstance(props.get("planmode_summary"), str):
+        return str(props["planmode_summary"])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return _first_line(str(crash.message))
+    return _first_line(report.longreprtext)
 
 
 def _first_line(text: str) -> str:

@@ -44,7 +44,7 @@ def serve(adapter: Any, stdin: IO[str], stdout: IO[str]) -> int:
             answer: dict[str, Any] = {"id": None, "error": {"message": f"not JSON: {exc}"}}
         else:
             answer = _answer(adapter, message)
-        stdout.write(json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n")
+        stdout.write(json.dumps(answer, ensure_ascii=True, separators=(",", ":")) + "\n")
         stdout.flush()
     return 0
 

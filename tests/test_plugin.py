@@ -390,3 +390,66 @@ def test_target_must_exit_zero_at_end_of_input(suite) -> None:  # type: ignore[n
     ok = suite(SERVE, str(PLANS))
     assert ok.report["targetExitStatus"] == 0
     assert "did not exit with status 0" not in ok.text
+
+
+def test_rewriting_expectations_drops_cases_that_now_pass(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    exp = pytester.path / "old.json"
+    exp.write_text(json.dumps({"oplmodes.plans.name.simple": "was broken", "oplmodes.plans.name.dot-rejected": "x"}))
+    out = pytester.path / "new.json"
+    run = suite("reference", f"--planmode-expectations={exp}", f"--planmode-write-expectations={out}", str(PLANS))
+    assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # the listed cases pass: strict XPASS
+    assert json.loads(out.read_text()) == {}
+
+
+def test_written_reason_says_what_failed(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        accepting=textwrap.dedent(
+            """
+            class Accepting:
+                def hello(self, suite):
+                    return {"protocol": 1, "implementation": {"name": "accepting"},
+                            "operations": ["oplmodes.plans.resolve"]}
+                def call(self, op, input):
+                    return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md", "reason": None}}
+            """
+        )
+    )
+    pytester.syspathinsert()
+    out = pytester.path / "written.json"
+    suite("python:accepting:Accepting", f"--planmode-write-expectations={out}", str(PLANS), str(PLANS_PROPERTIES))
+    written = json.loads(out.read_text())
+    assert written["oplmodes.plans.name.double-dash-rejected"] == (
+        "output.accepted: expected false, got true; output.path: expected null, got \".pi/plans/plan-x.md\""
+    )
+    prop = written["oplmodes.plans.property.no-alnum-rejected"]
+    assert "has no letter or digit but was accepted" in prop and " at 0x" not in prop
+
+
+def test_target_exit_status_is_reported_under_xdist(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite(broken("exit-1", 0), "-n", "2", str(PLANS), subprocess=True)
+    assert run.report["targetExitStatus"] == 1
+    assert "did not exit with status 0 at end of input (status 1)" in run.text
+
+
+def test_skip_reasons_are_in_the_report(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        nothing2="class N:\n    def hello(self, suite):\n        return {'protocol': 1, 'implementation': {'name': 'n'}, 'operations': []}\n"
+        "    def call(self, op, input):\n        return {'unsupported': True}\n"
+    )
+    pytester.syspathinsert()
+    run = suite("python:nothing2:N", str(PLANS))
+    reasons = run.report["skipReasons"]
+    assert set(reasons) == PLAN_IDS
+    assert all(r.startswith("unsupported: ") for r in reasons.values())
+
+
+def test_exec_client_sends_lone_surrogates_escaped() -> None:
+    from pytest_planmode.targets.exec_target import ExecTarget
+
+    target = ExecTarget(SERVE[len("exec:"):], timeout=10)
+    try:
+        outcome = target.request("oplmodes.plans.resolve", {"source": "command", "value": "\ud800x\u2028"})
+    finally:
+        assert target.close() == 0
+    assert outcome.kind == "output", outcome.message
+    assert outcome.output is not None and outcome.output["path"] == ".pi/plans/plan-x.md"

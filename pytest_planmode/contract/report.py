@@ -29,6 +29,7 @@ class CaseResult(_Doc):
     nodeid: str
     outcome: Outcome
     message: str | None = None
+    summary: str | None = Field(default=None, description="One line saying why it failed.")
 
 
 class Implementation(_Doc):
@@ -49,6 +50,7 @@ class Report(_Doc):
     operations: dict[str, Counts]
     failures: list[CaseResult] = Field(description="Every failed or erroring case, with its message.")
     results: dict[str, Outcome] = Field(description="Every case id that ran, with its outcome.")
+    skipReasons: dict[str, str] = Field(description="Every skipped case id, with the reason.")
     expectedFailures: list[str] = Field(description="Case ids that failed as the expectations file says.")
 
 

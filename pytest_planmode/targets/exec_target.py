@@ -66,8 +66,10 @@ class _Process:
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self.proc.stdin.write(data.encode("utf-8"))
+        # ASCII on the wire: lone surrogates (valid in JSON, not in UTF-8) and
+        # line separators such as U+2028 travel as escapes, never raw.
+        data = json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n"
+        self.proc.stdin.write(data.encode("ascii"))
         self.proc.stdin.flush()
 
     def receive(self, timeout: float) -> object:
