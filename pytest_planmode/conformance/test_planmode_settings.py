@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import planmode_settings as s
 
 LOAD = "planmode.settings.load"
@@ -43,14 +44,14 @@ def _check_outcome(out: dict[str, Any], what: str) -> None:
 
 @pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-bytes")
 @given(data=s.arbitrary_bytes)
-def test_any_bytes_load_to_settings_or_fallback(planmode_target, data: bytes) -> None:
+def test_any_bytes_load_to_settings_or_fallback(planmode_target: TargetClient, data: bytes) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.bytes_entry(data)}})
     _check_outcome(out, f"file bytes {data[:60]!r}")
 
 
 @pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-json")
 @given(value=s.json_values)
-def test_any_json_value_loads_to_settings_or_fallback(planmode_target, value: Any) -> None:
+def test_any_json_value_loads_to_settings_or_fallback(planmode_target: TargetClient, value: Any) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(value)}})
     _check_outcome(out, f"document {json.dumps(value)[:80]}")
     if not isinstance(value, dict):
@@ -59,7 +60,7 @@ def test_any_json_value_loads_to_settings_or_fallback(planmode_target, value: An
 
 @pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.valid-document")
 @given(doc=s.valid_documents())
-def test_valid_documents_load_their_values(planmode_target, doc: dict[str, Any]) -> None:
+def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: dict[str, Any]) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
     assert out["status"] == "valid", f"valid document rejected: {doc} -> {out['warnings']}"
     settings = out["settings"]
@@ -78,7 +79,9 @@ def test_valid_documents_load_their_values(planmode_target, doc: dict[str, Any])
 
 @pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.one-invalid-field")
 @given(case=s.documents_with_one_invalid_field())
-def test_one_invalid_field_invalidates_everything(planmode_target, case: tuple[dict[str, Any], str]) -> None:
+def test_one_invalid_field_invalidates_everything(
+    planmode_target: TargetClient, case: tuple[dict[str, Any], str]
+) -> None:
     doc, field = case
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
     assert out["status"] == "invalid", f"invalid {field} accepted in {doc}"
@@ -89,7 +92,9 @@ def test_one_invalid_field_invalidates_everything(planmode_target, case: tuple[d
     operation=LOAD, level="reference", id="planmode.settings.property.warnings-never-echo"
 )
 @given(case=s.documents_with_one_invalid_field())
-def test_warnings_never_echo_file_content(planmode_target, case: tuple[dict[str, Any], str]) -> None:
+def test_warnings_never_echo_file_content(
+    planmode_target: TargetClient, case: tuple[dict[str, Any], str]
+) -> None:
     doc, _field = case
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
     for warning in out["warnings"]:
@@ -99,7 +104,7 @@ def test_warnings_never_echo_file_content(planmode_target, case: tuple[dict[str,
 @pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.special-files")
 @given(entry=s.other_entries, legacy=st.none() | s.valid_documents())
 def test_unusable_canonical_entry_wins_and_is_read_only(
-    planmode_target, entry: dict[str, Any], legacy: dict[str, Any] | None
+    planmode_target: TargetClient, entry: dict[str, Any], legacy: dict[str, Any] | None
 ) -> None:
     files = {s.CANONICAL: entry}
     if legacy is not None:
@@ -112,7 +117,7 @@ def test_unusable_canonical_entry_wins_and_is_read_only(
 @pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.save-preserves")
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_changes_only_the_edited_field(
-    planmode_target, doc: dict[str, Any], edit: dict[str, Any]
+    planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
 ) -> None:
     out = planmode_target.call(
         SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]}
@@ -136,7 +141,7 @@ def test_save_changes_only_the_edited_field(
 @pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.failure-intact")
 @given(doc=s.valid_documents(), step=s.save_steps, mode=st.sampled_from(["error", "crash"]))
 def test_failed_save_leaves_old_file_and_settings(
-    planmode_target, doc: dict[str, Any], step: str, mode: str
+    planmode_target: TargetClient, doc: dict[str, Any], step: str, mode: str
 ) -> None:
     entry = s.document_entry(doc)
     before = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
@@ -158,7 +163,7 @@ def test_failed_save_leaves_old_file_and_settings(
 
 @pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.saves-in-order")
 @given(edits=st.lists(s.edits, min_size=1, max_size=6))
-def test_every_accepted_save_is_kept(planmode_target, edits: list[dict[str, Any]]) -> None:
+def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[dict[str, Any]]) -> None:
     out = planmode_target.call(SAVE, {"files": {}, "edits": edits})
     expected: dict[str, Any] = {}
     for edit, result in zip(edits, out["results"], strict=True):
