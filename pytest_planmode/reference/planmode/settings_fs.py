@@ -10,6 +10,7 @@ no global state.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -162,7 +163,5 @@ class RealDirectory:
         fd = self._fds.pop(name, None)
         if fd is not None:
             os.close(fd)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path / name)
-        except FileNotFoundError:
-            pass
