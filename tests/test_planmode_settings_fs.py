@@ -392,3 +392,13 @@ def test_missing_file_is_not_created_by_loading(tmp_path: Path) -> None:
 
 def test_no_fault_is_the_default() -> None:
     assert RealDirectory(Path(".")).fault is no_fault
+
+
+def test_first_save_creates_a_missing_agent_directory(tmp_path: Path) -> None:
+    agent = agent_directory({}, tmp_path / "home")
+    store = SettingsStore(RealDirectory(agent))
+    assert store.load().status == "missing"
+    assert not agent.exists()
+    assert store.save(Edit("thinkingLevel", "low")).ok
+    assert os.listdir(agent) == [CANONICAL_NAME]
+    assert stat.S_IMODE(os.stat(agent).st_mode) & 0o077 == 0

@@ -190,7 +190,8 @@ def effective_settings(document: Any) -> EffectiveSettings:
             values[rule.attr] = rule.validate(raw)
         except InvalidSetting as exc:
             where = exc.field if _SAFE_PATH.match(exc.field) else key
-            raise DocumentInvalid(key, f"{where} {rule.rule}") from None
+            at = f" (the problem is at {where})" if where != key else ""
+            raise DocumentInvalid(key, f"{key} {rule.rule}{at}") from None
     return EffectiveSettings(**values)
 
 

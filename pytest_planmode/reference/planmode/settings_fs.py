@@ -105,6 +105,9 @@ class RealDirectory:
 
     def create_temp(self) -> str:
         self.fault("create-temp")
+        # A first save may find no agent directory yet (reference choice:
+        # create it, private to the user, rather than fail the save).
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         while True:
             name = f"{TEMP_PREFIX}{secrets.token_hex(6)}{TEMP_SUFFIX}"
             try:
