@@ -178,3 +178,21 @@ def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[
         return
     document = out["files"][s.CANONICAL]["document"]
     assert document == expected, f"saves {edits} gave {document}, expected {expected}"
+
+
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.legacy-untouched")
+@given(legacy=s.valid_documents(), edits=st.lists(s.edits, min_size=1, max_size=4))
+def test_legacy_file_is_never_modified(
+    planmode_target: TargetClient, legacy: dict[str, Any], edits: list[dict[str, Any]]
+) -> None:
+    entry = s.document_entry(legacy)
+    out = planmode_target.call(SAVE, {"files": {s.LEGACY: entry}, "edits": edits})
+    assert out["files"][s.LEGACY]["text"] == entry["text"], "the legacy file was modified"
+    results = zip(edits, out["results"], strict=True)
+    if not any(result["ok"] and "reset" not in edit for edit, result in results):
+        return
+    canonical = out["files"][s.CANONICAL]["document"]
+    edited = {edit["field"] for edit in edits}
+    for key, value in legacy.items():
+        if key not in edited:
+            assert canonical.get(key) == value, f"{key} lost in migration: {canonical}"
