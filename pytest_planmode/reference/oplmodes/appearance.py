@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pytest_planmode.reference.json_values import json_kind
+
 #: Pi theme foreground colour tokens accepted as colours (reference choice:
 #: the spec says "Pi theme tokens" without listing them).
 THEME_TOKENS: frozenset[str] = frozenset(
@@ -94,7 +96,7 @@ def normalize_color(value: object, where: str, *, tokens_only: bool = False) -> 
     colours (`tokens_only`) take theme tokens only, as § Tool inheritance
     warning asks."""
     if not isinstance(value, str):
-        return ColorResult(None, f"{where}: expected a colour string, got {_kind(value)}")
+        return ColorResult(None, f"{where}: expected a colour string, got {json_kind(value)}")
     if value in THEME_TOKENS:
         return ColorResult(value, None)
     if not tokens_only:
@@ -119,22 +121,3 @@ def render_template(template: str, name: str) -> str:
     """Fill a notification template: `{Name}` is the capitalised mode name;
     `{name}` (reference choice) is the name as configured."""
     return template.replace("{Name}", capitalize(name)).replace("{name}", name)
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def describe_kind(value: object) -> str:
-    """A JSON kind for messages: `null`, `a boolean`, `an array`..."""
-    return _kind(value)

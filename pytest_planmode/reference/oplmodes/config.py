@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pytest_planmode.reference.json_values import json_kind
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes.registry import (
     BUILTIN_MODES,
@@ -169,7 +170,7 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
             out.problem(
                 "(document)",
                 None,
-                f"opl-modes.json must be a JSON object, got {ap.describe_kind(document)}; "
+                f"opl-modes.json must be a JSON object, got {json_kind(document)}; "
                 "using the built-in defaults",
             )
     data: Mapping[str, Any] = doc or {}
@@ -216,7 +217,7 @@ def load(document: Any, *, present: bool = True) -> OplConfig:
         out.problem(
             "bashPatterns",
             None,
-            f"bashPatterns must be an object, got {ap.describe_kind(doc['bashPatterns'])}; "
+            f"bashPatterns must be an object, got {json_kind(doc['bashPatterns'])}; "
             "using the built-in patterns",
         )
     return OplConfig(
@@ -279,7 +280,7 @@ def _object(
     out.problem(
         where or key,
         mode,
-        f"{where or key} must be an object, got {ap.describe_kind(value)}; ignored",
+        f"{where or key} must be an object, got {json_kind(value)}; ignored",
     )
     return {}
 
@@ -305,7 +306,7 @@ def _tool_list(value: Any, where: str, mode: str | None, out: _Collector) -> tup
     its valid names (non-empty strings, duplicates removed first-seen), each
     invalid entry reported."""
     if not isinstance(value, list):
-        out.problem(where, mode, f"{where} must be an array of tool names, got {ap.describe_kind(value)}")
+        out.problem(where, mode, f"{where} must be an array of tool names, got {json_kind(value)}")
         return None
     names: list[str] = []
     for index, item in enumerate(value):
@@ -356,9 +357,9 @@ def _modes(data: Mapping[str, Any], out: _Collector) -> dict[str, ModeDef]:
             out.problem(
                 where,
                 name,
-                f"{where} must be an object, got {ap.describe_kind(raw)}; mode ignored"
+                f"{where} must be an object, got {json_kind(raw)}; mode ignored"
                 if name not in BUILTIN_MODES
-                else f"{where} must be an object, got {ap.describe_kind(raw)}; built-in {name} kept",
+                else f"{where} must be an object, got {json_kind(raw)}; built-in {name} kept",
             )
             continue
         base = modes.get(name) or ModeDef(name, False)
@@ -459,7 +460,7 @@ def _merge_mode(base: ModeDef, raw: Mapping[str, Any], out: _Collector) -> ModeD
             out.problem(
                 f"{where}.prompt",
                 name,
-                f"{where}.prompt must be a string, got {ap.describe_kind(value)}; ignored",
+                f"{where}.prompt must be a string, got {json_kind(value)}; ignored",
             )
     if "tools" in raw:
         mode = _merge_tools(mode, raw["tools"], out)
@@ -508,7 +509,7 @@ def _merge_tools(
 
 def _labels(value: Any, where: str, mode: str, out: _Collector) -> dict[str, str]:
     if not isinstance(value, dict):
-        out.problem(where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored")
+        out.problem(where, mode, f"{where} must be an object, got {json_kind(value)}; ignored")
         return {}
     labels: dict[str, str] = {}
     for key, item in value.items():
@@ -522,13 +523,13 @@ def _labels(value: Any, where: str, mode: str, out: _Collector) -> dict[str, str
         elif isinstance(item, str):
             labels[key] = item
         else:
-            out.problem(field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored")
+            out.problem(field, mode, f"{field} must be a string, got {json_kind(item)}; ignored")
     return labels
 
 
 def _appearance(value: Any, where: str, mode: str, out: _Collector) -> Appearance:
     if not isinstance(value, dict):
-        out.problem(where, mode, f"{where} must be an object, got {ap.describe_kind(value)}; ignored")
+        out.problem(where, mode, f"{where} must be an object, got {json_kind(value)}; ignored")
         return Appearance()
     found: dict[str, str | None] = {}
     for key, item in value.items():
@@ -543,7 +544,7 @@ def _appearance(value: Any, where: str, mode: str, out: _Collector) -> Appearanc
             if isinstance(item, str):
                 found["prefix"] = item
             else:
-                out.problem(field, mode, f"{field} must be a string, got {ap.describe_kind(item)}; ignored")
+                out.problem(field, mode, f"{field} must be a string, got {json_kind(item)}; ignored")
         else:
             result = ap.normalize_color(item, field)
             if result.error is not None:

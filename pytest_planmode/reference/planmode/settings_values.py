@@ -2,6 +2,8 @@
 
 Each function takes the raw JSON value of one field and returns its
 normalised form, or raises :class:`InvalidSetting` saying what is wrong.
+Messages name the field and the rule, never the offending value: they end
+up in warnings, and a warning never echoes file content.
 One invalid field invalidates the whole settings document
 (pi-plan-mode-settings.md § Thinking level), so callers never keep a
 partially valid document.
@@ -13,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_planmode.reference.json_values import json_kind
+
 THINKING_LEVELS = ("inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max")
 RETENTION_POLICIES = ("clear-on-start", "clear-after-first-run", "keep")
 MODEL_FIELD_MAX = 512
@@ -23,6 +27,20 @@ DEFAULT_EXPORT_PATH = "PLAN.md"
 # characters; tab and newline among them (reference choice: a path never
 # needs them and they corrupt the preview).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+# The extension is TypeScript: "trimmed" means String.prototype.trim(), whose
+# whitespace set (ECMAScript WhiteSpace and LineTerminator) differs from
+# Python's str.strip(): it keeps U+001C-U+001F and U+0085, and removes U+FEFF.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def trim(text: str) -> str:
+    """Trim as the upstream extension's `String.prototype.trim()` does."""
+    return text.strip(_JS_WHITESPACE)
 
 
 class InvalidSetting(ValueError):
@@ -42,25 +60,11 @@ class ModelRef:
         return {"provider": self.provider, "modelId": self.model_id}
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def thinking_level(value: Any) -> str:
     """§ Thinking level: the supported values and nothing else."""
     if not isinstance(value, str) or value not in THINKING_LEVELS:
         raise InvalidSetting(
-            "thinkingLevel", f"must be one of {', '.join(THINKING_LEVELS)}; got {value!r:.80}"
+            "thinkingLevel", f"must be one of {', '.join(THINKING_LEVELS)}; got {json_kind(value)}"
         )
     return value
 
@@ -70,14 +74,14 @@ def retention_policy(value: Any) -> str:
     if not isinstance(value, str) or value not in RETENTION_POLICIES:
         raise InvalidSetting(
             "implementationPlanRetention",
-            f"must be one of {', '.join(RETENTION_POLICIES)}; got {value!r:.80}",
+            f"must be one of {', '.join(RETENTION_POLICIES)}; got {json_kind(value)}",
         )
     return value
 
 
 def boolean(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise InvalidSetting(field, f"must be true or false; got {_kind(value)}")
+        raise InvalidSetting(field, f"must be true or false; got {json_kind(value)}")
     return value
 
 
@@ -86,12 +90,12 @@ def tool_names(value: Any) -> tuple[str, ...]:
     removed in first-seen order. Names are kept exactly as written; a name of
     only whitespace counts as empty (reference choice)."""
     if not isinstance(value, list):
-        raise InvalidSetting("defaultPlanTools", f"must be an array of tool names; got {_kind(value)}")
+        raise InvalidSetting("defaultPlanTools", f"must be an array of tool names; got {json_kind(value)}")
     seen: dict[str, None] = {}
     for index, name in enumerate(value):
-        if not isinstance(name, str) or not name.strip():
+        if not isinstance(name, str) or not trim(name):
             raise InvalidSetting(
-                f"defaultPlanTools[{index}]", f"must be a non-empty string; got {name!r:.80}"
+                f"defaultPlanTools[{index}]", f"must be a non-empty string; got {json_kind(name)}"
             )
         seen.setdefault(name, None)
     return tuple(seen)
@@ -100,12 +104,13 @@ def tool_names(value: Any) -> tuple[str, ...]:
 def _model(field: str, value: Any) -> ModelRef:
     if not isinstance(value, dict):
         raise InvalidSetting(
-            field, f"a model must be an object with provider and modelId; got {_kind(value)}"
+            field, f"a model must be an object with provider and modelId; got {json_kind(value)}"
         )
     parts = []
     for key in ("provider", "modelId"):
         text = value.get(key)
-        if not isinstance(text, str) or not text.strip():
+        # Reference choice: a provider or model id of only whitespace is empty.
+        if not isinstance(text, str) or not trim(text):
             raise InvalidSetting(f"{field}.{key}", "must be a non-empty string")
         if len(text) > MODEL_FIELD_MAX:
             raise InvalidSetting(
@@ -150,29 +155,30 @@ def safe_subcommands(value: Any) -> dict[str, tuple[str, ...]]:
     entries removed, in first-seen order. Empty arrays and an empty object
     preserve the default policy (they trust nothing)."""
     if not isinstance(value, dict):
-        raise InvalidSetting("safeSubcommands", f"must be an object; got {_kind(value)}")
+        raise InvalidSetting("safeSubcommands", f"must be an object; got {json_kind(value)}")
     merged: dict[str, dict[str, None]] = {}
-    for raw_key, entries in value.items():
-        key = raw_key.strip()
+    for position, (raw_key, entries) in enumerate(value.items(), start=1):
+        where = f"safeSubcommands (key {position})"
+        key = trim(raw_key)
         if not key:
-            raise InvalidSetting("safeSubcommands", f"command key {raw_key!r} is empty after trimming")
+            raise InvalidSetting("safeSubcommands", "a command key is empty after trimming")
         if not isinstance(entries, list):
-            raise InvalidSetting(f"safeSubcommands.{raw_key}", f"must be an array; got {_kind(entries)}")
+            raise InvalidSetting(where, f"must be an array; got {json_kind(entries)}")
         bucket = merged.setdefault(key, {})
         for index, entry in enumerate(entries):
             if not isinstance(entry, str):
                 raise InvalidSetting(
-                    f"safeSubcommands.{raw_key}[{index}]", f"must be a string; got {_kind(entry)}"
+                    f"{where}[{index}]", f"must be a string; got {json_kind(entry)}"
                 )
-            text = entry.strip()
+            text = trim(entry)
             if not text:
-                raise InvalidSetting(f"safeSubcommands.{raw_key}[{index}]", "is empty after trimming")
+                raise InvalidSetting(f"{where}[{index}]", "is empty after trimming")
             bucket.setdefault(text, None)
     return {key: tuple(entries) for key, entries in merged.items() if entries}
 
 
 def toggle_shortcut(value: Any) -> str:
     """§ Toggle shortcut: a Pi key identifier (reference choice: any non-blank string)."""
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not trim(value):
         raise InvalidSetting("toggleShortcut", "must be a non-empty Pi key identifier string")
     return value
