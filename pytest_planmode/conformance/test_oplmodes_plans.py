@@ -26,12 +26,14 @@ def test_accepted_names_stay_under_plans_dir(planmode_target: TargetClient, name
     assert out["accepted"] is True, f"plan name {name!r} has a letter or digit but was rejected"
     path = out["path"]
     assert path.startswith(".pi/plans/plan-") and path.endswith(".md"), path
-    filename = path[len(".pi/plans/"):]
+    filename = path[len(".pi/plans/") :]
     assert "/" not in filename and "\\" not in filename and ".." not in filename, path
 
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.plans.property.unsafe-resume-dropped")
 @given(filename=s.unsafe_filenames)
-def test_resumed_filenames_with_separators_or_dotdot_are_dropped(planmode_target: TargetClient, filename: str) -> None:
+def test_resumed_filenames_with_separators_or_dotdot_are_dropped(
+    planmode_target: TargetClient, filename: str
+) -> None:
     out = planmode_target.call(OP, {"source": "resume", "value": filename})
     assert out["accepted"] is False, f"resumed plan filename {filename!r} was kept"
