@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pytest_planmode.strategies import planmode_tools as s
@@ -16,6 +16,10 @@ AUTHORIZE = "planmode.tools.authorize"
 
 #: The automatic safe built-ins the reference pins (level reference).
 REFERENCE_SAFE_BUILT_INS = {"read", "bash", "grep", "find", "ls", "powershell"}
+
+
+def _entry(name: str, exposure: str, source: str = "user-extension") -> dict[str, Any]:
+    return {"name": name, "registered": True, "active": True, "source": source, "exposure": exposure}
 
 
 def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -162,6 +166,27 @@ def test_freezing_never_widens(
     settings=s.settings_documents(),
     selection=s.selections,
     later=st.lists(s.later_events(), max_size=8),
+)
+# Each rule once for sure, whatever the random draw finds: a selected hidden
+# tool, a selected active `edit`, and a selected model-only tool nested
+# through a selected codemode orchestrator.
+@example(
+    registry=[_entry("mcp__docs__read", "hidden")],
+    settings={"defaultPlanTools": ["mcp__docs__read"]},
+    selection=None,
+    later=[],
+)
+@example(
+    registry=[_entry("edit", "direct", source="built-in")],
+    settings={"defaultPlanTools": ["edit"]},
+    selection=None,
+    later=[],
+)
+@example(
+    registry=[_entry("codemode", "codemode"), _entry("mcp__docs__read", "model-only")],
+    settings={"defaultPlanTools": ["codemode", "mcp__docs__read"]},
+    selection=None,
+    later=[],
 )
 def test_calls_never_run_blocked_hidden_or_nested_model_only(
     planmode_target: Any,
