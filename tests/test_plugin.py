@@ -133,7 +133,7 @@ def test_unsupported_operation_is_skipped_with_reason(pytester: pytest.Pytester,
     pytester.syspathinsert(adapter.parent)
     run = suite("python:nothing:Nothing", str(PLANS), "-rs")
     run.result.assert_outcomes(skipped=len(PLAN_IDS))
-    assert "unsupported: nothing ? does not list operation oplmodes.plans.resolve" in run.text
+    assert "unsupported: nothing does not list operation oplmodes.plans.resolve" in run.text
     assert set(run.report["results"].values()) == {"skipped"}
 
 
@@ -453,3 +453,20 @@ def test_exec_client_sends_lone_surrogates_escaped() -> None:
         assert target.close() == 0
     assert outcome.kind == "output", outcome.message
     assert outcome.output is not None and outcome.output["path"] == ".pi/plans/plan-x.md"
+
+
+def _section(text: str, start: str, end: str) -> str:
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if start in line)
+    last = next(i for i in range(first, len(lines)) if lines[i].startswith(end))
+    return "\n".join(lines[first : last + 1])
+
+
+def test_terminal_summary_and_failure_message_read_well(pytester: pytest.Pytester, suite, snapshot) -> None:  # type: ignore[no-untyped-def]
+    target = TestExpectations().lenient(pytester)
+    run = suite(target, str(PLANS))
+    text = run.result.stdout.str()
+    assert " planmode: lenient against suite " in text
+    assert _section(text, "operation  ", "total") == snapshot(name="summary")
+    failure = run.report["failures"][0]["message"]
+    assert failure == snapshot(name="failure-message")

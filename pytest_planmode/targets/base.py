@@ -22,7 +22,9 @@ class Handshake:
     @property
     def label(self) -> str:
         impl = self.implementation
-        text = f"{impl.get('name', '?')} {impl.get('version', '?')}"
+        text = str(impl.get("name", "?"))
+        if impl.get("version"):
+            text += f" {impl['version']}"
         if impl.get("language"):
             text += f" ({impl['language']})"
         return text
