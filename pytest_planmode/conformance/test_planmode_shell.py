@@ -27,7 +27,13 @@ def _check(target: Any, op: str, command: str, safe: dict[str, list[str]] | None
 
 
 def _chain_agrees_with_segments(
-    target: Any, op: str, segments: list[str], operators: list[str], safe: dict[str, list[str]] | None = None
+    target: Any,
+    op: str,
+    segments: list[str],
+    operators: list[str],
+    safe: dict[str, list[str]] | None = None,
+    *,
+    pin_text: bool = False,
 ) -> None:
     command = s.join_chain(segments, operators, [" "] * (2 * len(operators)))
     whole = _check(target, op, command, safe)
@@ -40,9 +46,10 @@ def _chain_agrees_with_segments(
         assert whole["blocked"] is None
     else:
         assert whole["allowed"] is False, f"{command!r} allowed although {first_blocked!r} is blocked alone"
-        assert whole["blocked"] == first_blocked, (
-            f"{command!r}: reported {whole['blocked']!r}, the first blocked segment is {first_blocked!r}"
-        )
+        if pin_text:
+            assert whole["blocked"] == first_blocked, (
+                f"{command!r}: reported {whole['blocked']!r}, the first blocked segment is {first_blocked!r}"
+            )
 
 
 @pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.chain-iff-segments")
@@ -63,6 +70,31 @@ def test_powershell_chain_allowed_iff_every_segment_allowed(
     _chain_agrees_with_segments(planmode_target, PS, segments, operators)
 
 
+# Which segment a block names is a reference choice (reference-choices.md § pi-plan-mode:
+# limited Bash: "The block message names the first blocked segment"); the spec only states
+# which submissions are blocked.
+@pytest.mark.planmode(
+    operation=BASH, level="reference", id="planmode.bash.property.chain-names-first-blocked"
+)
+@given(chain=s.chains(s.bash_segments, s.BASH_OPERATORS))
+def test_bash_chain_names_the_first_blocked_segment(
+    planmode_target: Any, chain: tuple[list[str], list[str]]
+) -> None:
+    segments, operators = chain
+    _chain_agrees_with_segments(planmode_target, BASH, segments, operators, pin_text=True)
+
+
+@pytest.mark.planmode(
+    operation=PS, level="reference", id="planmode.powershell.property.chain-names-first-blocked"
+)
+@given(chain=s.chains(s.powershell_segments, s.POWERSHELL_OPERATORS))
+def test_powershell_chain_names_the_first_blocked_segment(
+    planmode_target: Any, chain: tuple[list[str], list[str]]
+) -> None:
+    segments, operators = chain
+    _chain_agrees_with_segments(planmode_target, PS, segments, operators, pin_text=True)
+
+
 @pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.spoiler-blocks")
 @given(segment=s.allowed_bash_segments, spoiler=s.bash_spoilers)
 def test_bash_redirect_substitution_backtick_background_block(
@@ -72,18 +104,49 @@ def test_bash_redirect_substitution_backtick_background_block(
     command = segment + spoiler
     out = _check(planmode_target, BASH, command)
     assert out["allowed"] is False, f"{command!r} was allowed"
-    assert out["blocked"] == command, (
-        f"{command!r}: unsupported syntax must report the complete input, got {out['blocked']!r}"
-    )
     trusted = _check(
         planmode_target, BASH, command, {segment.split()[0]: [" ".join(segment.split()[1:]) or "x"]}
     )
     assert trusted["allowed"] is False, f"{command!r} allowed once its prefix was trusted"
 
 
+@pytest.mark.planmode(
+    operation=BASH, level="reference", id="planmode.bash.property.spoiler-names-complete-input"
+)
+@given(segment=s.allowed_bash_segments, spoiler=s.bash_spoilers)
+def test_bash_unsupported_syntax_names_the_complete_input(
+    planmode_target: Any, segment: str, spoiler: str
+) -> None:
+    assume(_check(planmode_target, BASH, segment)["allowed"])
+    command = segment + spoiler
+    out = _check(planmode_target, BASH, command)
+    assert out["allowed"] is False, f"{command!r} was allowed"
+    assert out["blocked"] == command, (
+        f"{command!r}: unsupported syntax reports the complete input, got {out['blocked']!r}"
+    )
+
+
+# The spec names redirects, unquoted substitutions, multiline input and the missing && / ||;
+# a backtick escape (`n) is unsupported only by reference-choices.md § limited PowerShell.
+_SPEC_POWERSHELL_SPOILERS = s.powershell_spoilers.filter(lambda spoiler: "`" not in spoiler)
+
+
 @pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.spoiler-blocks")
-@given(segment=s.allowed_powershell_segments, spoiler=s.powershell_spoilers)
+@given(segment=s.allowed_powershell_segments, spoiler=_SPEC_POWERSHELL_SPOILERS)
 def test_powershell_spoilers_block(planmode_target: Any, segment: str, spoiler: str) -> None:
+    assume(_check(planmode_target, PS, segment)["allowed"])
+    command = segment + spoiler
+    out = _check(planmode_target, PS, command)
+    assert out["allowed"] is False, f"{command!r} was allowed"
+
+
+@pytest.mark.planmode(
+    operation=PS, level="reference", id="planmode.powershell.property.spoiler-names-complete-input"
+)
+@given(segment=s.allowed_powershell_segments, spoiler=s.powershell_spoilers)
+def test_powershell_unsupported_syntax_names_the_complete_input(
+    planmode_target: Any, segment: str, spoiler: str
+) -> None:
     assume(_check(planmode_target, PS, segment)["allowed"])
     command = segment + spoiler
     out = _check(planmode_target, PS, command)
@@ -108,6 +171,24 @@ def test_whitespace_around_operators_never_changes_the_verdict(
     first = _check(planmode_target, op, plain)
     second = _check(planmode_target, op, spaced)
     assert first["allowed"] == second["allowed"], f"{plain!r} vs {spaced!r}"
+
+
+@pytest.mark.planmode(
+    operations=[BASH, PS], level="reference", id="planmode.shell.property.whitespace-names-same-segment"
+)
+@given(
+    chain=s.chains(s.bash_segments, s.BASH_OPERATORS),
+    blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
+    op=st.sampled_from([BASH, PS]),
+)
+def test_whitespace_around_operators_never_changes_the_named_segment(
+    planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
+) -> None:
+    segments, operators = chain
+    plain = s.join_chain(segments, operators, [" "] * 8)
+    spaced = s.join_chain(segments, operators, blanks)
+    first = _check(planmode_target, op, plain)
+    second = _check(planmode_target, op, spaced)
     if not first["allowed"] and first["blocked"] != plain:
         # A segment was named: the same one, whatever the blanks.
         assert first["blocked"] == second["blocked"], f"{plain!r} vs {spaced!r}"
@@ -129,6 +210,38 @@ def test_trusting_a_prefix_never_admits_another_unsafe_segment(
     operators: list[str],
     trusted_at: int,
 ) -> None:
+    _trust_stays_local(planmode_target, before, unsafe, after, operators, trusted_at, pin_text=False)
+
+
+@pytest.mark.planmode(operation=BASH, level="reference", id="planmode.bash.property.trust-stays-local-named")
+@given(
+    before=st.lists(s.allowed_bash_segments, max_size=2),
+    unsafe=s.unsafe_bash_segments,
+    after=st.lists(s.allowed_bash_segments, max_size=2),
+    operators=st.lists(s.BASH_OPERATORS, min_size=6, max_size=6),
+    trusted_at=st.integers(min_value=0, max_value=5),
+)
+def test_the_untrusted_unsafe_segment_is_the_one_named(
+    planmode_target: Any,
+    before: list[str],
+    unsafe: str,
+    after: list[str],
+    operators: list[str],
+    trusted_at: int,
+) -> None:
+    _trust_stays_local(planmode_target, before, unsafe, after, operators, trusted_at, pin_text=True)
+
+
+def _trust_stays_local(
+    planmode_target: Any,
+    before: list[str],
+    unsafe: str,
+    after: list[str],
+    operators: list[str],
+    trusted_at: int,
+    *,
+    pin_text: bool,
+) -> None:
     alone = _check(planmode_target, BASH, unsafe, KUBECTL_APPLY)
     assume(not alone["allowed"])
     segments = [*before, unsafe, *after]
@@ -136,7 +249,8 @@ def test_trusting_a_prefix_never_admits_another_unsafe_segment(
     command = s.join_chain(segments, operators[: len(segments) - 1], [" "] * 12)
     out = _check(planmode_target, BASH, command, KUBECTL_APPLY)
     assert out["allowed"] is False, f"{command!r} was allowed with only kubectl apply trusted"
-    assert out["blocked"] == unsafe, f"{command!r}: reported {out['blocked']!r}, expected {unsafe!r}"
+    if pin_text:
+        assert out["blocked"] == unsafe, f"{command!r}: reported {out['blocked']!r}, expected {unsafe!r}"
 
 
 @pytest.mark.planmode(operations=[BASH, PS], level="must", id="planmode.shell.property.blocked-iff-denied")
@@ -150,8 +264,17 @@ def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
         assert out["blocked"] is None, f"{text!r} allowed but blocked={out['blocked']!r}"
     else:
         assert isinstance(out["blocked"], str) and out["blocked"], f"{text!r} blocked without naming what"
-        if not text.strip():
-            assert out["blocked"] == "(empty command)"
+
+
+@pytest.mark.planmode(
+    operations=[BASH, PS], level="reference", id="planmode.shell.property.blank-is-empty-command"
+)
+@given(
+    text=st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join), op=st.sampled_from([BASH, PS])
+)
+def test_a_blank_submission_is_blocked_as_empty_command(planmode_target: Any, text: str, op: str) -> None:
+    out = _check(planmode_target, op, text)
+    assert out["allowed"] is False and out["blocked"] == "(empty command)", f"{text!r}: {out}"
 
 
 _LARGE_INPUTS = [
