@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_bash as s
@@ -28,6 +28,9 @@ def test_allowed_command_stays_allowed_under_whitespace_changes(
 ) -> None:
     tight = data.draw(s.joined(segments))
     loose = data.draw(s.joined(segments))
+    # `|&` is not one of the separators the spec names; the reference cuts it
+    # once (oplmodes.bash.segments.pipe-amp), which is a reference choice.
+    assume("|&" not in tight and "|&" not in loose)
     for command in (tight, loose):
         out = _check(planmode_target, command, s.SAFE_MODE, s.SAFE_CONFIG)
         assert out["allowed"] is True, (
@@ -91,11 +94,41 @@ def test_destructive_primitive_in_command_position_blocks(
     assert out["allowed"] is False, f"{command!r} runs {name} ({word!r}) but was allowed"
 
 
-@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.bash.property.non-string-blocked")
+# The spec does not say what a non-string command does: blocking it without
+# coercion is the reference's choice.
+@pytest.mark.planmode(operation=OP, level="reference", id="oplmodes.bash.property.non-string-blocked")
 @given(command=s.non_strings, mode=st.sampled_from(["off", "execute", "chat", "plan", "review"]))
 def test_non_string_commands_are_blocked(planmode_target: TargetClient, command: object, mode: str) -> None:
     out = _check(planmode_target, command, mode, None)
     assert out["allowed"] is False, f"the non-string command {command!r} was allowed in {mode}"
+
+
+#: Read-only commands that merely mention a destructive program in an
+#: argument (opl-modes.md § Mode behavior: "Program-name entries are anchored
+#: to command position and matched per segment, so a read-only command that
+#: merely *mentions* a dangerous word in an argument ... stays allowed").
+_MENTIONS = ("cat {}.sh", "ls {}/", "grep -rn '{}' src", "git log --grep={}", "grep -c {} a.txt",
+             "head -n 5 {}.log")
+
+
+@pytest.mark.planmode(operation=OP, level="must", id="oplmodes.bash.property.mention-stays-allowed")
+@given(
+    data=st.data(),
+    segments=s.safe_commands(),
+    name=s.primitives,
+    template=st.sampled_from(_MENTIONS),
+    where=st.integers(min_value=0, max_value=4),
+)
+def test_mentioning_a_primitive_in_an_argument_stays_allowed(
+    planmode_target: TargetClient, data: st.DataObject, segments: list[str], name: str, template: str,
+    where: int,
+) -> None:
+    parts = list(segments)
+    parts.insert(min(where, len(parts)), template.format(name))
+    sep = data.draw(st.sampled_from(["&&", "||", "|", ";", "&", "\n"]))
+    command = f" {sep} ".join(parts)
+    out = _check(planmode_target, command, s.SAFE_MODE, s.SAFE_CONFIG)
+    assert out["allowed"] is True, f"{command!r} only mentions {name} but was blocked: {out.get('reason')}"
 
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.bash.property.unrestricted-allows")
