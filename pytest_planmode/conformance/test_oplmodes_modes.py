@@ -87,6 +87,32 @@ def test_only_foreign_or_stale_entries_resume_to_normal(
         assert out["final"]["mode"] == "off", (
             f"{what}: no opl-modes entry, yet the mode is {out['final']['mode']!r}"
         )
+
+
+@pytest.mark.planmode(
+    operations=[OP, ACTIVE], level="reference", id="oplmodes.modes.property.stale-execute-falls-back"
+)
+@given(
+    entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
+    kind=st.sampled_from(["session_start", "session_resume", "branch_change"]),
+    before=s.event_lists,
+)
+def test_stale_entries_never_resume_into_execute(
+    planmode_target: TargetClient, entries: list[dict[str, Any]], kind: str, before: list[dict[str, Any]]
+) -> None:
+    # The spec drops an unsafe plan filename but does not say what becomes
+    # of execute mode without it; the reference falls back to normal, since
+    # execute needs an active plan (reference choice, like a plan file that
+    # no longer exists).
+    out = planmode_target.call(
+        OP,
+        {
+            "config": CONFIG,
+            "plans": PLANS,
+            "events": [*before, {"type": kind, "entries": entries}],
+        },
+    )
+    what = f"{json.dumps(before)[:200]} then {kind} from {json.dumps(entries)[:300]}"
     assert out["final"]["mode"] != "execute", f"{what}: resumed into execute mode without a usable plan"
 
 
