@@ -101,7 +101,22 @@ def test_warnings_never_echo_file_content(
         assert s.MARKER not in warning, f"warning echoes file content: {warning!r}"
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.special-files")
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.special-files-alone")
+@given(entry=st.sampled_from([{"kind": "directory"}, {"kind": "fifo"}, {"kind": "unreadable"}]))
+def test_non_regular_or_unreadable_file_is_read_only(
+    planmode_target: TargetClient, entry: dict[str, Any]
+) -> None:
+    """§ Thinking level: non-regular files and read failures make Settings
+    read-only, with a warning and the fallback."""
+    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
+    assert out["status"] == "invalid", out
+    _check_outcome(out, f"canonical {entry}")
+
+
+# Reference level: symbolic links count as non-regular files (reference-choices.md) and an unusable
+# canonical entry taking precedence over a legacy file is the area's reading of "the canonical
+# filename takes precedence".
+@pytest.mark.planmode(operation=LOAD, level="reference", id="planmode.settings.property.special-files")
 @given(entry=s.other_entries, legacy=st.none() | s.valid_documents())
 def test_unusable_canonical_entry_wins_and_is_read_only(
     planmode_target: TargetClient, entry: dict[str, Any], legacy: dict[str, Any] | None
@@ -114,7 +129,50 @@ def test_unusable_canonical_entry_wins_and_is_read_only(
     _check_outcome(out, f"canonical {entry}")
 
 
-@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.save-preserves")
+def _effective(field: str, value: Any) -> Any:
+    """The effective setting a valid saved value stands for (a model object is
+    a one-item chain; tool names lose duplicates)."""
+    if field in ("planModel", "normalModel"):
+        chain = value if isinstance(value, list) else [value]
+        return [{"provider": m["provider"], "modelId": m["modelId"]} for m in chain]
+    if field == "defaultPlanTools":
+        return list(dict.fromkeys(value))
+    return value
+
+
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.save-keeps-the-rest")
+@given(doc=s.valid_documents(), edit=s.edits)
+def test_save_keeps_unknown_fields_and_other_settings(
+    planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
+) -> None:
+    """§ Thinking level: a save preserves unknown top-level fields and unedited
+    safeSubcommands as written, and changes no other setting."""
+    before = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
+    out = planmode_target.call(
+        SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]}
+    )
+    after = out["files"][s.CANONICAL]["document"]
+    field = edit["field"]
+    assert isinstance(after, dict), f"the saved file is not a JSON object: {out['files']}"
+    for key, value in doc.items():
+        if key not in s.KNOWN_FIELDS or (key == "safeSubcommands" and field != key):
+            assert key in after and after[key] == value, f"{key} was not preserved: {after}"
+    for key, value in before["settings"].items():
+        if key != field:
+            assert out["settings"][key] == value, f"{key} changed by a save of {field}"
+    if out["results"][0]["ok"]:
+        assert out["status"] == "valid"
+        if not edit.get("reset"):
+            want = _effective(field, edit["value"])
+            got = out["settings"][field]
+            assert got == want, f"{field}: saved {edit['value']!r}, in effect {got!r}"
+    else:
+        assert out["settings"] == before["settings"], "a refused save changed the settings"
+
+
+# Reference level: every unedited key, known ones included, keeps its raw JSON form, and the saved
+# value is written as given (a model object stays an object).
+@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.save-preserves")
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_changes_only_the_edited_field(
     planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
@@ -138,7 +196,37 @@ def test_save_changes_only_the_edited_field(
         assert after == doc, f"a refused save changed the file: {doc} -> {after}"
 
 
-@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.failure-intact")
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.failure-keeps-file")
+@given(
+    doc=s.valid_documents(),
+    step=st.sampled_from(["read", "create-temp", "write", "rename"]),
+    mode=st.sampled_from(["error", "crash"]),
+)
+def test_failed_save_keeps_file_and_settings(
+    planmode_target: TargetClient, doc: dict[str, Any], step: str, mode: str
+) -> None:
+    """§ Thinking level: a save publishes through a temporary file and a
+    rename, so a failure before the rename changes neither the file nor the
+    settings."""
+    entry = s.document_entry(doc)
+    before = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
+    value = "off" if doc.get("thinkingLevel") != "off" else "max"
+    out = planmode_target.call(
+        SAVE,
+        {
+            "files": {s.CANONICAL: entry},
+            "edits": [{"field": "thinkingLevel", "value": value}],
+            "inject": {"edit": 0, "step": step, "mode": mode},
+        },
+    )
+    assert out["results"][0]["ok"] is False, f"the save failing at {step} reported success"
+    assert out["files"][s.CANONICAL]["text"] == entry["text"], f"{step}/{mode} changed the file"
+    assert out["settings"] == before["settings"], f"{step}/{mode} changed the effective settings"
+
+
+# Reference level: includes the sync step (not named by the spec) and checks that no temporary file is
+# left after an I/O error (reference-choices.md: it is always removed).
+@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.failure-intact")
 @given(doc=s.valid_documents(), step=s.save_steps, mode=st.sampled_from(["error", "crash"]))
 def test_failed_save_leaves_old_file_and_settings(
     planmode_target: TargetClient, doc: dict[str, Any], step: str, mode: str
@@ -161,7 +249,29 @@ def test_failed_save_leaves_old_file_and_settings(
         assert out["leftoverFiles"] == 0, f"{step}: a temporary file was left behind"
 
 
-@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.saves-in-order")
+@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.saves-in-order-effective")
+@given(edits=st.lists(s.edits, min_size=1, max_size=6))
+def test_every_accepted_save_is_in_effect(
+    planmode_target: TargetClient, edits: list[dict[str, Any]]
+) -> None:
+    """§ Thinking level: saves are serialized in invocation order and each
+    re-reads the latest document, so every accepted save stays in effect."""
+    out = planmode_target.call(SAVE, {"files": {}, "edits": edits})
+    expected = dict(FALLBACK)
+    for edit, result in zip(edits, out["results"], strict=True):
+        if not result["ok"]:
+            continue
+        field = edit["field"]
+        if edit.get("reset"):
+            expected[field] = FALLBACK[field]
+        else:
+            expected[field] = _effective(field, edit["value"])
+    assert out["settings"] == expected, f"saves {edits} gave {out['settings']}, expected {expected}"
+
+
+# Reference level: compares the raw saved document (a model object stays an object, names keep
+# their duplicates) and reads an empty export path as a removal.
+@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.saves-in-order")
 @given(edits=st.lists(s.edits, min_size=1, max_size=6))
 def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[dict[str, Any]]) -> None:
     out = planmode_target.call(SAVE, {"files": {}, "edits": edits})
