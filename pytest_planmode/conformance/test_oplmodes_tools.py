@@ -102,9 +102,8 @@ def test_active_set_never_wider_than_the_policy(
     )
     what = f"{mode} with {json.dumps(document)[:300]}, registered {registered}, snapshot {snapshot}"
     if not out["known"]:
-        assert out["activeTools"] == [], (
-            f"{what}: a mode that cannot be entered activated {out['activeTools']}"
-        )
+        # What a mode that cannot be entered activates is the reference's
+        # (nothing: fixture group "A mode that cannot be entered").
         return
     active = set(out["activeTools"])
     assert active <= set(registered) | HELPERS, (
