@@ -24,7 +24,9 @@ safe_segments = st.sampled_from([
     "git log --oneline", "git status", "cat src/main.py", "grep -c x a.txt",
 ])
 
-#: The separators that begin a segment between two commands.
+#: The separators the spec names between two commands.
+spec_separators = st.sampled_from(["&&", "||", "|", ";", "&", "\n"])
+#: Those and `|&`, which the reference also cuts (it fails closed either way).
 binary_separators = st.sampled_from(["&&", "||", "|", ";", "&", "\n", "|&"])
 
 #: Blanks around an operator (spaces and tabs, possibly none).
@@ -50,10 +52,10 @@ def safe_commands(draw: st.DrawFn) -> list[str]:
 
 @st.composite
 def joined(draw: st.DrawFn, segments: list[str]) -> str:
-    """`segments` joined by binary separators with arbitrary blanks around."""
+    """`segments` joined by the spec's separators with arbitrary blanks around."""
     out = draw(blanks) + segments[0]
     for seg in segments[1:]:
-        out += draw(blanks) + draw(binary_separators) + draw(blanks) + seg
+        out += draw(blanks) + draw(spec_separators) + draw(blanks) + seg
     return out + draw(blanks)
 
 
