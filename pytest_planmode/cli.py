@@ -80,7 +80,8 @@ def _fixtures_export(args: argparse.Namespace) -> int:
         "suite": SUITE_VERSION,
         "matching": (
             "expect matches the output partially: each key given must match, keys not given are "
-            "not checked; lists match element by element; scalars by JSON equality"
+            "not checked; lists match element by element, except {\"$unordered\": [...]}, which "
+            "matches the same items in any order; scalars by JSON equality"
         ),
         "files": files,
         "cases": len(cases),

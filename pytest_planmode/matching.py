@@ -11,14 +11,38 @@ def _show(value: Any) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+UNORDERED = "$unordered"
+
+
+def _unordered(expected: list[Any], actual: Any, path: str) -> list[str]:
+    if not isinstance(actual, list):
+        return [f"{path}: expected a list (in any order), got {_show(actual)}"]
+    if len(expected) != len(actual):
+        return [
+            f"{path}: expected {len(expected)} item(s) in any order, got {len(actual)}: "
+            f"expected {_show(expected)}, got {_show(actual)}"
+        ]
+    unused = list(range(len(actual)))
+    for want in expected:
+        match = next((i for i in unused if not mismatches(want, actual[i], path)), None)
+        if match is None:
+            return [f"{path}: no item matches {_show(want)} (in any order); got {_show(actual)}"]
+        unused.remove(match)
+    return []
+
+
 def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
     """Every place where `actual` does not match `expected`.
 
     Objects match partially: each key of `expected` must be present and
     match; keys it does not name are not checked (a target may add fields).
-    Lists match element by element and must have the same length. Scalars
-    match by JSON equality: `1` is not `true`, `1` equals `1.0`.
+    Lists match element by element and must have the same length; an
+    expected `{"$unordered": [...]}` matches a list holding the same items in
+    any order (for outputs the spec defines as sets). Scalars match by JSON
+    equality: `1` is not `true`, `1` equals `1.0`.
     """
+    if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
+        return _unordered(expected[UNORDERED], actual, path)
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [f"{path}: expected an object, got {_show(actual)}"]

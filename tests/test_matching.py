@@ -14,6 +14,9 @@ from pytest_planmode.matching import mismatches
         ({"n": 1}, {"n": 1.0}),
         ({"v": None}, {"v": None}),
         ({}, {"anything": 1}),
+        ({"a": {"$unordered": ["x", "y"]}}, {"a": ["y", "x"]}),
+        ({"a": {"$unordered": [{"n": 1}, {"n": 2}]}}, {"a": [{"n": 2, "k": 0}, {"n": 1}]}),
+        ({"a": {"$unordered": ["x", "x", "y"]}}, {"a": ["x", "y", "x"]}),
     ],
 )
 def test_matches(expected: object, actual: object) -> None:
@@ -32,6 +35,9 @@ def test_matches(expected: object, actual: object) -> None:
         ({"a": {"b": "x"}}, {"a": "x"}, "output.a: expected an object"),
         ({"a": ["x"]}, {"a": "x"}, "output.a: expected a list"),
         ({"a": "1"}, {"a": 1}, 'output.a: expected "1", got 1'),
+        ({"a": {"$unordered": ["x", "y"]}}, {"a": ["x", "x"]}, 'output.a: no item matches "y" (in any order)'),
+        ({"a": {"$unordered": ["x"]}}, {"a": ["x", "y"]}, "output.a: expected 1 item(s) in any order, got 2"),
+        ({"a": {"$unordered": ["x"]}}, {"a": "x"}, "output.a: expected a list (in any order)"),
     ],
 )
 def test_mismatches_name_the_place(expected: object, actual: object, message: str) -> None:
