@@ -65,9 +65,28 @@ def _first_usable(data: dict[str, Any]) -> tuple[str, str | None]:
     return "all-failed", None
 
 
+def _benign_current(data: dict[str, Any]) -> dict[str, Any]:
+    """The active model answers its authentication at once and accepts a change:
+    whether an active target is probed before it is left untouched is a
+    reference choice, so must-level properties do not depend on it."""
+    models = {
+        **data["models"],
+        data["currentModel"]: {
+            **data["models"][data["currentModel"]],
+            "resolves": True,
+            "auth": "ok",
+            "authLatencyMs": 0,
+            "credentials": True,
+            "change": "accept",
+        },
+    }
+    return {**data, "models": models}
+
+
 @pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.applied-is-first-usable")
 @given(data=s.switch_inputs())
 def test_applied_is_first_usable_candidate(planmode_target: TargetClient, data: dict[str, Any]) -> None:
+    data = _benign_current(data)
     out = planmode_target.call(SWITCH, data)
     outcome, model = _first_usable(data)
     assert out["outcome"] == outcome, (out["outcome"], outcome, out["candidates"])
@@ -162,7 +181,39 @@ def test_saved_plan_preflight_timeout_aborts(planmode_target: TargetClient, data
 
 
 @pytest.mark.planmode(
-    operations=[SESSION, SWITCH], level="must", id="planmode.models.property.boundaries-independent"
+    operations=[SESSION, SWITCH], level="must", id="planmode.models.property.spaced-boundaries-independent"
+)
+@given(data=s.session_inputs())
+def test_each_spaced_boundary_starts_again_from_the_first_candidate(
+    planmode_target: TargetClient, data: dict[str, Any]
+) -> None:
+    """Boundaries far enough apart never overlap (how overlapping transitions
+    queue is a reference choice): each does exactly what one switch from the
+    model active at that point does."""
+    events = [{**e, "at": index * 100_000} for index, e in enumerate(data["events"])]
+    data = {**data, "events": events}
+    out = planmode_target.call(SESSION, data)
+    model = data["currentModel"]
+    world = {k: data[k] for k in ("settings", "thinkingLevel", "scopedModels", "availableModels", "models")}
+    assert len(out["transitions"]) == len(events)
+    for event, transition in zip(events, out["transitions"], strict=True):
+        alone = planmode_target.call(
+            SWITCH,
+            {**world, "trigger": event["type"], "currentModel": model}
+            | ({"how": event["how"]} if "how" in event else {}),
+        )
+        assert transition["startedAt"] == event["at"]
+        for key in ("outcome", "applied", "model", "authAttempts"):
+            assert transition[key] == alone[key], (key, event, transition, alone)
+        assert [w["kind"] for w in transition["warnings"]] == [w["kind"] for w in alone["warnings"]]
+        model = transition["model"]
+    assert out["model"] == model
+
+
+# Reference level: boundaries asked for while another is switching queue in
+# order, each starting when the one before it ends (the spec does not say).
+@pytest.mark.planmode(
+    operations=[SESSION, SWITCH], level="reference", id="planmode.models.property.boundaries-independent"
 )
 @given(data=s.session_inputs())
 def test_each_boundary_starts_again_from_the_first_candidate(
@@ -222,7 +273,24 @@ def test_rapid_exit_never_leaves_a_mode_model(planmode_target: TargetClient, dat
         end = change["end"]
 
 
-@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.override-active-in-mode")
+@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.override-model-while-in-mode")
+@given(data=s.opl_scripts(end_in_off=False))
+def test_mode_model_active_once_settled_spec(planmode_target: TargetClient, data: dict[str, Any]) -> None:
+    """Settled in an overriding mode, its model is active and the restore point
+    is the model from before the modes; settled in OFF, that model is back.
+    (Which model a mode without override runs on is a reference choice.)"""
+    out = planmode_target.call(OPL, data)
+    expected = {"alpha": "alpha/model", "beta": "beta/model", "gamma": "gamma/model"}
+    if out["mode"] in expected:
+        assert out["model"] == expected[out["mode"]]
+        assert out["restorePoint"] == data["initialModel"]
+    elif out["mode"] == "off":
+        assert out["model"] == data["initialModel"]
+
+
+# Reference level: a mode without override (`plain`) runs on the model from
+# before any overriding mode.
+@pytest.mark.planmode(operation=OPL, level="reference", id="oplmodes.models.property.override-active-in-mode")
 @given(data=s.opl_scripts(end_in_off=False))
 def test_mode_model_active_once_settled(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(OPL, data)

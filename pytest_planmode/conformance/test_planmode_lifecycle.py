@@ -71,7 +71,24 @@ def test_first_run_policy_never_duplicates(planmode_target: TargetClient, case: 
             )
 
 
-@pytest.mark.planmode(operation=EXPORT, level="must", id="planmode.export.property.bytes-and-settings")
+@pytest.mark.planmode(
+    operation=EXPORT, level="must", id="planmode.export.property.settings-and-working-directory"
+)
+@given(inp=s.exports())
+def test_export_keeps_settings_and_resolves_under_cwd(
+    planmode_target: TargetClient, inp: dict[str, Any]
+) -> None:
+    """An explicit path "is a one-off override and does not edit Settings"; relative
+    values "are resolved against the current working directory"."""
+    out = planmode_target.call(EXPORT, inp)
+    assert out["settingsAfter"] == inp["settings"], "an export edited the settings"
+    if out["destination"] is not None:
+        assert out["destination"].startswith("/project/"), f"a relative path left the cwd: {out}"
+
+
+# Reference level: the bytes written (Markdown plus one newline), creating missing
+# parents and removing a leading '@' are choices the spec does not state.
+@pytest.mark.planmode(operation=EXPORT, level="reference", id="planmode.export.property.bytes-and-settings")
 @given(inp=s.exports())
 def test_export_writes_plan_plus_newline_and_keeps_settings(
     planmode_target: TargetClient, inp: dict[str, Any]
@@ -85,7 +102,29 @@ def test_export_writes_plan_plus_newline_and_keeps_settings(
     assert out["destination"].startswith("/project/"), f"a relative path left the working directory: {out}"
 
 
-@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.thinking-round-trip")
+@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.thinking-restored-on-exit")
+@given(script=s.plan_thinking_round_trips())
+def test_leaving_plan_mode_restores_the_prior_level_spec_paths(
+    planmode_target: TargetClient, script: dict[str, Any]
+) -> None:
+    """The same round trip restricted to what the spec states: no `/reload` in
+    Plan mode, and Plan mode left by exit, save or Implement (what a written
+    export or a reload does to Plan thinking is a reference choice)."""
+    events = [e for e in script["events"] if e["type"] != "reload"]
+    if events[-1]["type"] == "export":
+        events[-1] = {"type": "plan.exit"}
+    script = {**script, "events": events}
+    out = planmode_target.call(RUN, script)
+    assert out["final"]["mode"] == "normal", "the script leaves Plan mode"
+    assert out["final"]["thinking"] == script["thinking"], (
+        f"Pi was at {script['thinking']!r} before Plan mode and nobody changed it by hand, "
+        f"but it is at {out['final']['thinking']!r} afterwards"
+    )
+
+
+# Reference level: includes a ready-plan export as a way out of Plan mode and
+# `/reload` inside Plan mode, neither of which the spec describes.
+@pytest.mark.planmode(operation=RUN, level="reference", id="planmode.lifecycle.property.thinking-round-trip")
 @given(script=s.plan_thinking_round_trips())
 def test_leaving_plan_mode_restores_the_prior_level(
     planmode_target: TargetClient, script: dict[str, Any]
