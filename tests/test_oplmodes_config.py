@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from schema_check import errors
 
 from pytest_planmode.contract.oplmodes_config import ConfigLoadInput, OplModesDocument
 from pytest_planmode.reference.oplmodes import appearance as ap
@@ -168,16 +169,21 @@ def test_fixture_documents_were_found() -> None:
 
 @pytest.mark.parametrize(("case_id", "document"), CONFIG_DOCUMENTS, ids=[c for c, _ in CONFIG_DOCUMENTS])
 def test_document_schema_agrees_with_the_loader(case_id: str, document: dict[str, Any]) -> None:
-    """The published document model accepts exactly the fixture documents
-    the loader reads without a problem (Bash patterns are the gate's to
-    judge: a regular expression's validity is not a schema property)."""
+    """The published JSON Schema of opl-modes.json accepts exactly the fixture
+    documents the loader reads without a problem (Bash patterns are the
+    gate's to judge: a regular expression's validity is not a schema
+    property)."""
     problems = cfg.load(document).problems
+    violations = errors("settings/opl-modes.schema.json", document)
+    assert (not violations) == (not problems), (
+        f"{case_id}: schema violations={violations}, loader problems={problems}"
+    )
     try:
         OplModesDocument.model_validate(document)
-        accepted = True
+        model_accepts = True
     except ValidationError:
-        accepted = False
-    assert accepted == (not problems), f"{case_id}: schema accepted={accepted}, loader problems={problems}"
+        model_accepts = False
+    assert model_accepts == (not violations), f"{case_id}: the model and its schema disagree"
 
 
 def test_schema_is_published() -> None:

@@ -138,7 +138,16 @@ class OplModesDocument(_Doc):
     modes: dict[ModeName, ModeConfig] | None = Field(
         default=None,
         description="Add or override modes; names are command words, `normal` is reserved.",
-        json_schema_extra={"additionalProperties": False},
+        json_schema_extra={
+            "additionalProperties": False,
+            # What _builtin_rules checks, for readers of the JSON Schema.
+            "properties": {
+                "off": {"properties": {"enabled": {"const": True}}},
+                "execute": {
+                    "properties": {"enabled": {"const": True}, "allowPlanComplete": {"const": True}}
+                },
+            },
+        },
     )
     chat_allowed_tools: list[ToolName] | None = Field(
         default=None,
