@@ -19,6 +19,7 @@ from pytest_planmode.reference.planmode.program_rules import (
 )
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.reference.shell.bash_segments import segment_bash
+from pytest_planmode.suite import Case, load_suite
 
 CWD = "/srv/project"
 
@@ -229,3 +230,33 @@ def test_plain_words_come_back_unchanged(words: list[str]) -> None:
     command = "p" + " ".join(words)
     parsed = segment_bash(command)
     assert parsed.segments and parsed.segments[0].words == tuple(command.split(" "))
+
+
+_SHELL_OPS = {"planmode.bash.check", "planmode.powershell.check"}
+
+
+def _shell_cases() -> list[Case]:
+    return [case for case in load_suite() if case.operation in _SHELL_OPS]
+
+
+def test_must_cases_pin_only_the_verdict() -> None:
+    """Which text a block names is a reference choice; a must case pins `allowed` only."""
+    must = [case for case in _shell_cases() if case.level == "must"]
+    assert must, "no must cases for the limited shells"
+    pinned = [case.id for case in must if set(case.expect) - {"allowed"}]
+    assert pinned == []
+
+
+def test_blocked_text_twins_repeat_a_blocked_must_case() -> None:
+    """Each `.blocked-text` reference case repeats a blocked must case's input and
+    pins the text the reference names."""
+    cases = {case.id: case for case in _shell_cases()}
+    twins = [case for case in cases.values() if case.id.endswith(".blocked-text")]
+    assert len(twins) >= 80
+    for twin in twins:
+        base = cases[twin.id.removesuffix(".blocked-text")]
+        assert (base.level, base.expect, twin.level) == ("must", {"allowed": False}, "reference")
+        assert twin.input == base.input and twin.operation == base.operation
+        check = check_bash if twin.operation == "planmode.bash.check" else check_powershell
+        trust, _ = trusted_prefixes(twin.input.get("safeSubcommands"), "safeSubcommands" in twin.input)
+        assert check(twin.input["command"], twin.input["cwd"], trust).blocked == twin.expect["blocked"]
