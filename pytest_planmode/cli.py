@@ -3,6 +3,8 @@
     planmode fixtures lint [DIR]          check every fixture file
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
+    planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
+    planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode check ...                    decide one command (see `planmode check -h`)
 
 Exit status: 0 success, 1 a check found problems (or a command was blocked),
@@ -107,6 +109,95 @@ def _schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from pytest_planmode.matching import mismatches
+    from pytest_planmode.plugin import DEFAULT_TIMEOUT
+    from pytest_planmode.suite import FixtureError, load_suite
+    from pytest_planmode.targets import TargetError, resolve_target
+
+    try:
+        cases = {case.id: case for case in load_suite()}
+    except FixtureError as exc:
+        print(f"planmode explain: the suite's fixtures are malformed:\n{exc}", file=sys.stderr)
+        return 2
+    case = cases.get(args.case_id)
+    if case is None:
+        near = sorted(i for i in cases if args.case_id in i)[:10]
+        hint = f"; ids containing it: {', '.join(near)}" if near else ""
+        print(f"planmode explain: no case {args.case_id!r} in suite {SUITE_VERSION}{hint}", file=sys.stderr)
+        return 2
+    show = json.dumps
+    print(f"{case.id}  ({case.operation}, level {case.level})")
+    print(f"where:    {case.where}")
+    print(f"spec:     {case.spec}")
+    print(f"rule:     {case.description}")
+    print(f"input:    {show(case.input, ensure_ascii=False)}")
+    print(f"expect:   {show(case.expect, ensure_ascii=False)}")
+    try:
+        target = resolve_target(args.target, timeout=DEFAULT_TIMEOUT)
+        handshake = target.handshake()
+    except TargetError as exc:
+        print(f"planmode explain: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if case.operation not in handshake.operations:
+            print(f"{handshake.label}: does not list {case.operation} (the case would be skipped)")
+            return 1
+        outcome = target.request(case.operation, case.input)
+    finally:
+        target.close()
+    if outcome.kind != "output":
+        print(f"{handshake.label}: {outcome.kind}: {outcome.message or ''}")
+        return 1
+    print(f"answer:   {show(outcome.output, ensure_ascii=False)}  ({handshake.label})")
+    problems = mismatches(case.expect, outcome.output)
+    for problem in problems:
+        print(f"  {problem}")
+    print("passes" if not problems else "fails")
+    return 0 if not problems else 1
+
+
+def _validate(args: argparse.Namespace) -> int:
+    import base64
+
+    from pytest_planmode.reference.adapter import REFERENCE
+
+    path = Path(args.file)
+    kind = args.kind or ("opl-modes" if path.name == "opl-modes.json" else "pi-plan-mode")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        print(f"planmode validate: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    if kind == "pi-plan-mode":
+        # Judged as the canonical file of an agent directory holding only it.
+        entry = {"kind": "file", "base64": base64.b64encode(data).decode("ascii")}
+        answer = REFERENCE.call("planmode.settings.load", {"files": {"pi-plan-mode.json": entry}})
+        out = answer["output"]
+        ok = out["status"] == "valid"
+        print(f"{path}: {'valid' if ok else 'invalid'} pi-plan-mode settings")
+        for warning in out.get("warnings", []):
+            print(f"  warning: {warning.get('message', warning) if isinstance(warning, dict) else warning}")
+        if args.show:
+            print(json.dumps(out["settings"], indent=2, ensure_ascii=False))
+        return 0 if ok else 1
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        print(f"{path}: invalid opl-modes configuration: not UTF-8 ({exc.reason} at byte {exc.start})")
+        return 1
+    out = REFERENCE.call("oplmodes.config.load", {"text": text})["output"]
+    problems = out.get("problems", [])
+    print(f"{path}: {'valid' if not problems else 'invalid'} opl-modes configuration")
+    for problem in problems:
+        print(f"  problem: {problem['message']}")
+    for warning in out.get("warnings", []):
+        print(f"  warning: {warning['message']}")
+    if args.show:
+        print(json.dumps(out["modes"], indent=2, ensure_ascii=False))
+    return 0 if not problems else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="planmode",
@@ -131,6 +222,27 @@ def build_parser() -> argparse.ArgumentParser:
     schemas = sub.add_parser("schemas", help="regenerate or verify the shipped JSON Schemas")
     schemas.add_argument("action", choices=["write", "check"])
     schemas.set_defaults(func=_schemas)
+
+    explain = sub.add_parser(
+        "explain", help="show one case: its spec rule, input, expectation and a target's answer"
+    )
+    explain.add_argument("case_id", metavar="CASE_ID")
+    explain.add_argument(
+        "--target", default="reference", help="reference (default), python:… or exec:…"
+    )
+    explain.set_defaults(func=_explain)
+
+    validate = sub.add_parser(
+        "validate", help="check a pi-plan-mode.json or opl-modes.json as the reference reads it"
+    )
+    validate.add_argument("file", metavar="FILE")
+    validate.add_argument(
+        "--kind",
+        choices=["pi-plan-mode", "opl-modes"],
+        help="which document (default: opl-modes for a file named opl-modes.json, else pi-plan-mode)",
+    )
+    validate.add_argument("--show", action="store_true", help="print the effective settings or modes")
+    validate.set_defaults(func=_validate)
 
     try:
         from pytest_planmode.cli_check import add_check_command

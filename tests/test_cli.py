@@ -1,0 +1,102 @@
+"""`planmode explain` and `planmode validate`, as a person runs them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import broken
+
+from pytest_planmode import cli
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_explain_shows_the_rule_and_the_reference_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "explain", "oplmodes.plans.name.dot-rejected")
+    assert status == 0
+    assert "spec:     opl-modes.md § Commands, flags, and shortcuts" in out
+    assert 'expect:   {"accepted": false, "path": null}' in out
+    assert out.rstrip().endswith("passes")
+
+
+def test_explain_names_the_mismatch_of_another_target(capsys: pytest.CaptureFixture[str]) -> None:
+    # The broken target answers the request with id 1 with another id.
+    status, out, _ = run(capsys, "explain", "--target", broken("wrong-id", 1), "oplmodes.plans.name.simple")
+    assert status == 1
+    assert "failure: " in out and "carries id 1001, expected 1" in out
+
+
+def test_explain_lists_the_mismatches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "accepting_port.py").write_text(
+        "class Port:\n"
+        "    def hello(self, suite):\n"
+        "        return {'protocol': 1, 'implementation': {'name': 'port'}, 'operations': ['oplmodes.plans.resolve']}\n"
+        "    def call(self, op, input):\n"
+        "        return {'output': {'accepted': True, 'path': '.pi/plans/plan-.md'}}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out, _ = run(capsys, "explain", "--target", "python:accepting_port:Port", "oplmodes.plans.name.dot-rejected")
+    assert status == 1
+    assert "output.accepted: expected false, got true" in out
+    assert 'output.path: expected null, got ".pi/plans/plan-.md"' in out
+    assert out.rstrip().endswith("fails")
+
+
+def test_explain_an_unknown_id_suggests_near_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "explain", "dot-rejected")
+    assert status == 2
+    assert "no case 'dot-rejected'" in err and "oplmodes.plans.name.dot-rejected" in err
+
+
+def test_explain_a_bad_target_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "explain", "--target", "nonsense", "oplmodes.plans.name.simple")
+    assert status == 2 and "unknown target 'nonsense'" in err
+
+
+def test_validate_pi_plan_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "pi-plan-mode.json"
+    good.write_text(json.dumps({"thinkingLevel": "high", "mine": 1}))
+    status, out, _ = run(capsys, "validate", "--show", str(good))
+    assert status == 0 and "valid pi-plan-mode settings" in out
+    assert '"thinkingLevel": "high"' in out
+    bad = tmp_path / "settings.json"
+    bad.write_text(json.dumps({"thinkingLevel": "loud", "secret": "hunter2"}))
+    status, out, _ = run(capsys, "validate", str(bad))
+    assert status == 1 and "invalid pi-plan-mode settings" in out and "thinkingLevel" in out
+    assert "loud" not in out and "hunter2" not in out  # warnings never echo file content
+
+
+def test_validate_opl_modes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "opl-modes.json"
+    config.write_text(json.dumps({"modes": {"review": {"tools": ["read", "grep"]}}}))
+    status, out, _ = run(capsys, "validate", str(config))
+    assert status == 0 and "valid opl-modes configuration" in out
+    config.write_text(json.dumps({"modes": {"review": {"tools": "read"}}}))
+    status, out, _ = run(capsys, "validate", str(config))
+    assert status == 1 and "problem: modes.review.tools must be an array" in out
+    other = tmp_path / "x.json"
+    other.write_bytes(b"\xff\xfe")
+    status, out, _ = run(capsys, "validate", "--kind", "opl-modes", str(other))
+    assert status == 1 and "not UTF-8" in out
+
+
+def test_validate_a_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "validate", str(tmp_path / "nope.json"))
+    assert status == 2 and "cannot read" in err
+
+
+def test_console_script_help_lists_every_command() -> None:
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "pytest_planmode.cli", "--help"], capture_output=True, text=True)
+    for command in ("fixtures", "schemas", "explain", "validate", "check"):
+        assert command in out.stdout
