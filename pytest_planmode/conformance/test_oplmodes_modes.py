@@ -57,6 +57,22 @@ def _check_restricted(planmode_target: TargetClient, out: dict[str, Any], what: 
     assert published["mode"] == mode, f"{what}: published {published['mode']!r} but the mode is {mode!r}"
 
 
+def _resume(
+    target: TargetClient, entries: list[dict[str, Any]], kind: str, before: list[dict[str, Any]]
+) -> tuple[dict[str, Any], str]:
+    """Any earlier events, then a resume (or start, or branch change) from `entries`."""
+    out = target.call(
+        OP,
+        {
+            "config": CONFIG,
+            "plans": PLANS,
+            "events": [*before, {"type": kind, "entries": entries}],
+        },
+    )
+    what = f"{json.dumps(before)[:200]} then {kind} from {json.dumps(entries)[:300]}"
+    return out, what
+
+
 @pytest.mark.planmode(
     operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.stale-resume-falls-back"
 )
@@ -70,15 +86,7 @@ def test_only_foreign_or_stale_entries_resume_to_normal(
 ) -> None:
     # Whatever happened earlier in the session (any mode, any plan), the
     # resume decides from the entries alone.
-    out = planmode_target.call(
-        OP,
-        {
-            "config": CONFIG,
-            "plans": PLANS,
-            "events": [*before, {"type": kind, "entries": entries}],
-        },
-    )
-    what = f"{json.dumps(before)[:200]} then {kind} from {json.dumps(entries)[:300]}"
+    out, what = _resume(planmode_target, entries, kind, before)
     _check_restricted(planmode_target, out, what)
     # The last own entry decides; a foreign or stale one can only yield normal,
     # or a legacy/own entry that happens to name a valid read-only mode.
@@ -104,15 +112,7 @@ def test_stale_entries_never_resume_into_execute(
     # of execute mode without it; the reference falls back to normal, since
     # execute needs an active plan (reference choice, like a plan file that
     # no longer exists).
-    out = planmode_target.call(
-        OP,
-        {
-            "config": CONFIG,
-            "plans": PLANS,
-            "events": [*before, {"type": kind, "entries": entries}],
-        },
-    )
-    what = f"{json.dumps(before)[:200]} then {kind} from {json.dumps(entries)[:300]}"
+    out, what = _resume(planmode_target, entries, kind, before)
     assert out["final"]["mode"] != "execute", f"{what}: resumed into execute mode without a usable plan"
 
 

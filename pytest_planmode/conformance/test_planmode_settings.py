@@ -196,6 +196,25 @@ def test_save_changes_only_the_edited_field(
         assert after == doc, f"a refused save changed the file: {doc} -> {after}"
 
 
+def _failed_save(target: TargetClient, doc: dict[str, Any], step: str, mode: str) -> dict[str, Any]:
+    """A save of `doc` failing at `step`: the file and the settings stay as they were."""
+    entry = s.document_entry(doc)
+    before = target.call(LOAD, {"files": {s.CANONICAL: entry}})
+    value = "off" if doc.get("thinkingLevel") != "off" else "max"
+    out = target.call(
+        SAVE,
+        {
+            "files": {s.CANONICAL: entry},
+            "edits": [{"field": "thinkingLevel", "value": value}],
+            "inject": {"edit": 0, "step": step, "mode": mode},
+        },
+    )
+    assert out["results"][0]["ok"] is False, f"the save failing at {step} reported success"
+    assert out["files"][s.CANONICAL]["text"] == entry["text"], f"{step}/{mode} changed the file"
+    assert out["settings"] == before["settings"], f"{step}/{mode} changed the effective settings"
+    return out
+
+
 @pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.failure-keeps-file")
 @given(
     doc=s.valid_documents(),
@@ -208,20 +227,7 @@ def test_failed_save_keeps_file_and_settings(
     """§ Thinking level: a save publishes through a temporary file and a
     rename, so a failure before the rename changes neither the file nor the
     settings."""
-    entry = s.document_entry(doc)
-    before = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
-    value = "off" if doc.get("thinkingLevel") != "off" else "max"
-    out = planmode_target.call(
-        SAVE,
-        {
-            "files": {s.CANONICAL: entry},
-            "edits": [{"field": "thinkingLevel", "value": value}],
-            "inject": {"edit": 0, "step": step, "mode": mode},
-        },
-    )
-    assert out["results"][0]["ok"] is False, f"the save failing at {step} reported success"
-    assert out["files"][s.CANONICAL]["text"] == entry["text"], f"{step}/{mode} changed the file"
-    assert out["settings"] == before["settings"], f"{step}/{mode} changed the effective settings"
+    _failed_save(planmode_target, doc, step, mode)
 
 
 # Reference level: includes the sync step (not named by the spec) and checks that no temporary file is
@@ -231,20 +237,7 @@ def test_failed_save_keeps_file_and_settings(
 def test_failed_save_leaves_old_file_and_settings(
     planmode_target: TargetClient, doc: dict[str, Any], step: str, mode: str
 ) -> None:
-    entry = s.document_entry(doc)
-    before = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
-    value = "off" if doc.get("thinkingLevel") != "off" else "max"
-    out = planmode_target.call(
-        SAVE,
-        {
-            "files": {s.CANONICAL: entry},
-            "edits": [{"field": "thinkingLevel", "value": value}],
-            "inject": {"edit": 0, "step": step, "mode": mode},
-        },
-    )
-    assert out["results"][0]["ok"] is False, f"the save failing at {step} reported success"
-    assert out["files"][s.CANONICAL]["text"] == entry["text"], f"{step}/{mode} changed the file"
-    assert out["settings"] == before["settings"], f"{step}/{mode} changed the effective settings"
+    out = _failed_save(planmode_target, doc, step, mode)
     if mode == "error":
         assert out["leftoverFiles"] == 0, f"{step}: a temporary file was left behind"
 

@@ -26,6 +26,29 @@ def _check(target: Any, op: str, command: str, safe: dict[str, list[str]] | None
     return out
 
 
+def _spoiled(target: Any, op: str, segment: str, spoiler: str) -> tuple[str, dict[str, Any]]:
+    """An allowed segment with unsupported syntax appended, and the verdict on it."""
+    assume(_check(target, op, segment)["allowed"])
+    command = segment + spoiler
+    out = _check(target, op, command)
+    assert out["allowed"] is False, f"{command!r} was allowed"
+    return command, out
+
+
+def _respaced(
+    target: Any, op: str, chain: tuple[list[str], list[str]], blanks: list[str]
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """One chain written with single spaces and with `blanks` around its
+    operators, and the verdicts on both."""
+    segments, operators = chain
+    plain = s.join_chain(segments, operators, [" "] * 8)
+    spaced = s.join_chain(segments, operators, blanks)
+    first = _check(target, op, plain)
+    second = _check(target, op, spaced)
+    assert first["allowed"] == second["allowed"], f"{plain!r} vs {spaced!r}"
+    return plain, first, second
+
+
 def _chain_agrees_with_segments(
     target: Any,
     op: str,
@@ -100,10 +123,7 @@ def test_powershell_chain_names_the_first_blocked_segment(
 def test_bash_redirect_substitution_backtick_background_block(
     planmode_target: Any, segment: str, spoiler: str
 ) -> None:
-    assume(_check(planmode_target, BASH, segment)["allowed"])
-    command = segment + spoiler
-    out = _check(planmode_target, BASH, command)
-    assert out["allowed"] is False, f"{command!r} was allowed"
+    command, _ = _spoiled(planmode_target, BASH, segment, spoiler)
     trusted = _check(
         planmode_target, BASH, command, {segment.split()[0]: [" ".join(segment.split()[1:]) or "x"]}
     )
@@ -117,10 +137,7 @@ def test_bash_redirect_substitution_backtick_background_block(
 def test_bash_unsupported_syntax_names_the_complete_input(
     planmode_target: Any, segment: str, spoiler: str
 ) -> None:
-    assume(_check(planmode_target, BASH, segment)["allowed"])
-    command = segment + spoiler
-    out = _check(planmode_target, BASH, command)
-    assert out["allowed"] is False, f"{command!r} was allowed"
+    command, out = _spoiled(planmode_target, BASH, segment, spoiler)
     assert out["blocked"] == command, (
         f"{command!r}: unsupported syntax reports the complete input, got {out['blocked']!r}"
     )
@@ -134,10 +151,7 @@ _SPEC_POWERSHELL_SPOILERS = s.powershell_spoilers.filter(lambda spoiler: "`" not
 @pytest.mark.planmode(operation=PS, level="must", id="planmode.powershell.property.spoiler-blocks")
 @given(segment=s.allowed_powershell_segments, spoiler=_SPEC_POWERSHELL_SPOILERS)
 def test_powershell_spoilers_block(planmode_target: Any, segment: str, spoiler: str) -> None:
-    assume(_check(planmode_target, PS, segment)["allowed"])
-    command = segment + spoiler
-    out = _check(planmode_target, PS, command)
-    assert out["allowed"] is False, f"{command!r} was allowed"
+    _spoiled(planmode_target, PS, segment, spoiler)
 
 
 @pytest.mark.planmode(
@@ -147,10 +161,7 @@ def test_powershell_spoilers_block(planmode_target: Any, segment: str, spoiler: 
 def test_powershell_unsupported_syntax_names_the_complete_input(
     planmode_target: Any, segment: str, spoiler: str
 ) -> None:
-    assume(_check(planmode_target, PS, segment)["allowed"])
-    command = segment + spoiler
-    out = _check(planmode_target, PS, command)
-    assert out["allowed"] is False, f"{command!r} was allowed"
+    command, out = _spoiled(planmode_target, PS, segment, spoiler)
     assert out["blocked"] == command
 
 
@@ -165,12 +176,7 @@ def test_powershell_unsupported_syntax_names_the_complete_input(
 def test_whitespace_around_operators_never_changes_the_verdict(
     planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
 ) -> None:
-    segments, operators = chain
-    plain = s.join_chain(segments, operators, [" "] * 8)
-    spaced = s.join_chain(segments, operators, blanks)
-    first = _check(planmode_target, op, plain)
-    second = _check(planmode_target, op, spaced)
-    assert first["allowed"] == second["allowed"], f"{plain!r} vs {spaced!r}"
+    _respaced(planmode_target, op, chain, blanks)
 
 
 @pytest.mark.planmode(
@@ -184,14 +190,12 @@ def test_whitespace_around_operators_never_changes_the_verdict(
 def test_whitespace_around_operators_never_changes_the_named_segment(
     planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
 ) -> None:
-    segments, operators = chain
-    plain = s.join_chain(segments, operators, [" "] * 8)
-    spaced = s.join_chain(segments, operators, blanks)
-    first = _check(planmode_target, op, plain)
-    second = _check(planmode_target, op, spaced)
+    plain, first, second = _respaced(planmode_target, op, chain, blanks)
     if not first["allowed"] and first["blocked"] != plain:
         # A segment was named: the same one, whatever the blanks.
-        assert first["blocked"] == second["blocked"], f"{plain!r} vs {spaced!r}"
+        assert first["blocked"] == second["blocked"], (
+            f"{plain!r}: {first['blocked']!r} vs {second['blocked']!r}"
+        )
 
 
 @pytest.mark.planmode(operation=BASH, level="must", id="planmode.bash.property.trust-stays-local")
