@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,28 @@ SERVE = f"exec:{shlex.join([sys.executable, '-m', 'pytest_planmode.serve'])}"
 
 def broken(mode: str, nth: int = 3) -> str:
     return f"exec:{shlex.join([sys.executable, str(BROKEN), mode, str(nth)])}"
+
+
+def python_adapter(
+    pytester: pytest.Pytester, name: str, call_body: str, operations: tuple[str, ...] = ("oplmodes.plans.resolve",)
+) -> str:
+    """Write an adapter module `name` whose `call(op, input)` runs `call_body`
+    and whose handshake lists `operations`; return its `python:` target."""
+    body = textwrap.indent(textwrap.dedent(call_body).strip(), " " * 8)
+    pytester.makepyfile(
+        **{
+            name: (
+                "class Adapter:\n"
+                "    def hello(self, suite):\n"
+                f"        return {{'protocol': 1, 'implementation': {{'name': {name!r}}}, "
+                f"'operations': {list(operations)!r}}}\n"
+                "    def call(self, op, input):\n"
+                f"{body}\n"
+            )
+        }
+    )
+    pytester.syspathinsert()
+    return f"python:{name}:Adapter"
 
 
 class SuiteRun:

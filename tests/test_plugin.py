@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import PLANS, PLANS_PROPERTIES, SERVE, broken
+from conftest import PLANS, PLANS_PROPERTIES, SERVE, broken, python_adapter
 
 from pytest_planmode.contract.report import Report
 from pytest_planmode.suite import load_file
@@ -119,39 +119,16 @@ def test_keyword_selects_a_case_by_id(pytester: pytest.Pytester) -> None:
 
 
 def test_unsupported_operation_is_skipped_with_reason(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    adapter = pytester.makepyfile(
-        nothing=textwrap.dedent(
-            """
-            class Nothing:
-                def hello(self, suite):
-                    return {"protocol": 1, "implementation": {"name": "nothing"}, "operations": []}
-                def call(self, op, input):
-                    raise AssertionError("never called")
-            """
-        )
-    )
-    pytester.syspathinsert(adapter.parent)
-    run = suite("python:nothing:Nothing", str(PLANS), "-rs")
+    target = python_adapter(pytester, "nothing", 'raise AssertionError("never called")', operations=())
+    run = suite(target, str(PLANS), "-rs")
     run.result.assert_outcomes(skipped=len(PLAN_IDS))
     assert "unsupported: nothing does not list operation oplmodes.plans.resolve" in run.text
     assert set(run.report["results"].values()) == {"skipped"}
 
 
 def test_an_error_answer_fails_the_case_with_its_message(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    pytester.makepyfile(
-        erring=textwrap.dedent(
-            """
-            class Erring:
-                def hello(self, suite):
-                    return {"protocol": 1, "implementation": {"name": "erring"},
-                            "operations": ["oplmodes.plans.resolve"]}
-                def call(self, op, input):
-                    return {"error": {"message": "not implemented yet"}}
-            """
-        )
-    )
-    pytester.syspathinsert()
-    run = suite("python:erring:Erring", str(PLANS), "-k", "name.simple")
+    target = python_adapter(pytester, "erring", 'return {"error": {"message": "not implemented yet"}}')
+    run = suite(target, str(PLANS), "-k", "name.simple")
     run.result.assert_outcomes(failed=1, deselected=len(PLAN_IDS) - 1)
     assert "the target answered an error where an output was expected" in run.text
     assert "not implemented yet" in run.text
@@ -159,20 +136,10 @@ def test_an_error_answer_fails_the_case_with_its_message(pytester: pytest.Pytest
 
 
 def test_wrong_output_names_the_mismatch(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    pytester.makepyfile(
-        lenient=textwrap.dedent(
-            """
-            class Lenient:
-                def hello(self, suite):
-                    return {"protocol": 1, "implementation": {"name": "lenient"},
-                            "operations": ["oplmodes.plans.resolve"]}
-                def call(self, op, input):
-                    return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md"}}
-            """
-        )
+    target = python_adapter(
+        pytester, "lenient", 'return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md"}}'
     )
-    pytester.syspathinsert()
-    run = suite("python:lenient:Lenient", str(PLANS), "-k", "name.dot-rejected")
+    run = suite(target, str(PLANS), "-k", "name.dot-rejected")
     run.result.assert_outcomes(failed=1, deselected=len(PLAN_IDS) - 1)
     assert "output.accepted: expected false, got true" in run.text
     failure = run.report["failures"][0]
@@ -243,24 +210,17 @@ class TestExpectations:
         return path
 
     def lenient(self, pytester: pytest.Pytester) -> str:
-        pytester.makepyfile(
-            lenient=textwrap.dedent(
-                """
-                class Lenient:
-                    def hello(self, suite):
-                        return {"protocol": 1, "implementation": {"name": "lenient"},
-                                "operations": ["oplmodes.plans.resolve"]}
-                    def call(self, op, input):
-                        from pytest_planmode.reference.adapter import REFERENCE
-                        answer = REFERENCE.call(op, input)
-                        if input["value"] == "--":
-                            answer["output"]["accepted"] = True
-                        return answer
-                """
-            )
+        return python_adapter(
+            pytester,
+            "lenient",
+            """
+            from pytest_planmode.reference.adapter import REFERENCE
+            answer = REFERENCE.call(op, input)
+            if input["value"] == "--":
+                answer["output"]["accepted"] = True
+            return answer
+            """,
         )
-        pytester.syspathinsert()
-        return "python:lenient:Lenient"
 
     def test_known_failure_is_xfailed_and_the_run_passes(self, pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
         target = self.lenient(pytester)
@@ -402,21 +362,13 @@ def test_rewriting_expectations_drops_cases_that_now_pass(pytester: pytest.Pytes
 
 
 def test_written_reason_says_what_failed(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    pytester.makepyfile(
-        accepting=textwrap.dedent(
-            """
-            class Accepting:
-                def hello(self, suite):
-                    return {"protocol": 1, "implementation": {"name": "accepting"},
-                            "operations": ["oplmodes.plans.resolve"]}
-                def call(self, op, input):
-                    return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md", "reason": None}}
-            """
-        )
+    target = python_adapter(
+        pytester,
+        "accepting",
+        'return {"output": {"accepted": True, "path": ".pi/plans/plan-x.md", "reason": None}}',
     )
-    pytester.syspathinsert()
     out = pytester.path / "written.json"
-    suite("python:accepting:Accepting", f"--planmode-write-expectations={out}", str(PLANS), str(PLANS_PROPERTIES))
+    suite(target, f"--planmode-write-expectations={out}", str(PLANS), str(PLANS_PROPERTIES))
     written = json.loads(out.read_text())
     assert written["oplmodes.plans.name.double-dash-rejected"] == (
         "output.accepted: expected false, got true; output.path: expected null, got \".pi/plans/plan-x.md\""
@@ -432,12 +384,8 @@ def test_target_exit_status_is_reported_under_xdist(suite) -> None:  # type: ign
 
 
 def test_skip_reasons_are_in_the_report(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    pytester.makepyfile(
-        nothing2="class N:\n    def hello(self, suite):\n        return {'protocol': 1, 'implementation': {'name': 'n'}, 'operations': []}\n"
-        "    def call(self, op, input):\n        return {'unsupported': True}\n"
-    )
-    pytester.syspathinsert()
-    run = suite("python:nothing2:N", str(PLANS))
+    target = python_adapter(pytester, "nothing", "return {'unsupported': True}", operations=())
+    run = suite(target, str(PLANS))
     reasons = run.report["skipReasons"]
     assert set(reasons) == PLAN_IDS
     assert all(r.startswith("unsupported: ") for r in reasons.values())
