@@ -24,6 +24,20 @@ BROKEN = TESTS / "targets" / "broken.py"
 SERVE = f"exec:{shlex.join([sys.executable, '-m', 'pytest_planmode.serve'])}"
 
 
+#: A valid fixture file with one case; written twice it makes a duplicate id.
+ONE_CASE_TOML = """\
+[[group]]
+description = "d"
+operation = "oplmodes.plans.resolve"
+spec = "opl-modes.md § Commands, flags, and shortcuts"
+level = "must"
+  [[group.case]]
+  id = "same.id"
+  input = { source = "command", value = "a" }
+  expect = { accepted = true }
+"""
+
+
 def broken(mode: str, nth: int = 3) -> str:
     return f"exec:{shlex.join([sys.executable, str(BROKEN), mode, str(nth)])}"
 

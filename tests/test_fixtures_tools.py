@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import ONE_CASE_TOML
 
 from pytest_planmode import SUITE_VERSION, cli
 from pytest_planmode.contract import operations
@@ -91,19 +92,7 @@ def test_lint_checks_citations_inputs_and_expect_fields(tmp_path: Path, capsys: 
 
 
 def test_duplicate_ids_across_files(tmp_path: Path) -> None:
-    body = textwrap.dedent(
-        """
-        [[group]]
-        description = "d"
-        operation = "oplmodes.plans.resolve"
-        spec = "opl-modes.md § Commands, flags, and shortcuts"
-        level = "must"
-          [[group.case]]
-          id = "same.id"
-          input = { source = "command", value = "a" }
-          expect = { accepted = true }
-        """
-    )
+    body = ONE_CASE_TOML
     (tmp_path / "a.toml").write_text(body)
     (tmp_path / "b.toml").write_text(body)
     with pytest.raises(FixtureError, match=r"duplicate case id 'same.id': a.toml: group 1, case 1"):

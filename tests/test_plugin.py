@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import PLANS, PLANS_PROPERTIES, SERVE, broken, python_adapter
+from conftest import ONE_CASE_TOML, PLANS, PLANS_PROPERTIES, SERVE, broken, python_adapter
 
 from pytest_planmode.contract.report import Report
 from pytest_planmode.suite import load_file
@@ -183,19 +183,7 @@ def test_malformed_fixture_file_names_file_group_and_case(pytester: pytest.Pytes
 
 def test_duplicate_case_ids_are_an_error(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
     fixtures = pytester.mkdir("dups")
-    body = textwrap.dedent(
-        """
-        [[group]]
-        description = "x"
-        operation = "oplmodes.plans.resolve"
-        spec = "opl-modes.md § Commands, flags, and shortcuts"
-        level = "must"
-          [[group.case]]
-          id = "same.id"
-          input = { source = "command", value = "a" }
-          expect = { accepted = true }
-        """
-    )
+    body = ONE_CASE_TOML
     (fixtures / "a.toml").write_text(body)
     (fixtures / "b.toml").write_text(body)
     run = suite("reference", f"--planmode-fixtures={fixtures}", str(fixtures))
