@@ -35,8 +35,14 @@ def timed_run(target: str) -> tuple[float, dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         cmd = [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            f"--planmode-target={target}", f"--planmode-report={report}",
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--planmode-target={target}",
+            f"--planmode-report={report}",
         ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
@@ -87,8 +93,14 @@ def harness_cost() -> tuple[int, float]:
     with tempfile.TemporaryDirectory() as tmp:
         code = pytest.main(
             [
-                "-q", "-p", "no:cacheprovider", "--planmode-target=python:__main__:INSTANT",
-                f"--planmode-report={Path(tmp) / 'r.json'}", str(FIXTURES_DIR), "--rootdir", tmp,
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--planmode-target=python:__main__:INSTANT",
+                f"--planmode-report={Path(tmp) / 'r.json'}",
+                str(FIXTURES_DIR),
+                "--rootdir",
+                tmp,
             ],
             plugins=[clock],
         )
@@ -98,7 +110,9 @@ def harness_cost() -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     serve = "exec:" + shlex.join([sys.executable, "-m", "pytest_planmode.serve"])
@@ -115,8 +129,12 @@ def main() -> None:
     wire = statistics.median(times[serve])
     items, seconds = harness_cost()
     print(f"suite: {sum(counts['reference'].values())} items, outcomes {counts['reference']}")
-    print(f"reference           median wall time {ref:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times['reference'])})")
-    print(f"exec: (serve)       median wall time {wire:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times[serve])})")
+    print(
+        f"reference           median wall time {ref:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times['reference'])})"
+    )
+    print(
+        f"exec: (serve)       median wall time {wire:7.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times[serve])})"
+    )
     print(f"ratio exec/reference: {wire / ref:.3f}  (target <= 1.3)")
     print(
         f"harness cost, instant target: {items} fixture cases in {seconds:.3f} s from collection "

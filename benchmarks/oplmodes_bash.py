@@ -26,13 +26,40 @@ from pytest_planmode.reference.oplmodes.bash_gate import check, check_command, r
 BASELINE = re.compile(r"\b(?:rm|mv|cp|sudo)\b")
 
 HEADS = [
-    "ls -la", "cat README.md", "git log --oneline -20", "grep -rn TODO src", "rg -n 'fn main' .",
-    "find . -name '*.py'", "git status", "head -n 50 log.txt", "wc -l *.txt", "du -sh .",
-    "git diff HEAD~1 -- src", "jq .version package.json", "sort -n data.csv", "tree -L 2",
-    "echo \"$(ls)\"", "cat f && node -e 1", "ls > out.txt", "find . -delete", "rm -rf build",
-    "npm audit fix", "git branch -d old", "uniq -c a b", "fd -Hx cat", "tail -f app.log",
+    "ls -la",
+    "cat README.md",
+    "git log --oneline -20",
+    "grep -rn TODO src",
+    "rg -n 'fn main' .",
+    "find . -name '*.py'",
+    "git status",
+    "head -n 50 log.txt",
+    "wc -l *.txt",
+    "du -sh .",
+    "git diff HEAD~1 -- src",
+    "jq .version package.json",
+    "sort -n data.csv",
+    "tree -L 2",
+    'echo "$(ls)"',
+    "cat f && node -e 1",
+    "ls > out.txt",
+    "find . -delete",
+    "rm -rf build",
+    "npm audit fix",
+    "git branch -d old",
+    "uniq -c a b",
+    "fd -Hx cat",
+    "tail -f app.log",
 ]
-TAILS = ["", " | head -20", " 2>/dev/null", " && pwd", " | grep -v test | wc -l", "; echo done", " 2>&1 | less"]
+TAILS = [
+    "",
+    " | head -20",
+    " 2>/dev/null",
+    " && pwd",
+    " | grep -v test | wc -l",
+    "; echo done",
+    " 2>&1 | less",
+]
 
 
 def commands(count: int) -> list[str]:
@@ -54,7 +81,9 @@ def median_ns(func, arg, repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=25)
     args = parser.parse_args()
 
@@ -90,7 +119,7 @@ def main() -> None:
         if extra and name == "blocked at the end":
             text = text[: mb - len(extra)] + extra
         elif extra:
-            text = extra + text[len(extra):]
+            text = extra + text[len(extra) :]
         start = time.perf_counter()
         decision = check(text, "plan", None)
         elapsed = time.perf_counter() - start

@@ -75,14 +75,16 @@ def _fixtures_export(args: argparse.Namespace) -> int:
     for name, entries in by_file.items():
         path = out / Path(name).with_suffix(".json")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"suite": SUITE_VERSION, "cases": entries}, indent=2,
-                                   ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps({"suite": SUITE_VERSION, "cases": entries}, indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
         files.append(path.relative_to(out).as_posix())
     index = {
         "suite": SUITE_VERSION,
         "matching": (
             "expect matches the output partially: each key given must match, keys not given are "
-            "not checked; lists match element by element, except {\"$unordered\": [...]}, which "
+            'not checked; lists match element by element, except {"$unordered": [...]}, which '
             "matches the same items in any order; scalars by JSON equality"
         ),
         "files": files,
@@ -227,9 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         "explain", help="show one case: its spec rule, input, expectation and a target's answer"
     )
     explain.add_argument("case_id", metavar="CASE_ID")
-    explain.add_argument(
-        "--target", default="reference", help="reference (default), python:… or exec:…"
-    )
+    explain.add_argument("--target", default="reference", help="reference (default), python:… or exec:…")
     explain.set_defaults(func=_explain)
 
     validate = sub.add_parser(

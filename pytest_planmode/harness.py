@@ -100,9 +100,7 @@ class CaseItem(pytest.Item):
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
-        self.add_marker(
-            pytest.mark.planmode(operation=case.operation, level=case.level, id=case.id)
-        )
+        self.add_marker(pytest.mark.planmode(operation=case.operation, level=case.level, id=case.id))
 
     @property
     def run(self) -> PlanmodeRun:
@@ -259,9 +257,7 @@ class PlanmodeRun:
             level = marker.kwargs.get("level", "must")
             case_id = marker.kwargs.get("id") or item.name
             if case_id in first and first[case_id] != item.nodeid:
-                raise pytest.UsageError(
-                    f"duplicate case id {case_id!r}: {first[case_id]} and {item.nodeid}"
-                )
+                raise pytest.UsageError(f"duplicate case id {case_id!r}: {first[case_id]} and {item.nodeid}")
             first[case_id] = item.nodeid
             self.collected_ids.add(case_id)
             item.user_properties.extend(
@@ -287,10 +283,7 @@ class PlanmodeRun:
         ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
         missing = [op for op in ops if op not in self.handshake.operations]
         if missing:
-            pytest.skip(
-                f"unsupported: {self.handshake.label} does not list operation "
-                f"{', '.join(missing)}"
-            )
+            pytest.skip(f"unsupported: {self.handshake.label} does not list operation {', '.join(missing)}")
 
     # -- results ------------------------------------------------------------------
 
@@ -353,9 +346,7 @@ class PlanmodeRun:
         if self.is_worker or self.handshake is None:
             return
         tr = terminalreporter
-        tr.write_sep(
-            "=", f"planmode: {self.handshake.label} against suite {SUITE_VERSION}"
-        )
+        tr.write_sep("=", f"planmode: {self.handshake.label} against suite {SUITE_VERSION}")
         stale = sorted(set(self.expectations) - self.collected_ids)
         if stale and self.collected_ids:
             tr.write_line(

@@ -25,7 +25,12 @@ def register() -> None:
     }
     settings.register_profile(DEV, max_examples=100, **common)  # type: ignore[arg-type]
     settings.register_profile(
-        CI, max_examples=100, derandomize=True, database=None, print_blob=True, **common  # type: ignore[arg-type]
+        CI,
+        max_examples=100,
+        derandomize=True,
+        database=None,
+        print_blob=True,
+        **common,  # type: ignore[arg-type]
     )
 
 

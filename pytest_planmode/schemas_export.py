@@ -34,9 +34,7 @@ def generate() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, op in operations().items():
         out[f"operations/{name}.input.schema.json"] = _schema(op.input, "validation", f"{name} input")
-        out[f"operations/{name}.output.schema.json"] = _schema(
-            op.output, "serialization", f"{name} output"
-        )
+        out[f"operations/{name}.output.schema.json"] = _schema(op.output, "serialization", f"{name} output")
     for info in sorted(pkgutil.iter_modules(contract.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{contract.__name__}.{info.name}")
         for rel, model in getattr(module, "SCHEMAS", {}).items():

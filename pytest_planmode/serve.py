@@ -24,7 +24,7 @@ def _answer(adapter: Any, message: Any) -> dict[str, Any]:
     if op == "hello" and "id" not in message:
         return dict(adapter.hello(str(message.get("suite", ""))))
     if not isinstance(op, str) or not isinstance(message.get("input"), dict):
-        return {"id": rid, "error": {"message": "a request needs \"op\" (string) and \"input\" (object)"}}
+        return {"id": rid, "error": {"message": 'a request needs "op" (string) and "input" (object)'}}
     try:
         answer = dict(adapter.call(op, message["input"]))
     except Exception as exc:
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"serve: expected python:package.module:attribute, got {spec!r}", file=sys.stderr)
             return 2
         try:
-            adapter = load_object(spec[len("python:"):])
+            adapter = load_object(spec[len("python:") :])
         except TargetError as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2

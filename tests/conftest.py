@@ -43,7 +43,10 @@ def broken(mode: str, nth: int = 3) -> str:
 
 
 def python_adapter(
-    pytester: pytest.Pytester, name: str, call_body: str, operations: tuple[str, ...] = ("oplmodes.plans.resolve",)
+    pytester: pytest.Pytester,
+    name: str,
+    call_body: str,
+    operations: tuple[str, ...] = ("oplmodes.plans.resolve",),
 ) -> str:
     """Write an adapter module `name` whose `call(op, input)` runs `call_body`
     and whose handshake lists `operations`; return its `python:` target."""

@@ -44,7 +44,9 @@ def test_explain_lists_the_mismatches(
         "        return {'output': {'accepted': True, 'path': '.pi/plans/plan-.md'}}\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    status, out, _ = run(capsys, "explain", "--target", "python:accepting_port:Port", "oplmodes.plans.name.dot-rejected")
+    status, out, _ = run(
+        capsys, "explain", "--target", "python:accepting_port:Port", "oplmodes.plans.name.dot-rejected"
+    )
     assert status == 1
     assert "output.accepted: expected false, got true" in out
     assert 'output.path: expected null, got ".pi/plans/plan-.md"' in out
@@ -97,6 +99,8 @@ def test_validate_a_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest
 def test_console_script_help_lists_every_command() -> None:
     import subprocess
 
-    out = subprocess.run([sys.executable, "-m", "pytest_planmode.cli", "--help"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_planmode.cli", "--help"], capture_output=True, text=True
+    )
     for command in ("fixtures", "schemas", "explain", "validate", "check"):
         assert command in out.stdout

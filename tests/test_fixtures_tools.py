@@ -32,7 +32,9 @@ def test_shipped_schemas_match_the_models(capsys: pytest.CaptureFixture[str]) ->
     assert cli.main(["schemas", "check"]) == 0, capsys.readouterr().err
 
 
-def test_lint_reports_every_problem_with_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_reports_every_problem_with_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "area").mkdir()
     (tmp_path / "area" / "one.toml").write_text(
         textwrap.dedent(
@@ -68,7 +70,9 @@ def test_lint_reports_every_problem_with_its_place(tmp_path: Path, capsys: pytes
     assert "3 problem(s)" in err
 
 
-def test_lint_checks_citations_inputs_and_expect_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_checks_citations_inputs_and_expect_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "one.toml").write_text(
         textwrap.dedent(
             """

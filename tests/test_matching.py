@@ -35,7 +35,11 @@ def test_matches(expected: object, actual: object) -> None:
         ({"a": {"b": "x"}}, {"a": "x"}, "output.a: expected an object"),
         ({"a": ["x"]}, {"a": "x"}, "output.a: expected a list"),
         ({"a": "1"}, {"a": 1}, 'output.a: expected "1", got 1'),
-        ({"a": {"$unordered": ["x", "y"]}}, {"a": ["x", "x"]}, 'output.a: no item matches "y" (in any order)'),
+        (
+            {"a": {"$unordered": ["x", "y"]}},
+            {"a": ["x", "x"]},
+            'output.a: no item matches "y" (in any order)',
+        ),
         ({"a": {"$unordered": ["x"]}}, {"a": ["x", "y"]}, "output.a: expected 1 item(s) in any order, got 2"),
         ({"a": {"$unordered": ["x"]}}, {"a": "x"}, "output.a: expected a list (in any order)"),
     ],

@@ -41,8 +41,10 @@ def test_off_and_execute_are_unrestricted_until_given_tools(mode: str) -> None:
 
 
 def test_shared_arrays_replace_and_mode_arrays_override() -> None:
-    config = {"bashPatterns": {"safePatterns": ["^cat"], "destructivePatterns": [r"\brm\b"]},
-              "modes": {"m": {"safePatterns": ["^ls"]}}}
+    config = {
+        "bashPatterns": {"safePatterns": ["^cat"], "destructivePatterns": [r"\brm\b"]},
+        "modes": {"m": {"safePatterns": ["^ls"]}},
+    }
     shared = resolve_bash_policy(config, "plan")
     assert (shared.safe_patterns, shared.safe_source) == (("^cat",), "bashPatterns")
     assert (shared.destructive_patterns, shared.destructive_source) == ((r"\brm\b",), "bashPatterns")
@@ -184,8 +186,10 @@ def test_exposed_destructive_strings_decide_like_the_gate() -> None:
     """Other tools read BashPolicy.destructive_patterns: used as plain user
     patterns they must decide every fixture command like the gate does."""
     wide = {"modes": {"wide": {"safePatterns": [".*"]}}}
-    as_user = {"bashPatterns": {"destructivePatterns": list(bash_patterns.builtin_destructive_patterns())},
-               **wide}
+    as_user = {
+        "bashPatterns": {"destructivePatterns": list(bash_patterns.builtin_destructive_patterns())},
+        **wide,
+    }
     commands = _fixture_commands()
     assert len(commands) > 300
     differ = [c for c in commands if check(c, "wide", wide).allowed != check(c, "wide", as_user).allowed]

@@ -179,7 +179,9 @@ def test_read_only_refuses_before_looking_at_the_value() -> None:
 
 
 def test_reset_without_a_file_is_unchanged() -> None:
-    assert isinstance(plan_edit(decide_load(Absent(), Absent()), Edit("thinkingLevel", reset=True)), Unchanged)
+    assert isinstance(
+        plan_edit(decide_load(Absent(), Absent()), Edit("thinkingLevel", reset=True)), Unchanged
+    )
 
 
 def test_legacy_document_is_the_starting_point() -> None:

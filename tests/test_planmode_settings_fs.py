@@ -183,9 +183,7 @@ def test_the_agreement_check_covers_every_entry_kind() -> None:
 # ---------------------------------------------------------------- disk only
 
 
-def test_real_unreadable_file_is_a_read_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_real_unreadable_file_is_a_read_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """chmod 000 on disk; root ignores that, so for root the open also fails
     the way it would for anyone else."""
     (tmp_path / CANONICAL_NAME).write_text('{"thinkingLevel": "high"}', encoding="utf-8")
@@ -230,15 +228,11 @@ def test_temporary_file_is_exclusive_0600_and_beside_the_target(tmp_path: Path) 
     assert result.ok
     assert len(seen) == 1 and seen[0][1] == 0o600, seen
     assert sorted(os.listdir(tmp_path)) == [CANONICAL_NAME]
-    assert (tmp_path / CANONICAL_NAME).read_text(encoding="utf-8") == (
-        '{\n  "thinkingLevel": "high"\n}\n'
-    )
+    assert (tmp_path / CANONICAL_NAME).read_text(encoding="utf-8") == ('{\n  "thinkingLevel": "high"\n}\n')
 
 
 @pytest.mark.parametrize("step", ["create-temp", "write", "fsync", "rename"])
-def test_injected_failure_on_disk_keeps_old_bytes_and_no_temporary(
-    tmp_path: Path, step: str
-) -> None:
+def test_injected_failure_on_disk_keeps_old_bytes_and_no_temporary(tmp_path: Path, step: str) -> None:
     old = b'{"thinkingLevel": "low", "mine": 1}'
     (tmp_path / CANONICAL_NAME).write_bytes(old)
 
@@ -266,8 +260,7 @@ def test_legacy_file_is_never_written(tmp_path: Path) -> None:
     assert (tmp_path / LEGACY_NAME).read_bytes() == legacy
     assert os.stat(tmp_path / LEGACY_NAME).st_mtime_ns == before.st_mtime_ns
     saved = json.loads((tmp_path / CANONICAL_NAME).read_text(encoding="utf-8"))
-    assert saved == {"thinkingLevel": "high", "toolVisibility": {"a": 1}, "x": [1],
-                     "autoSwitchModel": True}
+    assert saved == {"thinkingLevel": "high", "toolVisibility": {"a": 1}, "x": [1], "autoSwitchModel": True}
 
 
 def test_concurrent_saves_lose_nothing_and_the_file_is_always_json(tmp_path: Path) -> None:

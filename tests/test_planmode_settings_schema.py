@@ -58,7 +58,9 @@ def test_enough_fixture_documents_of_both_kinds() -> None:
     assert valid >= 40 and invalid >= 60, (valid, invalid)
 
 
-@pytest.mark.parametrize(("case_id", "document", "valid"), FIXTURE_DOCUMENTS, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("case_id", "document", "valid"), FIXTURE_DOCUMENTS, ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_schema_accepts_valid_and_rejects_invalid_fixture_documents(
     case_id: str, document: Any, valid: bool
 ) -> None:
@@ -69,7 +71,9 @@ def test_schema_accepts_valid_and_rejects_invalid_fixture_documents(
         assert problems, f"{case_id}: the schema accepts a document the loader rejects"
 
 
-@pytest.mark.parametrize(("case_id", "document", "valid"), FIXTURE_DOCUMENTS, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("case_id", "document", "valid"), FIXTURE_DOCUMENTS, ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_model_agrees_with_the_loader(case_id: str, document: Any, valid: bool) -> None:
     """The pydantic model the schema is generated from (JSON mode, strict)."""
     text = json.dumps(document)

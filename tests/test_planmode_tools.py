@@ -158,9 +158,7 @@ def test_outside_plan_mode_the_policy_does_not_apply() -> None:
         (PlanContract("c1", True), None, "plan-helper"),
     ],
 )
-def test_helper_authorization(
-    effective: PlanContract | None, cited: str | None, reason: str
-) -> None:
+def test_helper_authorization(effective: PlanContract | None, cited: str | None, reason: str) -> None:
     assert authorize_helper(effective, cited)[1] == reason
 
 

@@ -73,7 +73,5 @@ def test_properties_fail_a_leaky_target(
 
 
 def test_properties_pass_the_reference(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(
-        "--planmode-target=reference", "-p", "no:cacheprovider", str(PROPERTIES)
-    )
+    result = pytester.runpytest("--planmode-target=reference", "-p", "no:cacheprovider", str(PROPERTIES))
     result.assert_outcomes(passed=6)

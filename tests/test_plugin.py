@@ -174,11 +174,19 @@ def test_malformed_fixture_file_names_file_group_and_case(pytester: pytest.Pytes
     text = run.text
     assert "bad.toml: group 1 ('x'), case 1 (my.case.one): expect: Field required" in text
     run2 = None
-    (fixtures / "bad.toml").write_text((fixtures / "bad.toml").read_text().replace(
-        'input = { source = "command", value = "a" }',
-        'input = { source = "command", value = "a" }\n  expect = { accepted = true }'))
+    (fixtures / "bad.toml").write_text(
+        (fixtures / "bad.toml")
+        .read_text()
+        .replace(
+            'input = { source = "command", value = "a" }',
+            'input = { source = "command", value = "a" }\n  expect = { accepted = true }',
+        )
+    )
     run2 = suite("reference", f"--planmode-fixtures={fixtures}", str(fixtures))
-    assert "bad.toml: group 1, case 2 (my.case.two): input.source: Input should be 'command' or 'resume'" in run2.text
+    assert (
+        "bad.toml: group 1, case 2 (my.case.two): input.source: Input should be 'command' or 'resume'"
+        in run2.text
+    )
 
 
 def test_duplicate_case_ids_are_an_error(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
@@ -342,9 +350,13 @@ def test_target_must_exit_zero_at_end_of_input(suite) -> None:  # type: ignore[n
 
 def test_rewriting_expectations_drops_cases_that_now_pass(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
     exp = pytester.path / "old.json"
-    exp.write_text(json.dumps({"oplmodes.plans.name.simple": "was broken", "oplmodes.plans.name.dot-rejected": "x"}))
+    exp.write_text(
+        json.dumps({"oplmodes.plans.name.simple": "was broken", "oplmodes.plans.name.dot-rejected": "x"})
+    )
     out = pytester.path / "new.json"
-    run = suite("reference", f"--planmode-expectations={exp}", f"--planmode-write-expectations={out}", str(PLANS))
+    run = suite(
+        "reference", f"--planmode-expectations={exp}", f"--planmode-write-expectations={out}", str(PLANS)
+    )
     assert run.result.ret == pytest.ExitCode.TESTS_FAILED  # the listed cases pass: strict XPASS
     assert json.loads(out.read_text()) == {}
 
@@ -359,7 +371,7 @@ def test_written_reason_says_what_failed(pytester: pytest.Pytester, suite) -> No
     suite(target, f"--planmode-write-expectations={out}", str(PLANS), str(PLANS_PROPERTIES))
     written = json.loads(out.read_text())
     assert written["oplmodes.plans.name.double-dash-rejected"] == (
-        "output.accepted: expected false, got true; output.path: expected null, got \".pi/plans/plan-x.md\""
+        'output.accepted: expected false, got true; output.path: expected null, got ".pi/plans/plan-x.md"'
     )
     prop = written["oplmodes.plans.property.no-alnum-rejected"]
     assert "has no letter or digit but was accepted" in prop and " at 0x" not in prop
@@ -382,7 +394,7 @@ def test_skip_reasons_are_in_the_report(pytester: pytest.Pytester, suite) -> Non
 def test_exec_client_sends_lone_surrogates_escaped() -> None:
     from pytest_planmode.targets.exec_target import ExecTarget
 
-    target = ExecTarget(SERVE[len("exec:"):], timeout=10)
+    target = ExecTarget(SERVE[len("exec:") :], timeout=10)
     try:
         outcome = target.request("oplmodes.plans.resolve", {"source": "command", "value": "\ud800x\u2028"})
     finally:

@@ -25,8 +25,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel built from this checkout installed in it."""
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
-    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                 "-w", str(dist), str(ROOT)], cwd=base)
+    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)], cwd=base)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = dist.glob("pytest_planmode-*.whl")
     venv = base / "venv"
@@ -42,8 +41,18 @@ def test_wheel_ships_the_whole_suite(installed: Path, tmp_path: Path) -> None:
     where = run([python, "-c", "import pytest_planmode, sys; print(pytest_planmode.__file__)"], cwd=tmp_path)
     assert str(ROOT) not in where.stdout, "the wheel's venv imported the checkout"
     report = tmp_path / "report.json"
-    result = run([python, "-m", "pytest", "-p", "no:cacheprovider", "--planmode-target=reference",
-                  f"--planmode-report={report}"], cwd=tmp_path)
+    result = run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--planmode-target=reference",
+            f"--planmode-report={report}",
+        ],
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     data = json.loads(report.read_text())
     assert {c.id for c in load_suite()} <= set(data["results"])
@@ -54,6 +63,15 @@ def test_wheel_ships_the_whole_suite(installed: Path, tmp_path: Path) -> None:
 def test_wheel_cli_and_plugin_switch(installed: Path, tmp_path: Path) -> None:
     lint = run([str(installed / "bin" / "planmode"), "fixtures", "lint"], cwd=tmp_path)
     assert lint.returncode == 0 and ": ok" in lint.stdout, lint.stderr
-    off = run([str(installed / "bin" / "python"), "-m", "pytest", "-p", "no:planmode",
-               "--planmode-target=reference"], cwd=tmp_path)
+    off = run(
+        [
+            str(installed / "bin" / "python"),
+            "-m",
+            "pytest",
+            "-p",
+            "no:planmode",
+            "--planmode-target=reference",
+        ],
+        cwd=tmp_path,
+    )
     assert off.returncode == 4 and "unrecognized arguments" in off.stderr

@@ -104,8 +104,14 @@ def test_non_string_commands_are_blocked(planmode_target: TargetClient, command:
 #: argument (opl-modes.md § Mode behavior: "Program-name entries are anchored
 #: to command position and matched per segment, so a read-only command that
 #: merely *mentions* a dangerous word in an argument ... stays allowed").
-_MENTIONS = ("cat {}.sh", "ls {}/", "grep -rn '{}' src", "git log --grep={}", "grep -c {} a.txt",
-             "head -n 5 {}.log")
+_MENTIONS = (
+    "cat {}.sh",
+    "ls {}/",
+    "grep -rn '{}' src",
+    "git log --grep={}",
+    "grep -c {} a.txt",
+    "head -n 5 {}.log",
+)
 
 
 @pytest.mark.planmode(operation=OP, level="must", id="oplmodes.bash.property.mention-stays-allowed")
@@ -117,7 +123,11 @@ _MENTIONS = ("cat {}.sh", "ls {}/", "grep -rn '{}' src", "git log --grep={}", "g
     where=st.integers(min_value=0, max_value=4),
 )
 def test_mentioning_a_primitive_in_an_argument_stays_allowed(
-    planmode_target: TargetClient, data: st.DataObject, segments: list[str], name: str, template: str,
+    planmode_target: TargetClient,
+    data: st.DataObject,
+    segments: list[str],
+    name: str,
+    template: str,
     where: int,
 ) -> None:
     parts = list(segments)

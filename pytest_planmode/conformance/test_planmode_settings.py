@@ -64,8 +64,13 @@ def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: d
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
     assert out["status"] == "valid", f"valid document rejected: {doc} -> {out['warnings']}"
     settings = out["settings"]
-    for key in ("thinkingLevel", "implementationPlanRetention", "autoSwitchModel",
-                "defaultPlanExportPath", "toggleShortcut"):
+    for key in (
+        "thinkingLevel",
+        "implementationPlanRetention",
+        "autoSwitchModel",
+        "defaultPlanExportPath",
+        "toggleShortcut",
+    ):
         if key in doc:
             assert settings[key] == doc[key], f"{key}: {doc[key]!r} loaded as {settings[key]!r}"
         else:
@@ -88,9 +93,7 @@ def test_one_invalid_field_invalidates_everything(
     _check_outcome(out, f"invalid {field}")
 
 
-@pytest.mark.planmode(
-    operation=LOAD, level="reference", id="planmode.settings.property.warnings-never-echo"
-)
+@pytest.mark.planmode(operation=LOAD, level="reference", id="planmode.settings.property.warnings-never-echo")
 @given(case=s.documents_with_one_invalid_field())
 def test_warnings_never_echo_file_content(
     planmode_target: TargetClient, case: tuple[dict[str, Any], str]
@@ -148,9 +151,7 @@ def test_save_keeps_unknown_fields_and_other_settings(
     """§ Thinking level: a save preserves unknown top-level fields and unedited
     safeSubcommands as written, and changes no other setting."""
     before = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
-    out = planmode_target.call(
-        SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]}
-    )
+    out = planmode_target.call(SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]})
     after = out["files"][s.CANONICAL]["document"]
     field = edit["field"]
     assert isinstance(after, dict), f"the saved file is not a JSON object: {out['files']}"
@@ -177,9 +178,7 @@ def test_save_keeps_unknown_fields_and_other_settings(
 def test_save_changes_only_the_edited_field(
     planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
 ) -> None:
-    out = planmode_target.call(
-        SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]}
-    )
+    out = planmode_target.call(SAVE, {"files": {s.CANONICAL: s.document_entry(doc)}, "edits": [edit]})
     after = out["files"][s.CANONICAL]["document"]
     field = edit["field"]
     assert isinstance(after, dict), f"the saved file is not a JSON object: {out['files']}"
@@ -244,9 +243,7 @@ def test_failed_save_leaves_old_file_and_settings(
 
 @pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.saves-in-order-effective")
 @given(edits=st.lists(s.edits, min_size=1, max_size=6))
-def test_every_accepted_save_is_in_effect(
-    planmode_target: TargetClient, edits: list[dict[str, Any]]
-) -> None:
+def test_every_accepted_save_is_in_effect(planmode_target: TargetClient, edits: list[dict[str, Any]]) -> None:
     """§ Thinking level: saves are serialized in invocation order and each
     re-reads the latest document, so every accepted save stays in effect."""
     out = planmode_target.call(SAVE, {"files": {}, "edits": edits})

@@ -27,9 +27,7 @@ def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {entry["name"]: entry for entry in registry}
 
 
-@pytest.mark.planmode(
-    operation=FREEZE, level="must", id="planmode.tools.property.allowlist-within-names"
-)
+@pytest.mark.planmode(operation=FREEZE, level="must", id="planmode.tools.property.allowlist-within-names")
 @given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
 def test_allowlist_is_within_configured_or_selected_names(
     planmode_target: Any,
@@ -55,9 +53,7 @@ def test_allowlist_is_within_configured_or_selected_names(
         for name in allowlist:
             tool = tools.get(name)
             assert tool is not None and tool["registered"] and tool["active"], name
-            assert tool["source"] == "built-in", (
-                f"{name} from {tool['source']} admitted automatically"
-            )
+            assert tool["source"] == "built-in", f"{name} from {tool['source']} admitted automatically"
         assert out["basis"] == "automatic"
 
 
@@ -214,9 +210,7 @@ def test_calls_never_run_blocked_hidden_or_nested_model_only(
         if verdict.get("via") is not None:
             assert tool.get("exposure") != "model-only", f"model-only {name} ran nested: {verdict}"
         if name in ("bash", "powershell"):
-            assert verdict["verdict"] == "shell-policy", (
-                f"{name} skipped its limited shell: {verdict}"
-            )
+            assert verdict["verdict"] == "shell-policy", f"{name} skipped its limited shell: {verdict}"
 
 
 @pytest.mark.planmode(
@@ -233,6 +227,4 @@ def test_nested_model_only_never_runs(
         if verdict.get("via") is not None and verdict["tool"] in model_only:
             if verdict["tool"] in s.HELPER_NAMES:
                 continue
-            assert verdict["verdict"] == "deny", (
-                f"model-only {verdict['tool']} ran nested: {verdict}"
-            )
+            assert verdict["verdict"] == "deny", f"model-only {verdict['tool']} ran nested: {verdict}"

@@ -37,8 +37,7 @@ def operations() -> dict[str, Operation]:
         for op in getattr(module, "OPERATIONS", ()):
             if op.name in found:
                 raise RuntimeError(
-                    f"operation {op.name!r} is declared twice "
-                    f"(second time in {module.__name__})"
+                    f"operation {op.name!r} is declared twice (second time in {module.__name__})"
                 )
             found[op.name] = op
     return dict(sorted(found.items()))

@@ -14,14 +14,10 @@ class ContractInput(BaseModel):
     """An operation's input: unknown fields are an error, so a typo in a
     fixture is caught by `planmode fixtures lint` rather than ignored."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
 
 class ContractOutput(BaseModel):
     """An operation's output: a target may add fields beyond the contract."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True)

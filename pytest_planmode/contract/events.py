@@ -24,9 +24,7 @@ from pydantic.alias_generators import to_camel
 class ScriptEvent(BaseModel):
     """One event of a script: ``at`` is its virtual instant in milliseconds."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
     at: int = Field(default=0, ge=0, description="Virtual instant, in milliseconds.")
     type: str
@@ -35,9 +33,7 @@ class ScriptEvent(BaseModel):
 class Observation(BaseModel):
     """One entry of a trace: what an implementation observably did, and when."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True)
 
     at: int = Field(ge=0, description="Virtual instant, in milliseconds.")
     type: str
@@ -49,9 +45,7 @@ E = TypeVar("E", bound=ScriptEvent)
 class EventScript(BaseModel, Generic[E]):
     """A script: events in non-decreasing virtual time."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
     events: list[E]
 

@@ -143,9 +143,7 @@ class OplModesDocument(_Doc):
             # What _builtin_rules checks, for readers of the JSON Schema.
             "properties": {
                 "off": {"properties": {"enabled": {"const": True}}},
-                "execute": {
-                    "properties": {"enabled": {"const": True}, "allowPlanComplete": {"const": True}}
-                },
+                "execute": {"properties": {"enabled": {"const": True}, "allowPlanComplete": {"const": True}}},
             },
         },
     )

@@ -22,9 +22,7 @@ from pytest_planmode.contract.events import EventScript, Observation, ScriptEven
 class RegistryModel(ContractInput):
     model: str = Field(description="`provider/id` of a model Pi's registry knows.")
     credentials: bool = Field(default=True, description="False: Pi refuses to switch to it.")
-    change_latency_ms: int = Field(
-        default=0, ge=0, description="Virtual ms a change to this model takes."
-    )
+    change_latency_ms: int = Field(default=0, ge=0, description="Virtual ms a change to this model takes.")
 
 
 class ModeEnter(ScriptEvent):
@@ -129,9 +127,7 @@ class ModelObservation(Observation):
         default=None, description="Why a model change was made."
     )
     ok: bool | None = Field(default=None, description="change.end: whether Pi switched.")
-    restore_model: str | None = Field(
-        default=None, description="persist / state.loaded: the restore point."
-    )
+    restore_model: str | None = Field(default=None, description="persist / state.loaded: the restore point.")
     restore_failures: int | None = Field(
         default=None, description="persist / state.loaded: failed restores of that point."
     )

@@ -30,9 +30,7 @@ _NonBlank = Annotated[str, StringConstraints(strict=True, pattern=r"\S")]
 _ModelText = Annotated[str, StringConstraints(strict=True, pattern=r"\S", max_length=512)]
 _ExportPath = Annotated[
     str,
-    StringConstraints(
-        strict=True, min_length=1, max_length=4096, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$"
-    ),
+    StringConstraints(strict=True, min_length=1, max_length=4096, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$"),
 ]
 
 
@@ -68,13 +66,9 @@ class PiPlanModeDocument(BaseModel):
         extra="allow", strict=True, title="pi-plan-mode.json", json_schema_extra=_drop_defaults
     )
 
-    thinkingLevel: Literal[
-        "inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max"
-    ] = None  # type: ignore[assignment]
+    thinkingLevel: Literal["inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max"] = None  # type: ignore[assignment]
     defaultPlanTools: list[_NonBlank] = None  # type: ignore[assignment]
-    implementationPlanRetention: Literal[
-        "clear-on-start", "clear-after-first-run", "keep"
-    ] = None  # type: ignore[assignment]
+    implementationPlanRetention: Literal["clear-on-start", "clear-after-first-run", "keep"] = None  # type: ignore[assignment]
     autoSwitchModel: StrictBool = None  # type: ignore[assignment]
     planModel: _Chain = None  # type: ignore[assignment]
     normalModel: _Chain = None  # type: ignore[assignment]
@@ -153,8 +147,7 @@ class FileEntry(ContractInput):
             data = self.content()
             if self.pad_to_bytes is not None and len(data) > self.pad_to_bytes:
                 raise ValueError(
-                    f"the content is already {len(data)} bytes, "
-                    f"more than padToBytes={self.pad_to_bytes}"
+                    f"the content is already {len(data)} bytes, more than padToBytes={self.pad_to_bytes}"
                 )
         elif self.text is not None or self.base64 is not None or self.fill or self.pad_to_bytes:
             raise ValueError(f"a {self.kind} entry has no content fields")
@@ -229,9 +222,7 @@ class _Loaded(ContractOutput):
 
 
 class SettingsLoadInput(ContractInput):
-    files: Files = Field(
-        default_factory=dict, description="The agent directory's entries, by file name."
-    )
+    files: Files = Field(default_factory=dict, description="The agent directory's entries, by file name.")
     previous_files: Files | None = Field(
         default=None,
         description=(
@@ -303,8 +294,14 @@ class EditResult(ContractOutput):
     ok: bool
     reason: (
         Literal[
-            "read-only", "not-editable", "invalid-value", "too-large", "read-failed",
-            "write-failed", "crashed", "not-run",
+            "read-only",
+            "not-editable",
+            "invalid-value",
+            "too-large",
+            "read-failed",
+            "write-failed",
+            "crashed",
+            "not-run",
         ]
         | None
     ) = Field(default=None, description="Why the save did not happen.")

@@ -42,9 +42,7 @@ class ToolEntry(ContractInput):
     registered: bool = True
     active: bool = Field(
         default=True,
-        description=(
-            "In Pi's active tool set (for `deferred` tools: declared, e.g. by `tool_search`)."
-        ),
+        description=("In Pi's active tool set (for `deferred` tools: declared, e.g. by `tool_search`)."),
     )
     exposure: str | None = Field(
         default=None,
@@ -107,17 +105,13 @@ class ToolsFreezeOutput(ContractOutput):
     basis: Literal["session-selection", "settings", "automatic"] = Field(
         description="Where the resolved names came from."
     )
-    allowlist: list[str] = Field(
-        description="The frozen executable allowlist, in name order of the basis."
-    )
+    allowlist: list[str] = Field(description="The frozen executable allowlist, in name order of the basis.")
     pending: list[str] = Field(description="Explicit names waiting for the next Plan workflow.")
     resolutions: list[NameResolution] = Field(
         description="One entry per resolved name (the safe built-ins when automatic)."
     )
     helpers: list[str] = Field(description="Plan helpers, callable under an active Plan contract.")
-    active_tools: list[str] = Field(
-        description="Pi's active set, unchanged: Plan mode never activates."
-    )
+    active_tools: list[str] = Field(description="Pi's active set, unchanged: Plan mode never activates.")
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -125,9 +119,7 @@ class ToolsFreezeOutput(ContractOutput):
 
 
 class ToolsPickerInput(ContractInput):
-    registry: list[ToolEntry] = Field(
-        description="The registry snapshot taken when the picker opens."
-    )
+    registry: list[ToolEntry] = Field(description="The registry snapshot taken when the picker opens.")
     settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
     session_selection: list[Any] | None = None
 
@@ -270,9 +262,7 @@ ToolScriptEvent = Annotated[
 
 
 class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
-    registry: list[ToolEntry] = Field(
-        default_factory=list, description="The registry at instant 0."
-    )
+    registry: list[ToolEntry] = Field(default_factory=list, description="The registry at instant 0.")
     settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
     session_selection: list[Any] | None = Field(
         default=None, description="A selection already stored in the session."
@@ -318,8 +308,7 @@ class VerdictObservation(Observation):
     cause: str | None = Field(
         default=None,
         description=(
-            "`not-admitted`: the resolution reason; "
-            "`orchestrator-not-admitted`: the orchestrator's reason."
+            "`not-admitted`: the resolution reason; `orchestrator-not-admitted`: the orchestrator's reason."
         ),
     )
 
@@ -331,20 +320,14 @@ class PickerObservation(Observation):
 
 
 TraceEntry = Annotated[
-    ResolvedObservation
-    | RestoredObservation
-    | SettingsObservation
-    | VerdictObservation
-    | PickerObservation,
+    ResolvedObservation | RestoredObservation | SettingsObservation | VerdictObservation | PickerObservation,
     Field(discriminator="type"),
 ]
 
 
 class ToolsAuthorizeOutput(ContractOutput):
     trace: list[TraceEntry]
-    verdicts: list[VerdictObservation] = Field(
-        description="The verdict observations alone, in call order."
-    )
+    verdicts: list[VerdictObservation] = Field(description="The verdict observations alone, in call order.")
     allowlist: list[str] | None = Field(
         description="The effective contract's frozen allowlist at the end (null: none resolved)."
     )

@@ -19,10 +19,20 @@ WIDE_CONFIG: dict[str, Any] = {"modes": {"wide": {"safePatterns": []}}}
 WIDE_MODE = "wide"
 
 #: Segments that match SAFE_CONFIG and no destructive pattern.
-safe_segments = st.sampled_from([
-    "ls", "ls -la", "cat README.md", "grep -rn TODO src", "wc -l notes.txt", "head -n 5 log.txt",
-    "git log --oneline", "git status", "cat src/main.py", "grep -c x a.txt",
-])
+safe_segments = st.sampled_from(
+    [
+        "ls",
+        "ls -la",
+        "cat README.md",
+        "grep -rn TODO src",
+        "wc -l notes.txt",
+        "head -n 5 log.txt",
+        "git log --oneline",
+        "git status",
+        "cat src/main.py",
+        "grep -c x a.txt",
+    ]
+)
 
 #: The separators the spec names between two commands.
 spec_separators = st.sampled_from(["&&", "||", "|", ";", "&", "\n"])
@@ -33,10 +43,20 @@ binary_separators = st.sampled_from(["&&", "||", "|", ";", "&", "\n", "|&"])
 blanks = st.text(alphabet=" \t", max_size=4)
 
 #: Segments no safe pattern of SAFE_CONFIG admits.
-blocked_segments = st.sampled_from([
-    "node -e 1", "python -c 'print(1)'", "rm -rf /", "sh", "curl https://example.com", "awk 1 f",
-    "perl -e 1", "env", "make", "npx cowsay",
-])
+blocked_segments = st.sampled_from(
+    [
+        "node -e 1",
+        "python -c 'print(1)'",
+        "rm -rf /",
+        "sh",
+        "curl https://example.com",
+        "awk 1 f",
+        "perl -e 1",
+        "env",
+        "make",
+        "npx cowsay",
+    ]
+)
 
 #: The file mutation primitives of the destructive base.
 primitives = st.sampled_from(
@@ -67,7 +87,7 @@ def obfuscated(draw: st.DrawFn, name: str) -> str:
     i = 0
     while i < len(name):
         size = draw(st.integers(min_value=1, max_value=len(name) - i))
-        piece = name[i:i + size]
+        piece = name[i : i + size]
         i += size
         style = draw(st.sampled_from(["plain", "single", "double", "backslash", "empty-quotes"]))
         if style == "single":

@@ -19,8 +19,15 @@ LEGACY = "plan-mode.json"
 THINKING_LEVELS = ["inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max"]
 RETENTION = ["clear-on-start", "clear-after-first-run", "keep"]
 KNOWN_FIELDS = [
-    "thinkingLevel", "defaultPlanTools", "implementationPlanRetention", "autoSwitchModel",
-    "planModel", "normalModel", "defaultPlanExportPath", "safeSubcommands", "toggleShortcut",
+    "thinkingLevel",
+    "defaultPlanTools",
+    "implementationPlanRetention",
+    "autoSwitchModel",
+    "planModel",
+    "normalModel",
+    "defaultPlanExportPath",
+    "safeSubcommands",
+    "toggleShortcut",
 ]
 #: Fields a Settings save may edit (`safeSubcommands` is JSON-only).
 EDITABLE_FIELDS = [name for name in KNOWN_FIELDS if name != "safeSubcommands"]
@@ -32,8 +39,9 @@ json_values = st.recursive(
     | st.integers(min_value=-(2**53), max_value=2**53)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -132,12 +140,14 @@ other_entries = st.sampled_from(
 )
 
 #: Arbitrary bytes, biased towards almost-JSON.
-arbitrary_bytes = st.binary(max_size=300) | json_values.map(
-    lambda v: json.dumps(v).encode("utf-8")
-) | st.builds(
-    lambda doc, cut: json.dumps(doc).encode("utf-8")[:cut],
-    valid_documents(),
-    st.integers(min_value=0, max_value=200),
+arbitrary_bytes = (
+    st.binary(max_size=300)
+    | json_values.map(lambda v: json.dumps(v).encode("utf-8"))
+    | st.builds(
+        lambda doc, cut: json.dumps(doc).encode("utf-8")[:cut],
+        valid_documents(),
+        st.integers(min_value=0, max_value=200),
+    )
 )
 
 #: One Settings save: a field and a value (valid or not), or a reset.

@@ -162,8 +162,6 @@ def chains(
 
 #: Arbitrary text, mostly shell-like, for "never crashes, always decides".
 shell_text = st.lists(
-    st.sampled_from(
-        [*"ab -'\"\\$`|&;<>(){}[]*?~#=\t\n\r\x00", "\u2018", "\u201c", "\u00a0", "ls", "git "]
-    ),
+    st.sampled_from([*"ab -'\"\\$`|&;<>(){}[]*?~#=\t\n\r\x00", "\u2018", "\u201c", "\u00a0", "ls", "git "]),
     max_size=40,
 ).map("".join)

@@ -65,17 +65,16 @@ def parse_handshake(answer: Any, where: str) -> Handshake:
     if protocol != PROTOCOL_VERSION:
         raise TargetError(
             f"{where}: the target speaks protocol {protocol!r}; this suite speaks "
-            f"protocol {PROTOCOL_VERSION} (answer the hello with \"protocol\": {PROTOCOL_VERSION})"
+            f'protocol {PROTOCOL_VERSION} (answer the hello with "protocol": {PROTOCOL_VERSION})'
         )
     impl = answer.get("implementation")
     if not isinstance(impl, dict) or not isinstance(impl.get("name"), str):
         raise TargetError(
-            f"{where}: the handshake lacks \"implementation\": "
-            "{\"name\": ..., \"version\": ..., \"language\": ...}"
+            f'{where}: the handshake lacks "implementation": {{"name": ..., "version": ..., "language": ...}}'
         )
     ops = answer.get("operations")
     if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
-        raise TargetError(f"{where}: the handshake's \"operations\" must be a list of strings")
+        raise TargetError(f'{where}: the handshake\'s "operations" must be a list of strings')
     return Handshake(protocol, impl, frozenset(ops))
 
 
@@ -88,16 +87,14 @@ def parse_response(answer: Any, where: str) -> Outcome:
         return Outcome(
             "failure",
             message=(
-                f"{where}: the answer must hold exactly one of \"output\", \"error\", "
-                f"\"unsupported\"; it holds {keys or 'none'}: {answer!r:.300}"
+                f'{where}: the answer must hold exactly one of "output", "error", '
+                f'"unsupported"; it holds {keys or "none"}: {answer!r:.300}'
             ),
         )
     key = keys[0]
     if key == "output":
         if not isinstance(answer["output"], dict):
-            return Outcome(
-                "failure", message=f"{where}: \"output\" must be a JSON object: {answer!r:.300}"
-            )
+            return Outcome("failure", message=f'{where}: "output" must be a JSON object: {answer!r:.300}')
         return Outcome("output", output=answer["output"])
     if key == "error":
         error = answer["error"]
@@ -105,9 +102,9 @@ def parse_response(answer: Any, where: str) -> Outcome:
         if not isinstance(message, str):
             return Outcome(
                 "failure",
-                message=f"{where}: \"error\" must be an object with a \"message\" string: {answer!r:.300}",
+                message=f'{where}: "error" must be an object with a "message" string: {answer!r:.300}',
             )
         return Outcome("error", message=message)
     if answer["unsupported"] is not True:
-        return Outcome("failure", message=f"{where}: \"unsupported\" must be true: {answer!r:.300}")
+        return Outcome("failure", message=f'{where}: "unsupported" must be true: {answer!r:.300}')
     return Outcome("unsupported")

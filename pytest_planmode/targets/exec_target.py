@@ -170,7 +170,7 @@ class ExecTarget:
             proc.stop()
             raise TargetError(
                 f"{self.description}: no handshake answer within {self.timeout:g} s "
-                "(the first line must answer {\"op\": \"hello\", ...})"
+                '(the first line must answer {"op": "hello", ...})'
             )
         if line is _EOF:
             message = self._describe_death(
@@ -237,9 +237,7 @@ class ExecTarget:
             return self._fail(f"{where}: the answer is not one JSON object on one line: {line[:300]!r}")
         if not isinstance(answer, dict) or answer.get("id") != rid:
             got = answer.get("id") if isinstance(answer, dict) else None
-            return self._fail(
-                f"{where}: the answer carries id {got!r}, expected {rid}: {line[:300]!r}"
-            )
+            return self._fail(f"{where}: the answer carries id {got!r}, expected {rid}: {line[:300]!r}")
         outcome = parse_response(answer, where)
         if outcome.kind == "failure":
             return self._fail(outcome.message or where)

@@ -18,9 +18,9 @@ def resolve_target(spec: str, *, timeout: float) -> Target:
     if spec.startswith("python:"):
         from pytest_planmode.targets.python_target import PythonTarget, load_object
 
-        return PythonTarget(load_object(spec[len("python:"):]), spec)
+        return PythonTarget(load_object(spec[len("python:") :]), spec)
     if spec.startswith("exec:"):
         from pytest_planmode.targets.exec_target import ExecTarget
 
-        return ExecTarget(spec[len("exec:"):], timeout=timeout)
+        return ExecTarget(spec[len("exec:") :], timeout=timeout)
     raise TargetError(f"unknown target {spec!r}: expected {KINDS}")

@@ -33,7 +33,9 @@ def main() -> int:
             if mode == "handshake-garbage":
                 out.write("hello there\n")
             elif mode == "handshake-protocol":
-                out.write(json.dumps({"protocol": 99, "implementation": {"name": "x"}, "operations": []}) + "\n")
+                out.write(
+                    json.dumps({"protocol": 99, "implementation": {"name": "x"}, "operations": []}) + "\n"
+                )
             elif mode == "handshake-hang":
                 time.sleep(3600)
             else:

@@ -125,15 +125,21 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
     unrestricted_flag = mode_cfg.get("unrestrictedBash")
     if unrestricted_flag is True:
         return BashPolicy(mode, True, (), (), "none", "none", "unrestrictedBash", known_mode=known)
-    if (mode in UNRESTRICTED_BY_DEFAULT and not isinstance(mode_cfg.get("tools"), list)
-            and unrestricted_flag is not False):
-        return BashPolicy(mode, True, (), (), "none", "none",
-                          f"built-in {mode} without its own tools", known_mode=known)
+    if (
+        mode in UNRESTRICTED_BY_DEFAULT
+        and not isinstance(mode_cfg.get("tools"), list)
+        and unrestricted_flag is not False
+    ):
+        return BashPolicy(
+            mode, True, (), (), "none", "none", f"built-in {mode} without its own tools", known_mode=known
+        )
 
     shared = _mapping(doc.get("bashPatterns"))
     components: list[tuple[tuple[str, ...], Source]] = []
-    for key, builtin in (("safePatterns", bp.builtin_safe_patterns()),
-                         ("destructivePatterns", bp.builtin_destructive_patterns())):
+    for key, builtin in (
+        ("safePatterns", bp.builtin_safe_patterns()),
+        ("destructivePatterns", bp.builtin_destructive_patterns()),
+    ):
         patterns: tuple[str, ...] = builtin
         source: Source = "built-in"
         base = _string_array(shared.get(key))
@@ -150,9 +156,17 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
         found += problems(compile_patterns(safe), mode, "safe")
     if destructive_src in ("bashPatterns", "mode"):
         found += problems(compile_patterns(destructive), mode, "destructive")
-    return BashPolicy(mode, False, safe, destructive, safe_src, destructive_src,
-                      "gated" if known else "unknown mode, gated by the shared base",
-                      tuple(found), known)
+    return BashPolicy(
+        mode,
+        False,
+        safe,
+        destructive,
+        safe_src,
+        destructive_src,
+        "gated" if known else "unknown mode, gated by the shared base",
+        tuple(found),
+        known,
+    )
 
 
 # -- the built-in destructive engine ----------------------------------------
@@ -190,8 +204,10 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
                     break
                 sub = lists.anchored.match(text, word.start())
                 if sub is not None and sub.lastgroup != "wrap":
-                    return (lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
-                            text[word.start():])
+                    return (
+                        lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
+                        text[word.start() :],
+                    )
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
@@ -208,8 +224,9 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     return None
 
 
-def _user_destructive(command: str, patterns: tuple[UserPattern, ...],
-                      budget: Budget) -> tuple[str, str] | None:
+def _user_destructive(
+    command: str, patterns: tuple[UserPattern, ...], budget: Budget
+) -> tuple[str, str] | None:
     """(pattern, text) of the first user destructive pattern that matches a
     blocklist segment or the whole command, raw or stripped, or None."""
     texts: dict[str, None] = {}
@@ -254,14 +271,19 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
             safe = bp.compiled_builtins().safe
             for seg in segments:
                 if safe.search(seg) is None:
-                    return Decision(False, f"segment {seg!r} is not in the safe list", segments,
-                                    blocked_segment=seg)
+                    return Decision(
+                        False, f"segment {seg!r} is not in the safe list", segments, blocked_segment=seg
+                    )
         elif policy.safe_source != "none":
             user = compile_patterns(policy.safe_patterns)
             for seg in segments:
                 if not any(budget.search(p, seg) for p in user):
-                    return Decision(False, f"segment {seg!r} matches none of the safe patterns",
-                                    segments, blocked_segment=seg)
+                    return Decision(
+                        False,
+                        f"segment {seg!r} matches none of the safe patterns",
+                        segments,
+                        blocked_segment=seg,
+                    )
 
         hit: tuple[str, str] | None = None
         if policy.destructive_source == "built-in":
@@ -270,11 +292,21 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
             hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)
         if hit is not None:
             pattern, text = hit
-            return Decision(False, f"destructive pattern {pattern!r} matches {text!r}", segments,
-                            blocked_segment=text, pattern=pattern)
+            return Decision(
+                False,
+                f"destructive pattern {pattern!r} matches {text!r}",
+                segments,
+                blocked_segment=text,
+                pattern=pattern,
+            )
     except PatternTimeout as out:
-        return Decision(False, f"mode {policy.mode!r}: pattern {out.pattern!r} ran out of its time "
-                        "budget on this command, so it is blocked", segments, pattern=out.pattern)
+        return Decision(
+            False,
+            f"mode {policy.mode!r}: pattern {out.pattern!r} ran out of its time "
+            "budget on this command, so it is blocked",
+            segments,
+            pattern=out.pattern,
+        )
     return Decision(True, None, segments)
 
 
@@ -295,6 +327,5 @@ def explain(command: str, mode: str, config: dict[str, Any] | None) -> dict[str,
         "segments": list(decision.segments),
         "blockedSegment": decision.blocked_segment,
         "pattern": decision.pattern,
-        "policy": {"unrestricted": policy.unrestricted, **policy.source,
-                   "problems": list(policy.problems)},
+        "policy": {"unrestricted": policy.unrestricted, **policy.source, "problems": list(policy.problems)},
     }

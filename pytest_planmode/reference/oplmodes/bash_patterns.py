@@ -58,11 +58,40 @@ WRAPPER_REACH = 12
 
 #: Words that run the command that follows them: after one of these, any
 #: later word of the segment may be a program in command position.
-WRAPPERS = frozenset((
-    "command", "builtin", "nohup", "time", "nice", "env", "xargs", "stdbuf", "timeout", "watch",
-    "ionice", "chrt", "taskset", "setsid", "unbuffer", "flock", "caffeinate", "if", "then", "else",
-    "elif", "do", "while", "until", "!", "{", "(", "sudo", "doas", "su",
-))
+WRAPPERS = frozenset(
+    (
+        "command",
+        "builtin",
+        "nohup",
+        "time",
+        "nice",
+        "env",
+        "xargs",
+        "stdbuf",
+        "timeout",
+        "watch",
+        "ionice",
+        "chrt",
+        "taskset",
+        "setsid",
+        "unbuffer",
+        "flock",
+        "caffeinate",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "do",
+        "while",
+        "until",
+        "!",
+        "{",
+        "(",
+        "sudo",
+        "doas",
+        "su",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -98,18 +127,34 @@ SAFE_PROGRAMS = (
 _SAFE_END = r"(?=[\s<>]|$)"
 
 SAFE_RULES: tuple[Rule, ...] = (
-    Rule("read-only program", r"^[ \t]*" + _words(SAFE_PROGRAMS) + _SAFE_END, True,
-         "read-only inspection programs and text filters"),
-    Rule("git read", r"^[ \t]*git[ \t]+(?:status|log|diff|show|branch|remote|rev-parse)" + _SAFE_END,
-         True, "git status|log|diff|show|branch|remote|rev-parse"),
-    Rule("version probe", r"^[ \t]*(?:node|python|python3)[ \t]+--version[ \t]*$", True,
-         "node --version, python --version, python3 --version, exactly"),
-    Rule("tsc --noEmit", r"^[ \t]*tsc[ \t](?:.*[ \t])?--noEmit(?=[ \t]|$)", True,
-         "tsc with --noEmit"),
-    Rule("npm read", r"^[ \t]*npm[ \t]+(?:list|ls|view|info|outdated|audit)" + _SAFE_END, True,
-         "npm list|ls|view|info|outdated|audit"),
-    Rule("yarn read", r"^[ \t]*yarn[ \t]+(?:list|info|why|audit)" + _SAFE_END, True,
-         "yarn list|info|why|audit"),
+    Rule(
+        "read-only program",
+        r"^[ \t]*" + _words(SAFE_PROGRAMS) + _SAFE_END,
+        True,
+        "read-only inspection programs and text filters",
+    ),
+    Rule(
+        "git read",
+        r"^[ \t]*git[ \t]+(?:status|log|diff|show|branch|remote|rev-parse)" + _SAFE_END,
+        True,
+        "git status|log|diff|show|branch|remote|rev-parse",
+    ),
+    Rule(
+        "version probe",
+        r"^[ \t]*(?:node|python|python3)[ \t]+--version[ \t]*$",
+        True,
+        "node --version, python --version, python3 --version, exactly",
+    ),
+    Rule("tsc --noEmit", r"^[ \t]*tsc[ \t](?:.*[ \t])?--noEmit(?=[ \t]|$)", True, "tsc with --noEmit"),
+    Rule(
+        "npm read",
+        r"^[ \t]*npm[ \t]+(?:list|ls|view|info|outdated|audit)" + _SAFE_END,
+        True,
+        "npm list|ls|view|info|outdated|audit",
+    ),
+    Rule(
+        "yarn read", r"^[ \t]*yarn[ \t]+(?:list|info|why|audit)" + _SAFE_END, True, "yarn list|info|why|audit"
+    ),
 )
 
 # -- the destructive base (opl-modes.md § Mode behavior) ---------------------
@@ -140,8 +185,15 @@ _GIT_WRITE = _words(
 # `git branch` arguments that do not write: options (with the separate
 # argument of the filtering options) ...
 _BRANCH_READ_WORD = (
-    r"(?>--(?:no-)?(?:contains|merged)[ \t]+(?!-)" + W + r"+|--(?:points-at|sort|format)[ \t]+"
-    + W + r"+|--(?!de|mo|cop|ed|un|set-u|cr|tr|forc)" + W + r"*|-(?!-)[^\s;&|()<>`dDmMcCu]*" + END + r")"
+    r"(?>--(?:no-)?(?:contains|merged)[ \t]+(?!-)"
+    + W
+    + r"+|--(?:points-at|sort|format)[ \t]+"
+    + W
+    + r"+|--(?!de|mo|cop|ed|un|set-u|cr|tr|forc)"
+    + W
+    + r"*|-(?!-)[^\s;&|()<>`dDmMcCu]*"
+    + END
+    + r")"
 )
 # ... and the options that change a branch (`-d -D -m -M -c -C -u` in any
 # bundle; any prefix git would expand to a writing long option).
@@ -163,75 +215,225 @@ _UNIQ_OPERAND = r"(?:-" + OPERAND_END + r"|(?!-)" + W + r"+" + OPERAND_END + r")
 _NOT_A_FILE = r"(?!&(?:[0-9]+-?|-)" + END + r"|\(|/dev/null" + END + r")"
 
 DESTRUCTIVE_RULES: tuple[Rule, ...] = (
-    Rule("file mutation", _words("rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate") + END,
-         True, "rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate"),
+    Rule(
+        "file mutation",
+        _words("rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate") + END,
+        True,
+        "rm rmdir mv cp mkdir touch chmod chown tee dd shred truncate",
+    ),
     Rule("privilege", _words("sudo su doas") + END, True, "sudo, su (and doas)"),
     Rule("kill", _words("kill pkill killall") + END, True, "kill, pkill (and killall)"),
-    Rule("shell spawn",
-         r"(?:" + _words("sh bash zsh dash ksh mksh fish csh tcsh eval source exec") + END
-         + r"|\.(?=[ \t]))", True, "shells, eval, source, exec, `.`"),
-    Rule("editor", _words("vi vim nvim view vimdiff nano pico emacs emacsclient ed ex micro joe "
-                          "kak hx code subl gedit") + END, True, "editors"),
-    Rule("git state change", r"git" + GIT_GLOBAL + r"[ \t]+(?:" + _GIT_WRITE + END
-         + r"|reflog[ \t]+(?:expire|delete)" + END
-         + r"|stash(?![ \t]+(?:list|show)" + END + r")" + END
-         + r"|worktree(?![ \t]+list" + END + r")" + END + r")",
-         True, "state-changing git subcommands"),
-    Rule("git config override", r"git" + GIT_GLOBAL_NO_CONFIG + r"[ \t]+(?:-c|--config-env)(?=[\s=]|$)",
-         True, "git -c / --config-env (a configuration value can run a program)"),
-    Rule("git branch write", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + LATER + _BRANCH_WRITE_OPT,
-         True, "git branch -d/-D/-m/-M/-c/-C/-u, --delete, --unset-upstream, --set-upstream-to ..."),
-    Rule("git branch create", r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + r"(?!" + _BRANCH_LISTING
-         + r")(?:[ \t]+" + _BRANCH_READ_WORD + r")*+[ \t]+(?!-)" + W,
-         True, "git branch <name> (outside --list)"),
-    Rule("git remote write", r"git" + GIT_GLOBAL + r"[ \t]+remote(?:[ \t]+-" + W + r"*)*+[ \t]+"
-         + _words("add remove rm rename set-url set-head set-branches prune update") + END,
-         True, "git remote add|remove|rm|rename|set-url|set-head|set-branches|prune|update"),
-    Rule("npm install", r"(?:npm|pnpm)" + _NPM_OPT + r"[ \t]+(?:" + _NPM_WRITE + END
-         + r"|audit" + LATER + r"fix" + END + r")", True, "npm install/update forms, npm audit fix"),
-    Rule("yarn install", r"yarn(?:[ \t]+-" + W + r"*)*+(?:[ \t]*(?=[;&|)\n]|$)|[ \t]+"
-         + _YARN_WRITE + END + r")",
-         True, "yarn (bare), yarn add/install/upgrade/remove ..."),
-    Rule("pip install", _PIP + r"(?:[ \t]+-" + W + r"*)*+[ \t]+" + _PIP_WRITE + END, True,
-         "pip install/uninstall/download/wheel"),
-    Rule("sort output", r"sort" + END + LATER + r"(?:-[A-Za-z0-9]*o|--co[a-z-]*(?=[\s=]|$))", True,
-         "sort -o in any position or bundle, sort --compress-program"),
-    Rule("tree output", r"tree" + END + LATER + r"-[A-Za-z0-9]*[oR]", True,
-         "tree -o (and -R, which writes 00Tree.html files)"),
-    Rule("fd exec", r"fd" + END + LATER + r"(?:-[A-Za-z0-9]*[xX]|--exec(?:-batch)?(?=[\s=]|$))", True,
-         "fd -x/-X (also in bundles like -Hx), --exec, --exec-batch"),
-    Rule("rg program", r"rg" + END + LATER + r"--(?:pre|hostname-bin)(?=[\s=]|$)", True,
-         "rg --pre (and --hostname-bin)"),
-    Rule("uniq output operand", r"uniq" + END + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+(?:--[ \t]+)?"
-         + _UNIQ_OPERAND + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+(?:--[ \t]+)?" + _UNIQ_OPERAND
-         + r"|uniq" + END + r"(?:[ \t]+" + _UNIQ_OPT + r")*+[ \t]+--[ \t]+" + W + r"+[ \t]+" + W,
-         True, "uniq with a second operand (its output file)"),
-    Rule("less log file", r"less" + END + LATER + r"(?:-[A-Za-z0-9]*[oO]|--(?:log-file|LOG-FILE)|\+)",
-         True, "less -o/-O/--log-file, less +command"),
-    Rule("date set", r"date" + END + LATER + r"(?:-[uR]*s|--s(?:e(?:t)?)?(?=[\s=]|$))", True,
-         "date -s/--set"),
-    Rule("file compile", r"file" + END + LATER + r"(?:-[A-Za-z0-9]*C|--compile" + END + r")", True,
-         "file -C/--compile (writes a .mgc file)"),
+    Rule(
+        "shell spawn",
+        r"(?:" + _words("sh bash zsh dash ksh mksh fish csh tcsh eval source exec") + END + r"|\.(?=[ \t]))",
+        True,
+        "shells, eval, source, exec, `.`",
+    ),
+    Rule(
+        "editor",
+        _words("vi vim nvim view vimdiff nano pico emacs emacsclient ed ex micro joe kak hx code subl gedit")
+        + END,
+        True,
+        "editors",
+    ),
+    Rule(
+        "git state change",
+        r"git"
+        + GIT_GLOBAL
+        + r"[ \t]+(?:"
+        + _GIT_WRITE
+        + END
+        + r"|reflog[ \t]+(?:expire|delete)"
+        + END
+        + r"|stash(?![ \t]+(?:list|show)"
+        + END
+        + r")"
+        + END
+        + r"|worktree(?![ \t]+list"
+        + END
+        + r")"
+        + END
+        + r")",
+        True,
+        "state-changing git subcommands",
+    ),
+    Rule(
+        "git config override",
+        r"git" + GIT_GLOBAL_NO_CONFIG + r"[ \t]+(?:-c|--config-env)(?=[\s=]|$)",
+        True,
+        "git -c / --config-env (a configuration value can run a program)",
+    ),
+    Rule(
+        "git branch write",
+        r"git" + GIT_GLOBAL + r"[ \t]+branch" + END + LATER + _BRANCH_WRITE_OPT,
+        True,
+        "git branch -d/-D/-m/-M/-c/-C/-u, --delete, --unset-upstream, --set-upstream-to ...",
+    ),
+    Rule(
+        "git branch create",
+        r"git"
+        + GIT_GLOBAL
+        + r"[ \t]+branch"
+        + END
+        + r"(?!"
+        + _BRANCH_LISTING
+        + r")(?:[ \t]+"
+        + _BRANCH_READ_WORD
+        + r")*+[ \t]+(?!-)"
+        + W,
+        True,
+        "git branch <name> (outside --list)",
+    ),
+    Rule(
+        "git remote write",
+        r"git"
+        + GIT_GLOBAL
+        + r"[ \t]+remote(?:[ \t]+-"
+        + W
+        + r"*)*+[ \t]+"
+        + _words("add remove rm rename set-url set-head set-branches prune update")
+        + END,
+        True,
+        "git remote add|remove|rm|rename|set-url|set-head|set-branches|prune|update",
+    ),
+    Rule(
+        "npm install",
+        r"(?:npm|pnpm)"
+        + _NPM_OPT
+        + r"[ \t]+(?:"
+        + _NPM_WRITE
+        + END
+        + r"|audit"
+        + LATER
+        + r"fix"
+        + END
+        + r")",
+        True,
+        "npm install/update forms, npm audit fix",
+    ),
+    Rule(
+        "yarn install",
+        r"yarn(?:[ \t]+-" + W + r"*)*+(?:[ \t]*(?=[;&|)\n]|$)|[ \t]+" + _YARN_WRITE + END + r")",
+        True,
+        "yarn (bare), yarn add/install/upgrade/remove ...",
+    ),
+    Rule(
+        "pip install",
+        _PIP + r"(?:[ \t]+-" + W + r"*)*+[ \t]+" + _PIP_WRITE + END,
+        True,
+        "pip install/uninstall/download/wheel",
+    ),
+    Rule(
+        "sort output",
+        r"sort" + END + LATER + r"(?:-[A-Za-z0-9]*o|--co[a-z-]*(?=[\s=]|$))",
+        True,
+        "sort -o in any position or bundle, sort --compress-program",
+    ),
+    Rule(
+        "tree output",
+        r"tree" + END + LATER + r"-[A-Za-z0-9]*[oR]",
+        True,
+        "tree -o (and -R, which writes 00Tree.html files)",
+    ),
+    Rule(
+        "fd exec",
+        r"fd" + END + LATER + r"(?:-[A-Za-z0-9]*[xX]|--exec(?:-batch)?(?=[\s=]|$))",
+        True,
+        "fd -x/-X (also in bundles like -Hx), --exec, --exec-batch",
+    ),
+    Rule(
+        "rg program",
+        r"rg" + END + LATER + r"--(?:pre|hostname-bin)(?=[\s=]|$)",
+        True,
+        "rg --pre (and --hostname-bin)",
+    ),
+    Rule(
+        "uniq output operand",
+        r"uniq"
+        + END
+        + r"(?:[ \t]+"
+        + _UNIQ_OPT
+        + r")*+[ \t]+(?:--[ \t]+)?"
+        + _UNIQ_OPERAND
+        + r"(?:[ \t]+"
+        + _UNIQ_OPT
+        + r")*+[ \t]+(?:--[ \t]+)?"
+        + _UNIQ_OPERAND
+        + r"|uniq"
+        + END
+        + r"(?:[ \t]+"
+        + _UNIQ_OPT
+        + r")*+[ \t]+--[ \t]+"
+        + W
+        + r"+[ \t]+"
+        + W,
+        True,
+        "uniq with a second operand (its output file)",
+    ),
+    Rule(
+        "less log file",
+        r"less" + END + LATER + r"(?:-[A-Za-z0-9]*[oO]|--(?:log-file|LOG-FILE)|\+)",
+        True,
+        "less -o/-O/--log-file, less +command",
+    ),
+    Rule(
+        "date set", r"date" + END + LATER + r"(?:-[uR]*s|--s(?:e(?:t)?)?(?=[\s=]|$))", True, "date -s/--set"
+    ),
+    Rule(
+        "file compile",
+        r"file" + END + LATER + r"(?:-[A-Za-z0-9]*C|--compile" + END + r")",
+        True,
+        "file -C/--compile (writes a .mgc file)",
+    ),
     Rule("bat pager", r"bat" + END + LATER + r"--pager(?=[\s=]|$)", True, "bat --pager (runs a program)"),
-    Rule("ps environment", r"ps" + END + LATER + r"(?!-)" + _BSD_PS + r"*e" + _BSD_PS + r"*" + END, True,
-         "ps with the BSD e modifier (ps e, ps auxe): prints every process's environment"),
-    Rule("tsc writes", r"tsc" + END + LATER
-         + r"(?i:--(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b)"
-         + r"(?=[\s=;&|()<>`]|$)",
-         True, "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build"),
+    Rule(
+        "ps environment",
+        r"ps" + END + LATER + r"(?!-)" + _BSD_PS + r"*e" + _BSD_PS + r"*" + END,
+        True,
+        "ps with the BSD e modifier (ps e, ps auxe): prints every process's environment",
+    ),
+    Rule(
+        "tsc writes",
+        r"tsc"
+        + END
+        + LATER
+        + r"(?i:--(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b)"
+        + r"(?=[\s=;&|()<>`]|$)",
+        True,
+        "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build",
+    ),
     # -- anywhere in the text, at a word start ------------------------------
-    Rule("find write or exec", r"-(?<![^\s;&|()`]-)"
-         r"(?:(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END
-         + r"|-exec-batch(?=[\s=;&|)`]|$))", False,
-         "find -delete/-exec/-execdir/-ok/-okdir/-fprint/-fprint0/-fprintf/-fls, --exec-batch"),
-    Rule("output file", r"-(?<![^\s;&|()`]-)-o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?(?=[\s=;&|)`]|$)", False,
-         "--output (and its abbreviations) in any command"),
-    Rule("redirect to a file", r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
-         "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
-    Rule("process environment", r"e(?<![^\s/;&|()`]e)nviron" + END, False,
-         "an `environ` path word (/proc/self/environ): every variable of a process"),
-    Rule("input redirect", r"<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])", False,
-         "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-"),
+    Rule(
+        "find write or exec",
+        r"-(?<![^\s;&|()`]-)"
+        r"(?:(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)" + END + r"|-exec-batch(?=[\s=;&|)`]|$))",
+        False,
+        "find -delete/-exec/-execdir/-ok/-okdir/-fprint/-fprint0/-fprintf/-fls, --exec-batch",
+    ),
+    Rule(
+        "output file",
+        r"-(?<![^\s;&|()`]-)-o(?:u(?:t(?:p(?:u(?:t)?)?)?)?)?(?=[\s=;&|)`]|$)",
+        False,
+        "--output (and its abbreviations) in any command",
+    ),
+    Rule(
+        "redirect to a file",
+        r">(?>>?\|?)(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])",
+        False,
+        "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-",
+    ),
+    Rule(
+        "process environment",
+        r"e(?<![^\s/;&|()`]e)nviron" + END,
+        False,
+        "an `environ` path word (/proc/self/environ): every variable of a process",
+    ),
+    Rule(
+        "input redirect",
+        r"<(?>[ \t]*)" + _NOT_A_FILE + r"(?=[^\s;|)`])",
+        False,
+        "every redirect that names a file except exactly /dev/null; not 2>&1, >&2, >&-",
+    ),
 )
 
 #: jq's environment access is matched in two steps (the first `jq` word,
@@ -239,8 +441,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
 #: quoted pipes (`jq '.a | env'`) without a quadratic scan.
 JQ_WORD = re.compile(r"(?<![^\s;&|()`])jq(?=[ \t])")
 JQ_ENV = re.compile(r"(?<![\w.$])env(?!\w)|\$ENV(?!\w)")
-JQ_RULE = Rule("jq environment", r"(?<![^\s;&|()`])jq(?=[ \t]).*?(?:(?<![\w.$])env(?!\w)|\$ENV(?!\w))",
-               False, "jq's environment access (env, $ENV)")
+JQ_RULE = Rule(
+    "jq environment",
+    r"(?<![^\s;&|()`])jq(?=[ \t]).*?(?:(?<![\w.$])env(?!\w)|\$ENV(?!\w))",
+    False,
+    "jq's environment access (env, $ENV)",
+)
 
 #: The command-position prefix shared by every anchored destructive entry.
 COMMAND_POSITION = r"^[ \t]*" + ASSIGN + PATH
@@ -263,10 +469,21 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
     stripped, they decide like the gate. Anchored entries carry the
     command-position prefix, including the wrapper reach; the gate itself
     evaluates the same entries faster through :func:`compiled_builtins`."""
-    wrapper = (r"(?:" + _words(" ".join(WRAPPERS)) + END + r"(?:[ \t]+\S+){0," + str(WRAPPER_REACH - 1)
-               + r"}?[ \t]+" + ASSIGN + PATH + r")?")
-    out = [(COMMAND_POSITION + wrapper + "(?:" + r.pattern + ")") if r.anchored else r.pattern
-           for r in DESTRUCTIVE_RULES]
+    wrapper = (
+        r"(?:"
+        + _words(" ".join(WRAPPERS))
+        + END
+        + r"(?:[ \t]+\S+){0,"
+        + str(WRAPPER_REACH - 1)
+        + r"}?[ \t]+"
+        + ASSIGN
+        + PATH
+        + r")?"
+    )
+    out = [
+        (COMMAND_POSITION + wrapper + "(?:" + r.pattern + ")") if r.anchored else r.pattern
+        for r in DESTRUCTIVE_RULES
+    ]
     out.append(JQ_RULE.pattern)
     return tuple(out)
 
@@ -286,13 +503,20 @@ class CompiledLists:
 def compiled_builtins() -> CompiledLists:
     """Both built-in lists, each compiled once into alternations with one
     named group per entry, so a decision costs one search per text."""
-    safe = re.compile(r"^[ \t]*(?:" + "|".join(
-        "(?:" + r.pattern.removeprefix(r"^[ \t]*") + ")" for r in SAFE_RULES) + ")")
+    safe = re.compile(
+        r"^[ \t]*(?:" + "|".join("(?:" + r.pattern.removeprefix(r"^[ \t]*") + ")" for r in SAFE_RULES) + ")"
+    )
     anchored_rules = tuple(r for r in DESTRUCTIVE_RULES if r.anchored)
     anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
-    anchored = re.compile(_AT_POSITION + "(?:" + "|".join(
-        f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules))
-        + "|(?P<wrap>" + _words(" ".join(WRAPPERS)) + END + "))")
+    anchored = re.compile(
+        _AT_POSITION
+        + "(?:"
+        + "|".join(f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules))
+        + "|(?P<wrap>"
+        + _words(" ".join(WRAPPERS))
+        + END
+        + "))"
+    )
     # No groups here: an alternation whose every branch starts with a literal
     # lets the engine skip straight to the candidate characters (`-`, `<`, `>`).
     anywhere = re.compile("|".join(r.pattern for r in anywhere_rules))

@@ -85,7 +85,7 @@ def allowlist_segments(command: str) -> list[str]:
     pos = 0
 
     def flush(frame: _Frame, end: int) -> None:
-        piece = command[frame.start:end].strip()
+        piece = command[frame.start : end].strip()
         if piece and (piece[0] not in "'\"" or not _NOTHING.fullmatch(piece)):
             segments.append(piece)
 

@@ -323,9 +323,7 @@ class _Runner:
         elif kind == "registry.add" and event.model:
             self.registry[event.model] = RegistryEntry(event.credentials, event.change_latency_ms)
         elif kind == "credentials" and event.model in self.registry:
-            self.registry[event.model] = replace(
-                self.registry[event.model], credentials=event.configured
-            )
+            self.registry[event.model] = replace(self.registry[event.model], credentials=event.configured)
         elif kind == "model.select" and event.model:
             self.model = event.model
             self.note("model.select", model=event.model)

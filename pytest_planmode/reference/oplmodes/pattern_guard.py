@@ -56,8 +56,14 @@ def compile_patterns(patterns: tuple[str, ...]) -> tuple[UserPattern, ...]:
     out: list[UserPattern] = []
     for source in patterns:
         if _regex is None:
-            out.append(UserPattern(source, None, "the 'regex' package is not installed, so the "
-                                   "run time of user patterns cannot be bounded"))
+            out.append(
+                UserPattern(
+                    source,
+                    None,
+                    "the 'regex' package is not installed, so the "
+                    "run time of user patterns cannot be bounded",
+                )
+            )
             continue
         try:
             # VERSION0 keeps the `re` dialect, which configuration authors know.
@@ -71,8 +77,9 @@ def compile_patterns(patterns: tuple[str, ...]) -> tuple[UserPattern, ...]:
 def problems(patterns: tuple[UserPattern, ...], mode: str, kind: str) -> tuple[str, ...]:
     """Messages for the patterns that cannot be used, naming mode and pattern."""
     if _regex is None:
-        return tuple(f"mode {mode!r}: {kind} pattern {p.source!r} cannot be used ({p.error})"
-                     for p in patterns)
+        return tuple(
+            f"mode {mode!r}: {kind} pattern {p.source!r} cannot be used ({p.error})" for p in patterns
+        )
     return tuple(
         f"mode {mode!r}: {kind} pattern {p.source!r} is not a valid regular expression "
         f"({p.error}); fix or remove it in opl-modes.json"
@@ -89,8 +96,9 @@ class Budget:
     clock: Callable[[], float] = time.monotonic
 
     @classmethod
-    def start(cls, seconds: float = CHECK_BUDGET_SECONDS,
-              clock: Callable[[], float] = time.monotonic) -> Budget:
+    def start(
+        cls, seconds: float = CHECK_BUDGET_SECONDS, clock: Callable[[], float] = time.monotonic
+    ) -> Budget:
         return cls(clock() + seconds, clock)
 
     def search(self, pattern: UserPattern, text: str) -> bool:
@@ -111,5 +119,12 @@ def is_regex_available() -> bool:
     return _regex is not None
 
 
-__all__ = ["CHECK_BUDGET_SECONDS", "Budget", "PatternTimeout", "UserPattern",
-           "compile_patterns", "is_regex_available", "problems"]
+__all__ = [
+    "CHECK_BUDGET_SECONDS",
+    "Budget",
+    "PatternTimeout",
+    "UserPattern",
+    "compile_patterns",
+    "is_regex_available",
+    "problems",
+]

@@ -37,9 +37,7 @@ def script(inp: ModelsScriptInput) -> ModelsScriptOutput:
     starts = [o for o in result.trace if o.type == "change.start"]
     ends = [o for o in result.trace if o.type == "change.end"]
     changes = [
-        ModelChange(
-            at=start.at, end=end.at, model=end.model or "", reason=end.reason or "", ok=bool(end.ok)
-        )
+        ModelChange(at=start.at, end=end.at, model=end.model or "", reason=end.reason or "", ok=bool(end.ok))
         for start, end in zip(starts, ends, strict=False)
     ]
     return ModelsScriptOutput(

@@ -165,9 +165,7 @@ def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
     crashed = False
     for index, step in enumerate(inp.edits):
         if crashed:
-            results.append(
-                EditResult(ok=False, reason="not-run", message="the process had crashed")
-            )
+            results.append(EditResult(ok=False, reason="not-run", message="the process had crashed"))
             continue
         if isinstance(step, ManualEdit):
             for name in step.remove:
@@ -190,9 +188,7 @@ def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
         finally:
             armed.clear()
         results.append(
-            EditResult.model_validate(
-                {"ok": result.ok, "reason": result.reason, "message": result.message}
-            )
+            EditResult.model_validate({"ok": result.ok, "reason": result.reason, "message": result.message})
         )
     if crashed:
         store = SettingsStore(driver.directory)  # the next session
@@ -203,7 +199,6 @@ def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
         "results": [r.model_dump(by_alias=True) for r in results],
         "leftoverFiles": sum(1 for name in driver.names() if name not in given),
     }
-
 
 
 @handler("planmode.settings.load")

@@ -45,8 +45,7 @@ def picker(inp: ToolsPickerInput) -> ToolsPickerOutput:
     return ToolsPickerOutput(
         basis=chosen.basis,
         rows=[
-            PickerRow(name=r.name, label=r.label, selected=r.selected)
-            for r in picker_rows(registry, chosen)
+            PickerRow(name=r.name, label=r.label, selected=r.selected) for r in picker_rows(registry, chosen)
         ],
     )
 

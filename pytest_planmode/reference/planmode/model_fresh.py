@@ -68,9 +68,7 @@ def configured_chain(settings: Settings) -> tuple[str, ...]:
     return collapse_duplicates(settings.chains.get("normalModel", ()))
 
 
-def _start_chain(
-    screen: FreshScreen, usable: Sequence[str]
-) -> tuple[tuple[str, ...], Notice | None]:
+def _start_chain(screen: FreshScreen, usable: Sequence[str]) -> tuple[tuple[str, ...], Notice | None]:
     """What Start applies: the picked model alone, or the remaining chain
     re-resolved against the catalogue at Start."""
     if screen.pick is not None and screen.action == "screen":
@@ -78,8 +76,7 @@ def _start_chain(
             return (screen.pick,), None
         return (), Notice(
             "planning-fallback",
-            f"{screen.pick} is no longer available; "
-            f"the fresh session keeps {screen.planning_model}",
+            f"{screen.pick} is no longer available; the fresh session keeps {screen.planning_model}",
         )
     still = tuple(m for m in usable if m in screen.start_catalogue)
     if not usable:
@@ -91,9 +88,7 @@ def _start_chain(
             f"keeps {screen.planning_model}",
         )
     if still[0] != usable[0]:
-        return still, Notice(
-            "switched", f"{usable[0]} is no longer available; switched to {still[0]}"
-        )
+        return still, Notice("switched", f"{usable[0]} is no longer available; switched to {still[0]}")
     return still, None
 
 

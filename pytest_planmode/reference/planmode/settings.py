@@ -117,42 +117,69 @@ def _subcommands(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 FIELDS: tuple[FieldRule, ...] = (
     FieldRule(
-        "thinkingLevel", "thinking_level", thinking_level, True,
+        "thinkingLevel",
+        "thinking_level",
+        thinking_level,
+        True,
         "must be one of " + ", ".join(THINKING_LEVELS),
     ),
     FieldRule(
-        "defaultPlanTools", "default_plan_tools", tool_names, True,
+        "defaultPlanTools",
+        "default_plan_tools",
+        tool_names,
+        True,
         "must be an array of non-empty tool-name strings",
     ),
     FieldRule(
-        "implementationPlanRetention", "implementation_plan_retention", retention_policy, True,
+        "implementationPlanRetention",
+        "implementation_plan_retention",
+        retention_policy,
+        True,
         "must be one of " + ", ".join(RETENTION_POLICIES),
     ),
     FieldRule(
-        "autoSwitchModel", "auto_switch_model", partial(boolean, "autoSwitchModel"), True,
+        "autoSwitchModel",
+        "auto_switch_model",
+        partial(boolean, "autoSwitchModel"),
+        True,
         "must be true or false",
     ),
     FieldRule(
-        "planModel", "plan_model", partial(model_chain, "planModel"), True,
+        "planModel",
+        "plan_model",
+        partial(model_chain, "planModel"),
+        True,
         "must be a model object or a non-empty array of them, with non-empty provider "
         "and modelId strings of at most 512 characters",
     ),
     FieldRule(
-        "normalModel", "normal_model", partial(model_chain, "normalModel"), True,
+        "normalModel",
+        "normal_model",
+        partial(model_chain, "normalModel"),
+        True,
         "must be a model object or a non-empty array of them, with non-empty provider "
         "and modelId strings of at most 512 characters",
     ),
     FieldRule(
-        "defaultPlanExportPath", "default_plan_export_path", export_path, True,
+        "defaultPlanExportPath",
+        "default_plan_export_path",
+        export_path,
+        True,
         "must be a non-empty string of at most 4,096 characters without control characters or NUL",
     ),
     # § Settings: "`safeSubcommands` is JSON-only."
     FieldRule(
-        "safeSubcommands", "safe_subcommands", _subcommands, False,
+        "safeSubcommands",
+        "safe_subcommands",
+        _subcommands,
+        False,
         "must be an object mapping non-empty command strings to arrays of non-empty strings",
     ),
     FieldRule(
-        "toggleShortcut", "toggle_shortcut", toggle_shortcut, True,
+        "toggleShortcut",
+        "toggle_shortcut",
+        toggle_shortcut,
+        True,
         "must be a non-empty Pi key identifier string",
     ),
 )
@@ -274,9 +301,7 @@ def parse_document(data: bytes) -> Parsed | Problem:
     if text.startswith("\ufeff"):
         return Problem("invalid-json", "is not valid JSON (it starts with a byte-order mark)")
     if nesting_depth(text) > MAX_DEPTH:
-        return Problem(
-            "invalid-json", f"is not valid JSON here (nested deeper than {MAX_DEPTH} levels)"
-        )
+        return Problem("invalid-json", f"is not valid JSON here (nested deeper than {MAX_DEPTH} levels)")
     try:
         document = parse_json(text)
     except json.JSONDecodeError as exc:

@@ -168,9 +168,7 @@ class SettingsStore:
         return self._outcome
 
     def _read(self) -> LoadOutcome:
-        return decide_load(
-            self._dir.observe(CANONICAL_NAME), self._dir.observe(LEGACY_NAME), self._current
-        )
+        return decide_load(self._dir.observe(CANONICAL_NAME), self._dir.observe(LEGACY_NAME), self._current)
 
     def load(self) -> LoadOutcome:
         """§ Settings: read at session start and on every watched change.
@@ -225,11 +223,10 @@ class SettingsStore:
                 with contextlib.suppress(Exception):
                     self._dir.remove(temp)
             return SaveResult(
-                False, "write-failed", f"saving {CANONICAL_NAME} failed: {type(exc).__name__}; "
-                "the previous file is unchanged"
+                False,
+                "write-failed",
+                f"saving {CANONICAL_NAME} failed: {type(exc).__name__}; the previous file is unchanged",
             )
         self._current = plan.settings
-        self._outcome = LoadOutcome(
-            "valid", CANONICAL_NAME, plan.settings, False, document=plan.document
-        )
+        self._outcome = LoadOutcome("valid", CANONICAL_NAME, plan.settings, False, document=plan.document)
         return SaveResult(True, written=True)

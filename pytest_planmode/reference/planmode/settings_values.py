@@ -167,9 +167,7 @@ def safe_subcommands(value: Any) -> dict[str, tuple[str, ...]]:
         bucket = merged.setdefault(key, {})
         for index, entry in enumerate(entries):
             if not isinstance(entry, str):
-                raise InvalidSetting(
-                    f"{where}[{index}]", f"must be a string; got {json_kind(entry)}"
-                )
+                raise InvalidSetting(f"{where}[{index}]", f"must be a string; got {json_kind(entry)}")
             text = trim(entry)
             if not text:
                 raise InvalidSetting(f"{where}[{index}]", "is empty after trimming")

@@ -69,4 +69,3 @@ def picker_rows(registry: Registry, chosen: PolicyNames) -> tuple[PickerRow, ...
             selected = name in chosen.names
         rows.append(PickerRow(name, label(name, tool), selected))
     return tuple(rows)
-

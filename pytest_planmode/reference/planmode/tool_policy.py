@@ -65,9 +65,7 @@ class CallContext:
     registry: Registry
 
 
-def authorize(
-    ctx: CallContext, tool: str, via: str | None = None, cited: str | None = None
-) -> Verdict:
+def authorize(ctx: CallContext, tool: str, via: str | None = None, cited: str | None = None) -> Verdict:
     """§ Default Plan policy tools / § Plan helper tools: the verdict for one
     call of `tool`, made directly (`via` None) or nested through the
     orchestrator `via`.

@@ -159,9 +159,7 @@ class _Workflows:
                 for name in event.names:
                     self.registry = self.registry.update(name, active=flag)
             case ExposeEvent():
-                self.registry = self.registry.update(
-                    event.name, exposure=normalize_exposure(event.exposure)
-                )
+                self.registry = self.registry.update(event.name, exposure=normalize_exposure(event.exposure))
             case DeclareEvent():
                 self.registry = self.registry.update(event.name, active=True)
             case SettingsSave():
@@ -216,9 +214,7 @@ class _Workflows:
                 tool_names(names)
             except InvalidSetting as exc:
                 # Invalid values leave the previous effective settings in place.
-                self.trace.append(
-                    {"at": event.at, "type": "settings", "applied": False, "warning": str(exc)}
-                )
+                self.trace.append({"at": event.at, "type": "settings", "applied": False, "warning": str(exc)})
                 return
         merged = {**self.settings, **changes}
         self.settings = {key: value for key, value in merged.items() if value is not None}
