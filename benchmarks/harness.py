@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.suite import FIXTURES_DIR, load_suite
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 
 def timed_run(target: str) -> tuple[float, dict[str, Any]]:

@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 import bashlex  # type: ignore[import-untyped]
 
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 CWD = "/srv/project"
 TRUST = TrustedPrefixes(("kubectl get", "gh pr view", "npm run inspect-custom"))

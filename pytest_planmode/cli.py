@@ -162,7 +162,7 @@ def _explain(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     import base64
 
-    from pytest_planmode.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.adapter import REFERENCE
 
     path = Path(args.file)
     kind = args.kind or ("opl-modes" if path.name == "opl-modes.json" else "pi-plan-mode")

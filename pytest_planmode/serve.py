@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
     else:
-        from pytest_planmode.reference.adapter import REFERENCE
+        from pytest_planmode.targets.reference.adapter import REFERENCE
 
         adapter = REFERENCE
     sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]

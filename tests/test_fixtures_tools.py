@@ -21,7 +21,7 @@ def test_shipped_fixtures_lint_clean(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_every_fixture_operation_has_a_reference_handler() -> None:
-    from pytest_planmode.reference.ops import handlers
+    from pytest_planmode.targets.reference.ops import handlers
 
     used = {case.operation for case in load_suite()}
     assert used <= set(handlers()), used - set(handlers())

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.reference.oplmodes import model_override as mo
 from pytest_planmode.reference.planmode import model_switch as ms
 from pytest_planmode.reference.virtual_time import Scheduler, race
 from pytest_planmode.strategies import models as strategies
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 # -- virtual clock --------------------------------------------------------
 

@@ -21,7 +21,7 @@ PROPERTIES = CONFORMANCE_DIR / "test_models.py"
 MUTANTS = textwrap.dedent(
     '''
     import copy
-    from pytest_planmode.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.adapter import REFERENCE
 
     OPS = ["oplmodes.models.script", "planmode.models.fresh", "planmode.models.session",
            "planmode.models.switch"]

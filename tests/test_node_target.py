@@ -29,8 +29,8 @@ import pytest
 from pytest_planmode import PROTOCOL_VERSION, SUITE_VERSION
 from pytest_planmode.contract import operations as contract_operations
 from pytest_planmode.matching import mismatches
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.suite import Case, load_suite
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "examples" / "node-target"
 TARGET = EXAMPLE_DIR / "target.mjs"

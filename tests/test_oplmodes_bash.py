@@ -14,7 +14,7 @@ from pytest_planmode.contract.oplmodes_bash import BashCheckInput
 from pytest_planmode.reference.oplmodes import bash_gate, bash_patterns, pattern_guard
 from pytest_planmode.reference.oplmodes.bash_gate import check, explain, resolve_bash_policy
 from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments, blocklist_segments
-from pytest_planmode.reference.ops import handlers
+from pytest_planmode.targets.reference.ops import handlers
 
 REVIEW = {"modes": {"review": {"tools": ["read", "bash"], "safePatterns": ["^git", "^cat"]}}}
 

@@ -17,9 +17,9 @@ from schema_check import errors
 from pytest_planmode.contract.oplmodes_config import ConfigLoadInput, OplModesDocument
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes import config as cfg
-from pytest_planmode.reference.ops.oplmodes_config import load as load_op
 from pytest_planmode.strategies import oplmodes_modes as s
 from pytest_planmode.suite import decode_nulls
+from pytest_planmode.targets.reference.ops.oplmodes_config import load as load_op
 
 FIXTURES = Path(__file__).resolve().parent.parent / "pytest_planmode" / "fixtures" / "oplmodes"
 

@@ -14,8 +14,8 @@ from pytest_planmode.contract.oplmodes_modes import ModesScriptInput
 from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes import state
 from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label, run_script
-from pytest_planmode.reference.ops.oplmodes_modes import script
 from pytest_planmode.strategies import oplmodes_modes as s
+from pytest_planmode.targets.reference.ops.oplmodes_modes import script
 
 CONFIG = cfg.load(
     {

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_planmode.contract.planmode_lifecycle import ExportRunInput
-from pytest_planmode.reference.ops.planmode_lifecycle import export_once, model_fs
 from pytest_planmode.reference.planmode.export import RealFileSystem
 from pytest_planmode.suite import decode_nulls
+from pytest_planmode.targets.reference.ops.planmode_lifecycle import export_once, model_fs
 
 FIXTURE = Path(__file__).resolve().parents[1] / "pytest_planmode" / "fixtures" / "planmode" / "export.toml"
 

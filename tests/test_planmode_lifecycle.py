@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pytest_planmode.contract.planmode_lifecycle import LifecycleEvent, LifecycleRunInput
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.reference.planmode import lifecycle, reinjection, shortcut, thinking
 from pytest_planmode.reference.planmode.settings_values import RETENTION_POLICIES, THINKING_LEVELS
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 PLAN = "# Plan\n\n1. Step"
 

@@ -25,12 +25,6 @@ from pytest_planmode.contract.planmode_settings import (
     SettingsLoadInput,
     SettingsSaveInput,
 )
-from pytest_planmode.reference.ops.planmode_settings import (
-    MemoryDriver,
-    file_out,
-    run_load,
-    run_save,
-)
 from pytest_planmode.reference.planmode.settings import (
     CANONICAL_NAME,
     LEGACY_NAME,
@@ -47,6 +41,12 @@ from pytest_planmode.reference.planmode.settings_store import (
     no_fault,
 )
 from pytest_planmode.suite import FIXTURES_DIR, load_file
+from pytest_planmode.targets.reference.ops.planmode_settings import (
+    MemoryDriver,
+    file_out,
+    run_load,
+    run_save,
+)
 
 
 class _Directory(RealDirectory):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from pytest_planmode.reference.adapter import REFERENCE
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 FILES: dict[str, dict[str, Any]] = {
     "invalid-json": {"pi-plan-mode.json": {"kind": "file", "text": '{"thinkingLevel": "high",'}},

@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_planmode.reference.ops.planmode_shell import trusted_prefixes
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
 from pytest_planmode.reference.planmode.git_policy import keeps_cwd
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
@@ -20,6 +19,7 @@ from pytest_planmode.reference.planmode.program_rules import (
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.reference.shell.bash_segments import segment_bash
 from pytest_planmode.suite import Case, load_suite
+from pytest_planmode.targets.reference.ops.planmode_shell import trusted_prefixes
 
 CWD = "/srv/project"
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from pytest_planmode.contract.planmode_tools import ToolsAuthorizeInput
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.reference.planmode import tool_freeze as tf
 from pytest_planmode.reference.planmode.plan_helpers import PlanContract, authorize_helper
 from pytest_planmode.reference.planmode.tool_picker import picker_rows
 from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
 from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
 from pytest_planmode.reference.planmode.tool_workflow import replay
+from pytest_planmode.targets.reference.adapter import REFERENCE
+from pytest_planmode.targets.reference.ops.planmode_tools import script_events, tool_from_entry
 
 PI_DEFAULTS = Registry.of(
     [
@@ -183,7 +184,8 @@ def _replay(events: list[dict[str, object]], **extra: object):  # type: ignore[n
             **extra,
         }
     )
-    return replay(inp.registry, inp.settings, inp.session_selection, inp.events)
+    registry = [tool_from_entry(e) for e in inp.registry]
+    return replay(registry, inp.settings, inp.session_selection, script_events(inp))
 
 
 def test_resolution_waits_for_the_last_handler_to_settle() -> None:

@@ -13,7 +13,7 @@ PROPERTIES = CONFORMANCE_DIR / "test_planmode_tools.py"
 
 LEAKY = textwrap.dedent(
     """
-    from pytest_planmode.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.adapter import REFERENCE
 
     class Leaky:
         '''The reference, except that it {what}.'''

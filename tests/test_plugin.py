@@ -28,6 +28,7 @@ def test_plugin_module_imports_nothing_heavy() -> None:
     code = (
         "import sys, pytest_planmode.plugin\n"
         "heavy = [m for m in ('pydantic', 'bashlex', 'hypothesis', 'pytest_planmode.reference',"
+        " 'pytest_planmode.targets.reference',"
         " 'pytest_planmode.harness') if m in sys.modules]\n"
         "print(heavy)\n"
     )
@@ -53,7 +54,7 @@ def test_help_documents_every_option(pytester: pytest.Pytester) -> None:
     [
         ("nonsense", "unknown target 'nonsense'"),
         ("python:no_such_module_xyz:ADAPTER", "cannot import 'no_such_module_xyz'"),
-        ("python:pytest_planmode.reference.adapter:NOPE", "has no attribute 'NOPE'"),
+        ("python:pytest_planmode.targets.reference.adapter:NOPE", "has no attribute 'NOPE'"),
         ("python:json", "expected python:package.module:attribute"),
         ("exec:/no/such/program --serve", "cannot start"),
         ("exec:", "exec: needs a command line"),
@@ -86,7 +87,7 @@ def test_exec_serve_gives_the_same_results_as_reference(suite) -> None:  # type:
 
 
 def test_python_target_runs_an_adapter_object(suite) -> None:  # type: ignore[no-untyped-def]
-    run = suite("python:pytest_planmode.reference.adapter:ReferenceAdapter", str(PLANS))
+    run = suite("python:pytest_planmode.targets.reference.adapter:ReferenceAdapter", str(PLANS))
     run.result.assert_outcomes(passed=len(PLAN_IDS))
 
 
@@ -210,7 +211,7 @@ class TestExpectations:
             pytester,
             "lenient",
             """
-            from pytest_planmode.reference.adapter import REFERENCE
+            from pytest_planmode.targets.reference.adapter import REFERENCE
             answer = REFERENCE.call(op, input)
             if input["value"] == "--":
                 answer["output"]["accepted"] = True

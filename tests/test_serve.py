@@ -48,7 +48,7 @@ def test_garbage_request_gets_an_error_not_a_crash() -> None:
 
 
 def test_serves_another_python_adapter() -> None:
-    answers, status, _ = converse(HELLO, args=("python:pytest_planmode.reference.adapter:REFERENCE",))
+    answers, status, _ = converse(HELLO, args=("python:pytest_planmode.targets.reference.adapter:REFERENCE",))
     assert status == 0 and answers[0]["protocol"] == PROTOCOL_VERSION
 
 

@@ -11,7 +11,7 @@ from pydantic.alias_generators import to_camel
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
-from pytest_planmode.reference.oplmodes.appearance import COLOR_PATTERN, THEME_TOKENS
+from pytest_planmode.spec_values import COLOR_PATTERN, MODE_NAME_PATTERN, THEME_TOKENS
 
 TOKEN_PATTERN = "^(" + "|".join(sorted(THEME_TOKENS)) + ")$"
 
@@ -20,7 +20,7 @@ TOKEN_PATTERN = "^(" + "|".join(sorted(THEME_TOKENS)) + ")$"
 ToolName = Annotated[str, StringConstraints(pattern=r"\S")]
 Color = Annotated[str, StringConstraints(pattern=COLOR_PATTERN)]
 NonBlank = Annotated[str, StringConstraints(pattern=r"\S")]
-ModeName = Annotated[str, StringConstraints(pattern=r"^(?!normal$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")]
+ModeName = Annotated[str, StringConstraints(pattern="^(?!normal$)" + MODE_NAME_PATTERN + "$")]
 
 
 def _no_null(schema: dict[str, Any]) -> None:

@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
-
-PI_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
 
 class SessionEntry(BaseModel):

@@ -10,8 +10,7 @@ from pydantic import Field
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
-
-PI_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
 
 class ToolsActiveInput(ContractInput):

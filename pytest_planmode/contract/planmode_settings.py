@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
 
 # ------------------------------------------------------------------ document
 #
@@ -27,10 +28,12 @@ from pytest_planmode.contract.base import ContractInput, ContractOutput
 # `toolVisibility`) allowed.
 
 _NonBlank = Annotated[str, StringConstraints(strict=True, pattern=r"\S")]
-_ModelText = Annotated[str, StringConstraints(strict=True, pattern=r"\S", max_length=512)]
+_ModelText = Annotated[str, StringConstraints(strict=True, pattern=r"\S", max_length=MODEL_FIELD_MAX)]
 _ExportPath = Annotated[
     str,
-    StringConstraints(strict=True, min_length=1, max_length=4096, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$"),
+    StringConstraints(
+        strict=True, min_length=1, max_length=EXPORT_PATH_MAX, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$"
+    ),
 ]
 
 

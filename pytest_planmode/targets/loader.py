@@ -11,8 +11,8 @@ def resolve_target(spec: str, *, timeout: float) -> Target:
     """`reference`, `python:pkg.mod:attr` or `exec:<command line>`."""
     spec = spec.strip()
     if spec == "reference":
-        from pytest_planmode.reference.adapter import REFERENCE
         from pytest_planmode.targets.python_target import PythonTarget
+        from pytest_planmode.targets.reference.adapter import REFERENCE
 
         return PythonTarget(REFERENCE, "reference")
     if spec.startswith("python:"):

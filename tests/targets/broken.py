@@ -17,7 +17,7 @@ import json
 import sys
 import time
 
-from pytest_planmode.reference.adapter import REFERENCE
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 
 def main() -> int:

@@ -14,58 +14,9 @@ import re
 from dataclasses import dataclass
 
 from pytest_planmode.reference.json_values import json_kind
+from pytest_planmode.spec_values import COLOR_PATTERN, THEME_TOKENS
 
-#: Pi theme foreground colour tokens accepted as colours (reference choice:
-#: the spec says "Pi theme tokens" without listing them).
-THEME_TOKENS: frozenset[str] = frozenset(
-    {
-        "accent",
-        "border",
-        "borderAccent",
-        "borderMuted",
-        "success",
-        "error",
-        "warning",
-        "muted",
-        "dim",
-        "text",
-        "thinkingText",
-        "userMessageText",
-        "customMessageText",
-        "customMessageLabel",
-        "toolTitle",
-        "toolOutput",
-        "mdHeading",
-        "mdLink",
-        "mdLinkUrl",
-        "mdCode",
-        "mdCodeBlock",
-        "mdCodeBlockBorder",
-        "mdQuote",
-        "mdQuoteBorder",
-        "mdHr",
-        "mdListBullet",
-        "toolDiffAdded",
-        "toolDiffRemoved",
-        "toolDiffContext",
-        "syntaxComment",
-        "syntaxKeyword",
-        "syntaxFunction",
-        "syntaxVariable",
-        "syntaxString",
-        "syntaxNumber",
-        "syntaxType",
-        "syntaxOperator",
-        "syntaxPunctuation",
-        "thinkingOff",
-        "thinkingMinimal",
-        "thinkingLow",
-        "thinkingMedium",
-        "thinkingHigh",
-        "thinkingXhigh",
-        "bashMode",
-    }
-)
+__all__ = ["COLOR_PATTERN", "THEME_TOKENS"]
 
 #: The footer's colour for a mode that sets no `modeColor`.
 DEFAULT_MODE_COLOR = "muted"
@@ -78,9 +29,6 @@ APPEARANCE_COLOR_FIELDS = ("prefixColor", "borderColor", "modeColor")
 
 _HEX6 = re.compile(r"#[0-9a-fA-F]{6}")
 _HEX3 = re.compile(r"#[0-9a-fA-F]{3}")
-
-#: JSON Schema pattern of an accepted colour (published with the document schema).
-COLOR_PATTERN = r"^(#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3}|" + "|".join(sorted(THEME_TOKENS)) + r")$"
 
 
 @dataclass(frozen=True)

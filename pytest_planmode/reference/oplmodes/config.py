@@ -32,6 +32,7 @@ from pytest_planmode.reference.oplmodes.registry import (
     ModeDef,
     builtin_defaults,
 )
+from pytest_planmode.spec_values import MODE_NAME_PATTERN
 
 DEFAULT_CYCLE_KEY = "shift+tab"
 #: Pi's own binding of `app.thinking.cycle`.
@@ -76,7 +77,7 @@ MODE_FIELDS = frozenset(
 APPEARANCE_FIELDS = ("prefix", "prefixColor", "borderColor", "modeColor")
 
 #: Reference choice: custom mode names are command words.
-MODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+MODE_NAME = re.compile(MODE_NAME_PATTERN)
 _DEPRECATED_ALIASES = {CHAT: "chatAllowedTools", PLAN: "planAllowedTools"}
 _BOOL_FLAGS = (
     ("enabled", "enabled"),

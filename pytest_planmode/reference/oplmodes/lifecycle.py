@@ -38,9 +38,9 @@ from pytest_planmode.reference.oplmodes.registry import (
     plan_complete_allowed,
 )
 from pytest_planmode.reference.oplmodes.tools import active_set
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
 #: Pi's built-in tools, registered in every session (default of a script).
-PI_BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 #: The first Pi release that emits `agent_before_settle`.
 SETTLE_MIN_VERSION = (0, 87, 0)
 PLAN_COMPLETE_RESULT = "Plan implemented. Plan mode OFF."

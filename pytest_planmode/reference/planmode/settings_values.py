@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.reference.json_values import json_kind
+from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
 
 THINKING_LEVELS = ("inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max")
 RETENTION_POLICIES = ("clear-on-start", "clear-after-first-run", "keep")
-MODEL_FIELD_MAX = 512
-EXPORT_PATH_MAX = 4096
 DEFAULT_EXPORT_PATH = "PLAN.md"
 
 # C0 controls (NUL included), DEL and C1 controls are terminal control

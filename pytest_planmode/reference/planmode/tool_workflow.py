@@ -12,32 +12,11 @@ after every event stamped at or before R and before any event stamped later.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_planmode.contract.planmode_lifecycle import (
-    PlanExit,
-    Reload,
-    Resume,
-    SettingsSave,
-)
-from pytest_planmode.contract.planmode_tools import (
-    ActivateEvent,
-    BeforeAgentStartEvent,
-    ContextEvent,
-    DeclareEvent,
-    ExposeEvent,
-    NavigateEvent,
-    NewSessionEvent,
-    PickerEvent,
-    PlanStartEvent,
-    RegisterEvent,
-    SelectionEvent,
-    ToolCallEvent,
-    ToolEntry,
-    UnregisterEvent,
-)
+from pytest_planmode.reference.planmode import tool_events as ev
 from pytest_planmode.reference.planmode.plan_helpers import PlanContract
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
 from pytest_planmode.reference.planmode.tool_freeze import (
@@ -48,20 +27,7 @@ from pytest_planmode.reference.planmode.tool_freeze import (
 )
 from pytest_planmode.reference.planmode.tool_picker import PickerRow, picker_rows
 from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
-
-
-def tool_from_entry(entry: ToolEntry) -> Tool:
-    """§ Default Plan policy tools: a contract registry entry as reference
-    data, its exposure normalised (missing → direct, codemode-deferred →
-    deferred)."""
-    return Tool(
-        name=entry.name,
-        registered=entry.registered,
-        active=entry.active,
-        exposure=normalize_exposure(entry.exposure),
-        source=entry.source,
-    )
+from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
 
 
 @dataclass
@@ -147,67 +113,55 @@ class _Workflows:
 
     # -- events ---------------------------------------------------------
 
-    def apply(self, event: Any) -> None:
-        at = event.at
-        match event:
-            case RegisterEvent():
-                self.registry = self.registry.register(tool_from_entry(event.tool))
-            case UnregisterEvent():
-                self.registry = self.registry.update(event.name, registered=False)
-            case ActivateEvent():
-                flag = event.type == "registry.activate"
-                for name in event.names:
-                    self.registry = self.registry.update(name, active=flag)
-            case ExposeEvent():
-                self.registry = self.registry.update(event.name, exposure=normalize_exposure(event.exposure))
-            case DeclareEvent():
-                self.registry = self.registry.update(event.name, active=True)
-            case SettingsSave():
-                self.save_settings(event)
-            case SelectionEvent():
-                self.select(event)
-            case PlanStartEvent():
-                self.start(event)
-            case PlanExit():
-                # Plan mode ends: the workflow's contract stops authorizing.
-                contract = self.current()
-                if contract is not None:
-                    contract.active = False
-                    if self.opening == contract.id:
-                        self.opening, self.resolve_at = None, None
-            case BeforeAgentStartEvent():
-                if self.opening is not None:
-                    self.settle_until = max(self.settle_until, event.settles_at)
-                    if self.resolve_at is not None:
-                        self.resolve_at = max(self.resolve_at, event.settles_at)
-            case ContextEvent():
-                if self.opening is not None and self.resolve_at is None:
-                    self.resolve_at = max(at, self.settle_until)
-                    self.due(at, inclusive=True)
-            case Reload() | Resume():
-                # Reload (or a restart) and resume restore the stored state as
-                # it is: the frozen allowlist comes back without reopening
-                # the resolution boundary.
-                self.restored(at, event.type)
-            case NewSessionEvent():
-                self.new_session(event)
-            case NavigateEvent():
-                self.navigate(event)
-            case PickerEvent():
-                self.use_picker(event)
-            case ToolCallEvent():
-                self.call(event)
-            case _:  # pragma: no cover - the contract's union is exhaustive
-                raise TypeError(f"unknown event {event!r}")
+    def register(self, event: ev.Registered) -> None:
+        self.registry = self.registry.register(event.tool)
 
-    def save_settings(self, event: SettingsSave) -> None:
+    def unregister(self, event: ev.Unregistered) -> None:
+        self.registry = self.registry.update(event.name, registered=False)
+
+    def change_active(self, event: ev.ActiveSetChanged) -> None:
+        for name in event.names:
+            self.registry = self.registry.update(name, active=event.active)
+
+    def expose(self, event: ev.ExposureChanged) -> None:
+        self.registry = self.registry.update(event.name, exposure=event.exposure)
+
+    def declare(self, event: ev.Declared) -> None:
+        self.registry = self.registry.update(event.name, active=True)
+
+    def exit_plan(self, event: ev.PlanExited) -> None:
+        # Plan mode ends: the workflow's contract stops authorizing.
+        contract = self.current()
+        if contract is not None:
+            contract.active = False
+            if self.opening == contract.id:
+                self.opening, self.resolve_at = None, None
+
+    def handler_settles(self, event: ev.AgentStartHandler) -> None:
+        if self.opening is not None:
+            self.settle_until = max(self.settle_until, event.settles_at)
+            if self.resolve_at is not None:
+                self.resolve_at = max(self.resolve_at, event.settles_at)
+
+    def context(self, event: ev.ContextBuilt) -> None:
+        if self.opening is not None and self.resolve_at is None:
+            self.resolve_at = max(event.at, self.settle_until)
+            self.due(event.at, inclusive=True)
+
+    def restore(self, event: ev.StateRestored) -> None:
+        # Reload (or a restart) and resume restore the stored state as it
+        # is: the frozen allowlist comes back without reopening the
+        # resolution boundary.
+        self.restored(event.at, event.cause)
+
+    def save_settings(self, event: ev.SettingsSaved) -> None:
         # Saved names apply only when a later workflow starts: the names of
         # a workflow are captured at its start, so nothing here touches them.
         # `settings` holds the changed fields; `null` removes one, so a null
         # `defaultPlanTools` resets to automatic (the whole override goes).
         # Only `defaultPlanTools` is consulted here, so only it is validated;
         # Settings and JSON edits (`via`) are read the same way.
-        changes = event.settings
+        changes = event.changes
         names = changes.get("defaultPlanTools")
         if names is not None:
             try:
@@ -220,10 +174,10 @@ class _Workflows:
         self.settings = {key: value for key, value in merged.items() if value is not None}
         self.trace.append({"at": event.at, "type": "settings", "applied": True})
 
-    def select(self, event: SelectionEvent) -> None:
+    def select(self, event: ev.SelectionMade) -> None:
         self.selection = list(event.tools)
 
-    def start(self, event: PlanStartEvent) -> None:
+    def start(self, event: ev.PlanStarted) -> None:
         self.counter += 1
         contract_id = event.contract or f"plan-{self.counter}"
         # A new workflow records a new contract; it supersedes the previous
@@ -239,7 +193,7 @@ class _Workflows:
         self.settle_until = event.at
         self.resolve_at = None
 
-    def new_session(self, event: NewSessionEvent) -> None:
+    def new_session(self, event: ev.NewSession) -> None:
         # A fresh session stores no selection and no Plan contract: the
         # global setting is its baseline again.
         self.selection = None
@@ -248,7 +202,7 @@ class _Workflows:
         self.opening, self.resolve_at = None, None
         self.restored(event.at, "new")
 
-    def navigate(self, event: NavigateEvent) -> None:
+    def navigate(self, event: ev.Navigated) -> None:
         target = self.contracts.get(event.contract) if event.contract else None
         if target is None:
             self.effective = None
@@ -260,13 +214,13 @@ class _Workflows:
             self.opening, self.resolve_at = None, None
         self.restored(event.at, "navigate")
 
-    def use_picker(self, event: PickerEvent) -> None:
+    def use_picker(self, event: ev.PickerAction) -> None:
         # § Default Plan policy tools: the menu takes a fresh registered and
         # active snapshot each time it opens; an open picker does not update.
-        if event.type == "picker.close":
+        if event.action == "close":
             self.picker = None
             return
-        if event.type == "picker.open":
+        if event.action == "open":
             chosen = policy_names(self.settings, self.selection)
             self.picker = picker_rows(self.registry, chosen)
         rows = self.picker
@@ -274,14 +228,14 @@ class _Workflows:
             {
                 "at": event.at,
                 "type": "picker",
-                "event": event.type.removeprefix("picker."),
+                "event": event.action,
                 "rows": None
                 if rows is None
                 else [{"name": r.name, "label": r.label, "selected": r.selected} for r in rows],
             }
         )
 
-    def call(self, event: ToolCallEvent) -> None:
+    def call(self, event: ev.ToolCalled) -> None:
         contract = self.current()
         ctx = CallContext(
             contract=PlanContract(contract.id, contract.active) if contract else None,
@@ -301,6 +255,27 @@ class _Workflows:
         self.trace.append(entry)
 
 
+#: Each event's handler, by the event's type.
+_HANDLERS: Mapping[type[Any], Callable[[_Workflows, Any], None]] = {
+    ev.Registered: _Workflows.register,
+    ev.Unregistered: _Workflows.unregister,
+    ev.ActiveSetChanged: _Workflows.change_active,
+    ev.ExposureChanged: _Workflows.expose,
+    ev.Declared: _Workflows.declare,
+    ev.SettingsSaved: _Workflows.save_settings,
+    ev.SelectionMade: _Workflows.select,
+    ev.PlanStarted: _Workflows.start,
+    ev.PlanExited: _Workflows.exit_plan,
+    ev.AgentStartHandler: _Workflows.handler_settles,
+    ev.ContextBuilt: _Workflows.context,
+    ev.StateRestored: _Workflows.restore,
+    ev.NewSession: _Workflows.new_session,
+    ev.Navigated: _Workflows.navigate,
+    ev.PickerAction: _Workflows.use_picker,
+    ev.ToolCalled: _Workflows.call,
+}
+
+
 @dataclass(frozen=True)
 class Replay:
     trace: tuple[dict[str, Any], ...]
@@ -309,17 +284,17 @@ class Replay:
 
 
 def replay(
-    registry: Sequence[ToolEntry],
+    registry: Sequence[Tool],
     settings: Mapping[str, Any],
     selection: Sequence[Any] | None,
-    events: Sequence[Any],
+    events: Sequence[ev.ToolEvent],
 ) -> Replay:
     """§ Default Plan policy tools: replay a script of registry changes,
     workflow boundaries and calls; every call gets a verdict and a reason."""
-    state = _Workflows(Registry.of(tool_from_entry(e) for e in registry), dict(settings), selection)
+    state = _Workflows(Registry.of(registry), dict(settings), selection)
     for event in events:
         state.due(event.at, inclusive=False)
-        state.apply(event)
+        _HANDLERS[type(event)](state, event)
     state.due(2**63, inclusive=True)
     contract = state.current()
     policy = contract.policy if contract else None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pytest_planmode.contract.oplmodes_plans import PlanResolveInput, PlanResolveOutput
 from pytest_planmode.reference.oplmodes import plans
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 @handler("oplmodes.plans.resolve")

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pytest_planmode.contract.oplmodes_modes import ModesScriptInput, ModesScriptOutput
 from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes.lifecycle import run_script
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 @handler("oplmodes.modes.script")

@@ -8,7 +8,7 @@ from pytest_planmode.contract.oplmodes_bash import (
 )
 from pytest_planmode.reference.oplmodes import bash_gate
 from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 @handler("oplmodes.bash.check")

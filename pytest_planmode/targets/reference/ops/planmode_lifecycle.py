@@ -10,10 +10,10 @@ from pytest_planmode.contract.planmode_lifecycle import (
     LifecycleRunOutput,
     PathEntry,
 )
-from pytest_planmode.reference.ops import handler
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import lifecycle
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, export_path
+from pytest_planmode.targets.reference.ops import handler
 
 
 def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.ModelFileSystem:

@@ -27,7 +27,7 @@ from pytest_planmode.reference.oplmodes.registry import (
     picker_modes,
     plan_complete_allowed,
 )
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 def load_from_input(inp: Any, field: str = "document") -> cfg.OplConfig:

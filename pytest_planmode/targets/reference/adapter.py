@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_planmode import PROTOCOL_VERSION, __version__
 from pytest_planmode.contract import operations
-from pytest_planmode.reference.ops import handlers
+from pytest_planmode.targets.reference.ops import handlers
 
 
 def _format_validation(operation: str, error: ValidationError) -> str:

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
-from pytest_planmode.reference.ops import handler
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import (
@@ -12,6 +11,7 @@ from pytest_planmode.reference.planmode.safe_subcommand_match import (
 )
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, safe_subcommands
 from pytest_planmode.reference.planmode.shell_verdict import Verdict
+from pytest_planmode.targets.reference.ops import handler
 
 
 def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, str | None]:

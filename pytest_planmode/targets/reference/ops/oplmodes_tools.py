@@ -16,7 +16,7 @@ from pytest_planmode.reference.oplmodes.registry import (
     plan_complete_allowed,
 )
 from pytest_planmode.reference.oplmodes.tools import active_set
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 def _config(inp: ToolsActiveInput) -> cfg.OplConfig:

@@ -23,7 +23,6 @@ from pytest_planmode.contract.planmode_settings import (
     SettingsSaveOutput,
     fill_value,
 )
-from pytest_planmode.reference.ops import handler
 from pytest_planmode.reference.planmode.settings import (
     CANONICAL_NAME,
     LEGACY_NAME,
@@ -40,6 +39,7 @@ from pytest_planmode.reference.planmode.settings_store import (
     SettingsStore,
     SimulatedCrash,
 )
+from pytest_planmode.targets.reference.ops import handler
 
 
 class Driver(Protocol):

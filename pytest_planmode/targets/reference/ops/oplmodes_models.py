@@ -10,7 +10,7 @@ from pytest_planmode.contract.oplmodes_models import (
     PersistedEntry,
 )
 from pytest_planmode.reference.oplmodes import model_override as mo
-from pytest_planmode.reference.ops import handler
+from pytest_planmode.targets.reference.ops import handler
 
 
 @handler("oplmodes.models.script")

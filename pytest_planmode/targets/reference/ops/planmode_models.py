@@ -18,9 +18,9 @@ from pytest_planmode.contract.planmode_models import (
     TransitionResult,
     Warning,
 )
-from pytest_planmode.reference.ops import handler
 from pytest_planmode.reference.planmode import model_fresh, model_switch
 from pytest_planmode.reference.planmode.model_switch import Behaviour, Step
+from pytest_planmode.targets.reference.ops import handler
 
 
 def _behaviour(b: ModelBehaviour) -> Behaviour:

@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_planmode.contract import planmode_lifecycle as life
+from pytest_planmode.contract import planmode_tools as tools
+from pytest_planmode.contract.planmode_tools import (
+    NameResolution,
+    PickerRow,
+    ToolsAuthorizeInput,
+    ToolsAuthorizeOutput,
+    ToolsFreezeInput,
+    ToolsFreezeOutput,
+    ToolsPickerInput,
+    ToolsPickerOutput,
+)
+from pytest_planmode.reference.planmode import tool_events as ev
+from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
+from pytest_planmode.reference.planmode.tool_freeze import freeze as freeze_policy
+from pytest_planmode.reference.planmode.tool_freeze import policy_names
+from pytest_planmode.reference.planmode.tool_picker import picker_rows
+from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
+from pytest_planmode.reference.planmode.tool_workflow import replay
+from pytest_planmode.targets.reference.ops import handler
+
+
+def tool_from_entry(entry: tools.ToolEntry) -> Tool:
+    """§ Default Plan policy tools: a registry entry as reference data, its
+    exposure normalised (missing → direct, codemode-deferred → deferred)."""
+    return Tool(
+        name=entry.name,
+        registered=entry.registered,
+        active=entry.active,
+        exposure=normalize_exposure(entry.exposure),
+        source=entry.source,
+    )
+
+
+#: Each script event's reference value, by the event's contract class.
+_EVENTS: dict[type[Any], Callable[[Any], ev.ToolEvent]] = {
+    tools.RegisterEvent: lambda e: ev.Registered(e.at, tool_from_entry(e.tool)),
+    tools.UnregisterEvent: lambda e: ev.Unregistered(e.at, e.name),
+    tools.ActivateEvent: lambda e: ev.ActiveSetChanged(e.at, tuple(e.names), e.type == "registry.activate"),
+    tools.ExposeEvent: lambda e: ev.ExposureChanged(e.at, e.name, normalize_exposure(e.exposure)),
+    tools.DeclareEvent: lambda e: ev.Declared(e.at, e.name),
+    life.SettingsSave: lambda e: ev.SettingsSaved(e.at, e.settings),
+    tools.SelectionEvent: lambda e: ev.SelectionMade(e.at, list(e.tools)),
+    tools.PlanStartEvent: lambda e: ev.PlanStarted(e.at, e.contract),
+    life.PlanExit: lambda e: ev.PlanExited(e.at),
+    tools.BeforeAgentStartEvent: lambda e: ev.AgentStartHandler(e.at, e.settles_at),
+    tools.ContextEvent: lambda e: ev.ContextBuilt(e.at),
+    life.Reload: lambda e: ev.StateRestored(e.at, e.type),
+    life.Resume: lambda e: ev.StateRestored(e.at, e.type),
+    tools.NewSessionEvent: lambda e: ev.NewSession(e.at),
+    tools.NavigateEvent: lambda e: ev.Navigated(e.at, e.contract, e.active),
+    tools.PickerEvent: lambda e: ev.PickerAction(e.at, e.type.removeprefix("picker.")),
+    tools.ToolCallEvent: lambda e: ev.ToolCalled(e.at, e.tool, e.via, e.contract),
+}
+
+
+def script_events(inp: ToolsAuthorizeInput) -> list[ev.ToolEvent]:
+    return [_EVENTS[type(e)](e) for e in inp.events]
+
+
+@handler("planmode.tools.freeze")
+def freeze(inp: ToolsFreezeInput) -> ToolsFreezeOutput:
+    registry = Registry.of(tool_from_entry(e) for e in inp.registry)
+    chosen = policy_names(inp.settings, inp.session_selection)
+    policy = freeze_policy(registry, chosen)
+    return ToolsFreezeOutput(
+        basis=policy.basis,
+        allowlist=list(policy.allowlist),
+        pending=list(policy.pending),
+        resolutions=[
+            NameResolution(name=r.name, admitted=r.admitted, reason=r.reason, pending=r.pending)
+            for r in policy.resolutions
+        ],
+        helpers=list(HELPER_NAMES),
+        active_tools=list(registry.active_names()),
+        warnings=list(chosen.warnings),
+    )
+
+
+@handler("planmode.tools.picker")
+def picker(inp: ToolsPickerInput) -> ToolsPickerOutput:
+    registry = Registry.of(tool_from_entry(e) for e in inp.registry)
+    chosen = policy_names(inp.settings, inp.session_selection)
+    return ToolsPickerOutput(
+        basis=chosen.basis,
+        rows=[
+            PickerRow(name=r.name, label=r.label, selected=r.selected) for r in picker_rows(registry, chosen)
+        ],
+    )
+
+
+@handler("planmode.tools.authorize")
+def authorize(inp: ToolsAuthorizeInput) -> ToolsAuthorizeOutput:
+    result = replay(
+        [tool_from_entry(e) for e in inp.registry], inp.settings, inp.session_selection, script_events(inp)
+    )
+    trace = list(result.trace)
+    return ToolsAuthorizeOutput.model_validate(
+        {
+            "trace": trace,
+            "verdicts": [entry for entry in trace if entry["type"] == "verdict"],
+            "allowlist": list(result.allowlist) if result.allowlist is not None else None,
+            "pending": list(result.pending) if result.pending is not None else None,
+        }
+    )
