@@ -18,6 +18,10 @@ class ContractInput(BaseModel):
 
 
 class ContractOutput(BaseModel):
-    """An operation's output: a target may add fields beyond the contract."""
+    """An operation's output: a target may add fields beyond the contract.
+    An output can be read from any object carrying its fields as attributes
+    (`from_attributes`), which is how the reference's adapter builds one."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True, from_attributes=True
+    )

@@ -33,7 +33,9 @@ class ScriptEvent(BaseModel):
 class Observation(BaseModel):
     """One entry of a trace: what an implementation observably did, and when."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True, from_attributes=True
+    )
 
     at: int = Field(ge=0, description="Virtual instant, in milliseconds.")
     type: str

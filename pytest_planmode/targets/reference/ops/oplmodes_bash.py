@@ -8,19 +8,14 @@ from pytest_planmode.contract.oplmodes_bash import (
 )
 from pytest_planmode.reference.oplmodes import bash_gate
 from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
 @handler("oplmodes.bash.check")
 def check(inp: BashCheckInput) -> BashCheckOutput:
     decision = bash_gate.check(inp.command, inp.mode, inp.config)
-    return BashCheckOutput(
-        allowed=decision.allowed,
-        reason=decision.reason,
-        blocked_segment=decision.blocked_segment,
-        pattern=decision.pattern,
-        segments=list(decision.segments),
-    )
+    return output(BashCheckOutput, decision)
 
 
 @handler("oplmodes.bash.segments")

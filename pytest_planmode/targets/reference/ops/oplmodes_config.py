@@ -27,6 +27,7 @@ from pytest_planmode.reference.oplmodes.registry import (
     picker_modes,
     plan_complete_allowed,
 )
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -66,7 +67,8 @@ def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[
     problems = [
         ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem)) for problem in policy.problems
     ]
-    bash = EffectiveBash(
+    bash = output(
+        EffectiveBash,
         unrestricted=bool(policy.unrestricted),
         safe_patterns=[str(p) for p in policy.safe_patterns],
         destructive_patterns=[str(p) for p in policy.destructive_patterns],
@@ -84,24 +86,12 @@ def notification(config: cfg.OplConfig, mode: ModeDef) -> str | None:
 
 def effective_mode(config: cfg.OplConfig, mode: ModeDef, bash: EffectiveBash | None) -> EffectiveMode:
     look = mode.appearance
-    return EffectiveMode(
-        name=mode.name,
-        builtin=mode.builtin,
-        enabled=mode.enabled,
-        visible=mode.visible,
-        tools=list(mode.tools) if mode.tools is not None else None,
-        tools_source=mode.tools_source,
+    return output(
+        EffectiveMode,
+        mode,
         inherits_all_tools=mode.tools is None,
         allow_plan_complete=plan_complete_allowed(mode),
-        allow_execute=mode.allow_execute,
-        prompt=mode.prompt,
-        labels=dict(mode.labels),
-        appearance=EffectiveAppearance(
-            prefix=look.prefix,
-            prefix_color=look.prefix_color,
-            border_color=look.border_color,
-            mode_color=look.mode_color or ap.DEFAULT_MODE_COLOR,
-        ),
+        appearance=output(EffectiveAppearance, look, mode_color=look.mode_color or ap.DEFAULT_MODE_COLOR),
         model=EffectiveModel(provider=mode.model[0], id=mode.model[1]) if mode.model else None,
         bash=bash,
         notification=notification(config, mode),
@@ -109,7 +99,7 @@ def effective_mode(config: cfg.OplConfig, mode: ModeDef, bash: EffectiveBash | N
 
 
 def _problem(p: cfg.Problem) -> ConfigProblem:
-    return ConfigProblem(field=p.field, mode=p.mode, message=p.message)
+    return output(ConfigProblem, p)
 
 
 @handler("oplmodes.config.load")
@@ -126,18 +116,16 @@ def load(inp: ConfigLoadInput) -> ConfigLoadOutput:
                 seen.add(problem.message)
                 problems.append(problem)
         modes[name] = effective_mode(config, mode, bash)
-    return ConfigLoadOutput(
+    return output(
+        ConfigLoadOutput,
+        config,
         modes=modes,
         mode_order=list(config.modes),
         cycle=cycle_modes(config.modes),
         picker=[display_name(m) for m in picker_modes(config.modes)],
-        lazy_tools=list(config.lazy_tools),
-        ignored_lazy_tools=list(config.ignored_lazy_tools),
-        cleanup=CleanupOut(cleanup_on_complete=config.cleanup_on_complete),
+        cleanup=output(CleanupOut, config),
         shortcuts=ShortcutsOut(cycle_mode=config.cycle_key),
         shortcut_conflict=cfg.shortcut_conflict(config.cycle_key),
-        ui=UiOut(hide_notify=config.hide_notify, hide_widget=config.hide_widget),
-        notify_template=config.notify_template,
+        ui=output(UiOut, config),
         problems=problems,
-        warnings=[_problem(p) for p in config.warnings],
     )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pytest_planmode.contract.oplmodes_plans import PlanResolveInput, PlanResolveOutput
 from pytest_planmode.reference.oplmodes import plans
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -11,4 +12,4 @@ def resolve(inp: PlanResolveInput) -> PlanResolveOutput:
         result = plans.resolve_name(inp.value)
     else:
         result = plans.resolve_resumed(inp.value)
-    return PlanResolveOutput(accepted=result.accepted, path=result.path, reason=result.reason)
+    return output(PlanResolveOutput, result)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from pytest_planmode.contract.oplmodes_tools import (
-    IgnoredTool,
     ToolsActiveInput,
     ToolsActiveOutput,
     ToolsLoadInput,
@@ -16,6 +15,7 @@ from pytest_planmode.reference.oplmodes.registry import (
     plan_complete_allowed,
 )
 from pytest_planmode.reference.oplmodes.tools import active_set
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -62,16 +62,17 @@ def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
         for name in result.unknown
         if name not in inp.warned_tools
     ]
-    return ToolsActiveOutput(
+    return output(
+        ToolsActiveOutput,
+        result,
         mode=mode.name,
         known=True,
-        active_tools=list(result.active),
-        permitted_tools=list(result.permitted),
-        withheld_lazy_tools=list(result.withheld_lazy),
-        load_tools_registered=result.load_tools_registered,
+        active_tools=result.active,
+        permitted_tools=result.permitted,
+        withheld_lazy_tools=result.withheld_lazy,
         inherits_all_tools=result.inherits_all,
         plan_complete_allowed=plan_complete_allowed(mode),
-        unknown_tools=list(result.unknown),
+        unknown_tools=result.unknown,
         warnings=warnings,
     )
 
@@ -92,11 +93,6 @@ def load(inp: ToolsLoadInput) -> ToolsLoadOutput:
         )
     snapshot = inp.snapshot if inp.snapshot is not None else inp.registered_tools
     result = load_tools(mode, config, snapshot, inp.registered_tools, inp.loaded, inp.request)
-    return ToolsLoadOutput(
-        available=result.available,
-        enabled=list(result.enabled),
-        ignored=[IgnoredTool(tool=i.tool, reason=i.reason) for i in result.ignored],
-        active_tools=list(result.active),
-        withheld_lazy_tools=list(result.withheld_lazy),
-        message=result.message,
+    return output(
+        ToolsLoadOutput, result, active_tools=result.active, withheld_lazy_tools=result.withheld_lazy
     )

@@ -13,6 +13,7 @@ from pytest_planmode.contract.planmode_lifecycle import (
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import lifecycle
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, export_path
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -131,18 +132,12 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
         "plan_mode": had_plan_mode and not written,
         "source_kept": not (written and source == "ready"),
     }
-    return ExportRunOutput(
-        outcome=result.outcome,
-        code=result.code,
-        reason=result.reason,
-        requested=result.requested,
-        destination=result.destination,
+    return output(
+        ExportRunOutput,
+        result,
         preview=None
         if result.destination is None
         else exporting.preview(result.destination, inp.request.preview_width),
-        content=result.content,
-        size=result.size,
-        created_directories=list(result.created_directories),
         state_after=state_after,
         settings_after=dict(inp.settings),
     )

@@ -5,45 +5,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pytest_planmode.contract.planmode_models import (
-    CandidateResult,
     FreshInput,
     FreshOutput,
-    LogEntry,
     ModelBehaviour,
-    Notice,
     SessionScriptInput,
     SessionScriptOutput,
     SwitchInput,
     SwitchOutput,
     TransitionResult,
-    Warning,
 )
 from pytest_planmode.reference.planmode import model_fresh, model_switch
-from pytest_planmode.reference.planmode.model_switch import Behaviour, Step
+from pytest_planmode.reference.planmode.model_switch import Behaviour
+from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 
 
 def _behaviour(b: ModelBehaviour) -> Behaviour:
-    return Behaviour(
-        resolves=b.resolves,
-        auth=b.auth,
-        auth_latency_ms=b.auth_latency_ms,
-        credentials=b.credentials,
-        change=b.change,
-        change_latency_ms=b.change_latency_ms,
-    )
+    return value(Behaviour, b)
 
 
 def _behaviours(models: Mapping[str, ModelBehaviour]) -> dict[str, Behaviour]:
     return {key: _behaviour(b) for key, b in models.items()}
-
-
-def _log(steps: tuple[Step, ...]) -> list[LogEntry]:
-    return [LogEntry(at=s.at, type=s.type, model=s.model, outcome=s.outcome) for s in steps]
-
-
-def _warnings(items: tuple[model_switch.Warning, ...]) -> list[Warning]:
-    return [Warning(kind=w.kind, message=w.message) for w in items]
 
 
 @handler("planmode.models.switch")
@@ -61,23 +43,7 @@ def switch(inp: SwitchInput) -> SwitchOutput:
         ),
         settings,
     )
-    return SwitchOutput(
-        outcome=result.outcome,
-        disabled_reason=result.disabled_reason,
-        settings_error=result.settings_error,
-        direction=result.direction,
-        candidates=[CandidateResult(model=c.model, result=c.result, auth=c.auth) for c in result.candidates],
-        applied=result.applied,
-        model=result.model,
-        log=_log(result.log),
-        warnings=_warnings(result.warnings),
-        error=result.error,
-        elapsed_ms=result.elapsed_ms,
-        auth_attempts=result.auth_attempts,
-        thinking_level=result.thinking_level,
-        saved_plan_kept=result.saved_plan_kept,
-        restored=result.restored,
-    )
+    return output(SwitchOutput, result)
 
 
 @handler("planmode.models.fresh")
@@ -107,20 +73,13 @@ def fresh(inp: FreshInput) -> FreshOutput:
         ),
         settings,
     )
-    return FreshOutput(
-        initial_model=result.initial_model,
-        fallbacks=list(result.fallbacks),
-        unavailable=list(result.unavailable),
-        initial_thinking=result.initial_thinking,
-        chain=list(result.chain),
-        notice=(Notice(kind=result.notice.kind, message=result.notice.message) if result.notice else None),
-        outcome=result.walked.outcome,
-        applied=result.walked.applied,
-        model=result.model,
-        thinking_level=result.thinking_level,
-        log=_log(result.log),
-        warnings=_warnings(result.warnings),
-        elapsed_ms=result.walked.end_at,
+    walked = result.walked
+    return output(
+        FreshOutput,
+        result,
+        outcome=walked.outcome,
+        applied=walked.applied,
+        elapsed_ms=walked.end_at,
         planning_model=inp.current_model,
         planning_thinking=inp.thinking_level,
         settings_written=False,
@@ -164,12 +123,13 @@ def session(inp: SessionScriptInput) -> SessionScriptOutput:
     transitions = []
     model = inp.current_model
     for record in result.transitions:
-        r = record.result
-        if r is None:
+        done = record.result
+        if done is None:
+            # An earlier model change hung: this transition never started.
             transitions.append(
-                TransitionResult(
-                    at=record.at,
-                    trigger=record.trigger,
+                output(
+                    TransitionResult,
+                    record,
                     started_at=None,
                     ended_at=None,
                     outcome="blocked",
@@ -181,19 +141,15 @@ def session(inp: SessionScriptInput) -> SessionScriptOutput:
                 )
             )
             continue
-        model = r.model
+        model = done.model
         transitions.append(
-            TransitionResult(
+            output(
+                TransitionResult,
+                done,
                 at=record.at,
                 trigger=record.trigger,
                 started_at=record.started_at,
-                ended_at=r.elapsed_ms,
-                outcome=r.outcome,
-                applied=r.applied,
-                model=r.model,
-                warnings=_warnings(r.warnings),
-                auth_attempts=r.auth_attempts,
-                restored=r.restored,
+                ended_at=done.elapsed_ms,
             )
         )
-    return SessionScriptOutput(transitions=transitions, log=_log(result.log), model=result.model)
+    return output(SessionScriptOutput, result, transitions=transitions)

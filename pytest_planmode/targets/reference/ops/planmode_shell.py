@@ -11,6 +11,7 @@ from pytest_planmode.reference.planmode.safe_subcommand_match import (
 )
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, safe_subcommands
 from pytest_planmode.reference.planmode.shell_verdict import Verdict
+from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -29,14 +30,7 @@ def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, 
 def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
     trust, error = trusted_prefixes(inp.safe_subcommands, "safe_subcommands" in inp.model_fields_set)
     verdict = check(inp.command, inp.cwd, trust)
-    return ShellCheckOutput(
-        allowed=verdict.allowed,
-        blocked=verdict.blocked,
-        segments=list(verdict.segments),
-        rule=verdict.rule,
-        reason=verdict.reason,
-        settings_error=error,
-    )
+    return output(ShellCheckOutput, verdict, settings_error=error)
 
 
 @handler("planmode.bash.check")

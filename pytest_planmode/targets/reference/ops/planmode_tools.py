@@ -6,8 +6,6 @@ from typing import Any
 from pytest_planmode.contract import planmode_lifecycle as life
 from pytest_planmode.contract import planmode_tools as tools
 from pytest_planmode.contract.planmode_tools import (
-    NameResolution,
-    PickerRow,
     ToolsAuthorizeInput,
     ToolsAuthorizeOutput,
     ToolsFreezeInput,
@@ -22,19 +20,14 @@ from pytest_planmode.reference.planmode.tool_freeze import policy_names
 from pytest_planmode.reference.planmode.tool_picker import picker_rows
 from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
 from pytest_planmode.reference.planmode.tool_workflow import replay
+from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 
 
 def tool_from_entry(entry: tools.ToolEntry) -> Tool:
     """§ Default Plan policy tools: a registry entry as reference data, its
     exposure normalised (missing → direct, codemode-deferred → deferred)."""
-    return Tool(
-        name=entry.name,
-        registered=entry.registered,
-        active=entry.active,
-        exposure=normalize_exposure(entry.exposure),
-        source=entry.source,
-    )
+    return value(Tool, entry, exposure=normalize_exposure(entry.exposure))
 
 
 #: Each script event's reference value, by the event's contract class.
@@ -68,17 +61,12 @@ def freeze(inp: ToolsFreezeInput) -> ToolsFreezeOutput:
     registry = Registry.of(tool_from_entry(e) for e in inp.registry)
     chosen = policy_names(inp.settings, inp.session_selection)
     policy = freeze_policy(registry, chosen)
-    return ToolsFreezeOutput(
-        basis=policy.basis,
-        allowlist=list(policy.allowlist),
-        pending=list(policy.pending),
-        resolutions=[
-            NameResolution(name=r.name, admitted=r.admitted, reason=r.reason, pending=r.pending)
-            for r in policy.resolutions
-        ],
-        helpers=list(HELPER_NAMES),
-        active_tools=list(registry.active_names()),
-        warnings=list(chosen.warnings),
+    return output(
+        ToolsFreezeOutput,
+        policy,
+        helpers=HELPER_NAMES,
+        active_tools=registry.active_names(),
+        warnings=chosen.warnings,
     )
 
 
@@ -86,12 +74,7 @@ def freeze(inp: ToolsFreezeInput) -> ToolsFreezeOutput:
 def picker(inp: ToolsPickerInput) -> ToolsPickerOutput:
     registry = Registry.of(tool_from_entry(e) for e in inp.registry)
     chosen = policy_names(inp.settings, inp.session_selection)
-    return ToolsPickerOutput(
-        basis=chosen.basis,
-        rows=[
-            PickerRow(name=r.name, label=r.label, selected=r.selected) for r in picker_rows(registry, chosen)
-        ],
-    )
+    return output(ToolsPickerOutput, chosen, rows=picker_rows(registry, chosen))
 
 
 @handler("planmode.tools.authorize")
