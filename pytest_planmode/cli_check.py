@@ -111,19 +111,17 @@ def _check_planmode(args: argparse.Namespace, command: str, cwd: str) -> int:
     from pytest_planmode.reference.planmode.bash_policy import check_bash
     from pytest_planmode.reference.planmode.powershell_policy import check_powershell
     from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
-    from pytest_planmode.reference.planmode.settings_values import InvalidSetting, safe_subcommands
+    from pytest_planmode.reference.planmode.settings import read_document
 
     trust = NO_TRUST
     if args.settings:
-        settings = _read_json_object(args.settings, "settings")
-        if "safeSubcommands" in settings:
-            try:
-                trust = TrustedPrefixes.from_settings(safe_subcommands(settings["safeSubcommands"]))
-            except InvalidSetting as exc:
-                raise UsageError(
-                    f"the settings file {args.settings} is invalid: {exc} "
-                    "(Plan mode would ignore the whole file and use the default policy)"
-                ) from exc
+        reading = read_document(_read_json_object(args.settings, "settings"))
+        if reading.invalid is not None:
+            raise UsageError(
+                f"the settings file {args.settings} is invalid: {reading.invalid.detail} "
+                "(Plan mode would ignore the whole file and use the default policy)"
+            )
+        trust = TrustedPrefixes.of(reading.settings)
     check = check_bash if args.shell == "bash" else check_powershell
     verdict = check(command, cwd, trust)
     _print_planmode(verdict)

@@ -30,6 +30,7 @@ from pytest_planmode.reference.planmode.settings import (
     nesting_depth,
     parse_document,
     plan_edit,
+    read_document,
     render_document,
 )
 from pytest_planmode.reference.planmode.settings_store import MemoryDirectory, SettingsStore
@@ -210,3 +211,29 @@ def test_store_reload_keeps_previous_settings_on_invalid_file() -> None:
     assert outcome.status == "invalid" and outcome.settings.thinking_level == "high"
     assert "previous settings" in outcome.warnings[0]
     assert SettingsStore(directory).load().settings == FALLBACK
+
+
+@pytest.mark.parametrize(
+    "document, field",
+    [
+        ({"thinkingLevel": None}, "thinkingLevel"),
+        ({"thinkingLevel": "high", "autoSwitchModel": "yes"}, "autoSwitchModel"),
+        ({"defaultPlanExportPath": "docs/p.md", "planModel": []}, "planModel"),
+        ({"safeSubcommands": {"git": ["blame"]}, "toggleShortcut": ""}, "toggleShortcut"),
+        ([], None),
+    ],
+)
+def test_the_one_reader_discards_a_document_with_one_invalid_field(
+    document: object, field: str | None
+) -> None:
+    reading = read_document(document)
+    assert reading.settings == FALLBACK
+    assert reading.invalid is not None and reading.invalid.field == field
+
+
+def test_the_one_reader_keeps_a_valid_document_and_knows_an_unset_export_path() -> None:
+    reading = read_document({"thinkingLevel": "high", "toolVisibility": {}, "custom": 1})
+    assert reading.invalid is None
+    assert reading.settings.thinking_level == "high"
+    assert reading.settings.default_plan_export_path is None
+    assert reading.settings.as_json()["defaultPlanExportPath"] == "PLAN.md"

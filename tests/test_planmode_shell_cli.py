@@ -57,6 +57,9 @@ def test_settings_file_trusts_its_prefixes(capsys: pytest.CaptureFixture[str], t
         (b"[]", "must hold a JSON object"),
         (b"\xff\xfe", "is not valid UTF-8"),
         (b'{"safeSubcommands": {"kubectl": "apply"}}', "must be an array"),
+        # One reader for every consumer: any invalid field invalidates the file.
+        (b'{"safeSubcommands": {"kubectl": ["apply"]}, "thinkingLevel": null}', "thinkingLevel"),
+        (b'{"safeSubcommands": {"kubectl": ["apply"]}, "autoSwitchModel": "yes"}', "autoSwitchModel"),
     ],
 )
 def test_invalid_settings_file_is_a_usage_error(

@@ -36,10 +36,10 @@ PlanSource = Literal["ready", "saved", "active"]
 Mode = Literal["normal", "planning", "ready"]
 
 _SETTINGS_DOC = (
-    "The pi-plan-mode settings document in effect at session start, as raw JSON values "
-    "(`thinkingLevel`, `implementationPlanRetention`, `defaultPlanExportPath`, "
-    "`toggleShortcut`; other fields are ignored here). An invalid value in one of these "
-    "fields invalidates the whole document: a `settings-invalid` notice is observed and "
+    "The pi-plan-mode settings document in effect at session start, as raw JSON values; "
+    "the lifecycle acts on `thinkingLevel`, `implementationPlanRetention`, "
+    "`defaultPlanExportPath` and `toggleShortcut`. An invalid value in any field "
+    "invalidates the whole document: a `settings-invalid` notice is observed and "
     "the defaults apply (§ Thinking level)."
 )
 
@@ -403,7 +403,11 @@ class ExportRunInput(ContractInput):
     home: str = Field(default="/home/user", pattern=r"^/")
     paths: list[PathEntry] = Field(default_factory=list)
     settings: dict[str, Any] = Field(
-        default_factory=dict, description="Raw settings; `defaultPlanExportPath` is used."
+        default_factory=dict,
+        description=(
+            "The raw settings document; `defaultPlanExportPath` is used, and an invalid value "
+            "in any field invalidates the document, so the export falls back to `PLAN.md`."
+        ),
     )
     request: ExportRequest = Field(default_factory=ExportRequest)
     state: PlanState

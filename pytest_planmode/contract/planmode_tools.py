@@ -66,9 +66,10 @@ class ToolEntry(ContractInput):
 
 
 SETTINGS_DESCRIPTION = (
-    "The pi-plan-mode settings document (raw JSON). Only `defaultPlanTools` is consulted: "
-    "omitted means automatic safe built-ins, an invalid value falls back to them with a "
-    "warning; the retired `toolVisibility` key and every other key are ignored."
+    "The pi-plan-mode settings document (raw JSON). `defaultPlanTools` is used: omitted "
+    "means automatic safe built-ins; an invalid value in any field invalidates the "
+    "document, which falls back to them with a warning. Unknown keys and the retired "
+    "`toolVisibility` are ignored."
 )
 
 

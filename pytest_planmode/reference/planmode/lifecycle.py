@@ -18,53 +18,20 @@ from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import reinjection
 from pytest_planmode.reference.planmode import shortcut as toggle
 from pytest_planmode.reference.planmode import thinking as plan_thinking
-from pytest_planmode.reference.planmode.settings_values import (
-    InvalidSetting,
-    export_path,
-    retention_policy,
-    thinking_level,
-    toggle_shortcut,
-)
+from pytest_planmode.reference.planmode.settings import FALLBACK, EffectiveSettings, read_document
 
 Obs = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The effective values of the fields this lifecycle reads."""
-
-    thinking_level: str = plan_thinking.INHERIT
-    retention: str = reinjection.DEFAULT_POLICY
-    export_path: str | None = None
-    toggle_shortcut: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "thinkingLevel": self.thinking_level,
-            "implementationPlanRetention": self.retention,
-            "defaultPlanExportPath": self.export_path,
-            "toggleShortcut": self.toggle_shortcut,
-        }
-
-
-_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "thinkingLevel": thinking_level,
-    "implementationPlanRetention": retention_policy,
-    "defaultPlanExportPath": export_path,
-    "toggleShortcut": toggle_shortcut,
-}
-
-
-def parse_settings(raw: Mapping[str, Any]) -> Settings:
-    """§ Thinking level: one invalid value invalidates the document
-    (raises InvalidSetting); omitted fields take their defaults."""
-    values = {key: _FIELDS[key](raw[key]) for key in _FIELDS if raw.get(key) is not None}
-    return Settings(
-        thinking_level=values.get("thinkingLevel", plan_thinking.INHERIT),
-        retention=values.get("implementationPlanRetention", reinjection.DEFAULT_POLICY),
-        export_path=values.get("defaultPlanExportPath"),
-        toggle_shortcut=values.get("toggleShortcut"),
-    )
+def settings_view(settings: EffectiveSettings) -> dict[str, Any]:
+    """The four fields the lifecycle acts on, as its final state reports
+    them (an unconfigured export path or shortcut is null)."""
+    return {
+        "thinkingLevel": settings.thinking_level,
+        "implementationPlanRetention": settings.implementation_plan_retention,
+        "defaultPlanExportPath": settings.default_plan_export_path,
+        "toggleShortcut": settings.toggle_shortcut,
+    }
 
 
 @dataclass(frozen=True)
@@ -86,7 +53,7 @@ class State:
     session: int = 1
     plan_in_history: bool = False
     raw_settings: Mapping[str, Any] = field(default_factory=dict)
-    settings: Settings = Settings()
+    settings: EffectiveSettings = FALLBACK
     shortcut: toggle.Shortcut = field(default_factory=lambda: toggle.at_startup(None))
     cwd: str = "/"
     #: The state before the Implement action of the previous event, so a
@@ -197,7 +164,7 @@ class _Run:
             menu_level = before.thinking
             self.leave_plan_mode("implement")
         self.clear_active("superseded")
-        policy = before.settings.retention
+        policy = before.settings.implementation_plan_retention
         session = before.session + 1 if fresh else before.session
         self.set(session=session, plan_in_history=True)
         if fresh:
@@ -282,11 +249,11 @@ class _Run:
             changes["defaultPlanExportPath"] = None
         merged = {**self.state.raw_settings, **changes}
         merged = {key: value for key, value in merged.items() if value is not None}
-        try:
-            settings = parse_settings(merged)
-        except InvalidSetting as exc:
-            self.notice("settings-rejected", str(exc))
+        reading = read_document(merged)
+        if reading.invalid is not None:
+            self.notice("settings-rejected", reading.invalid.detail)
             return
+        settings = reading.settings
         self.set(raw_settings=merged, settings=settings)
         if "toggleShortcut" in event["settings"]:
             state = toggle.configure(self.state.shortcut, settings.toggle_shortcut)
@@ -372,7 +339,7 @@ class _Run:
             self.fs,
             plan=plan,
             explicit=event.get("path"),
-            configured=state.settings.export_path,
+            configured=state.settings.default_plan_export_path,
             cwd=state.cwd,
             home=self.home,
             cancel=bool(event.get("cancel")),
@@ -426,13 +393,15 @@ def run(
     """Run a lifecycle script. Events are mappings with snake_case keys and
     a `type` among :data:`_EVENTS`; the trace lists observations in order."""
     notices: list[Obs] = []
-    try:
-        effective = parse_settings(settings)
-        raw: Mapping[str, Any] = dict(settings)
-    except InvalidSetting as exc:
+    reading = read_document(settings)
+    effective = reading.settings
+    raw: Mapping[str, Any] = dict(settings)
+    if reading.invalid is not None:
         # § Thinking level: invalid settings warn and fall back to the defaults.
-        effective, raw = Settings(), {}
-        notices.append({"at": 0, "type": "notice", "code": "settings-invalid", "text": str(exc)})
+        raw = {}
+        notices.append(
+            {"at": 0, "type": "notice", "code": "settings-invalid", "text": reading.invalid.detail}
+        )
     state = State(
         thinking=thinking_level_now,
         saved_plan=saved_plan,

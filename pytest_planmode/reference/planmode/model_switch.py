@@ -12,11 +12,12 @@ Models are keyed ``"provider/modelId"``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pytest_planmode.reference.planmode import settings_values as sv
+from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.virtual_time import race
 
 #: Every candidate's authentication budget (§ Auto model switch).
@@ -36,21 +37,6 @@ DIRECTION_FIELD: Mapping[str, str] = {
 DIRECTION_LABEL: Mapping[str, str] = {
     "planModel": "Plan enter model",
     "normalModel": "Plan exit model",
-}
-
-#: Every settings field that can invalidate the document, with its validator.
-#: One invalid value invalidates the whole document (§ Auto model switch:
-#: "Invalid values invalidate the settings document like every other field").
-SETTINGS_VALIDATORS: Mapping[str, Callable[[Any], object]] = {
-    "autoSwitchModel": lambda v: sv.boolean("autoSwitchModel", v),
-    "planModel": lambda v: sv.model_chain("planModel", v),
-    "normalModel": lambda v: sv.model_chain("normalModel", v),
-    "thinkingLevel": sv.thinking_level,
-    "implementationPlanRetention": sv.retention_policy,
-    "defaultPlanTools": sv.tool_names,
-    "defaultPlanExportPath": sv.export_path,
-    "safeSubcommands": sv.safe_subcommands,
-    "toggleShortcut": sv.toggle_shortcut,
 }
 
 
@@ -128,22 +114,17 @@ def read_settings(raw: Mapping[str, Any], read_failed: bool) -> Settings:
     switching." Unknown fields are other features' business and ignored."""
     if read_failed:
         return Settings(disabled_reason="read-failed", error="the settings file could not be read")
-    chains: dict[str, tuple[str, ...]] = {}
-    for key, validate in SETTINGS_VALIDATORS.items():
-        if key not in raw:
-            continue
-        try:
-            value = validate(raw[key])
-        except sv.InvalidSetting as exc:
-            return Settings(disabled_reason="invalid-settings", error=str(exc))
-        if key in ("planModel", "normalModel") and isinstance(value, tuple):
-            chains[key] = tuple(model_key(ref) for ref in value)
-    auto = raw.get("autoSwitchModel", False) is True
-    return Settings(
-        auto_switch=auto,
-        chains=chains,
-        disabled_reason=None if auto else "off",
-    )
+    reading = read_document(raw)
+    if reading.invalid is not None:
+        return Settings(disabled_reason="invalid-settings", error=reading.invalid.detail)
+    effective = reading.settings
+    chains = {
+        key: tuple(model_key(ref) for ref in chain)
+        for key, chain in (("planModel", effective.plan_model), ("normalModel", effective.normal_model))
+        if chain is not None
+    }
+    auto = effective.auto_switch_model
+    return Settings(auto_switch=auto, chains=chains, disabled_reason=None if auto else "off")
 
 
 def catalogue(scoped: Sequence[str], available: Sequence[str]) -> frozenset[str]:

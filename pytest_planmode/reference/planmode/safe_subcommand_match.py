@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_planmode.reference.planmode.settings import EffectiveSettings
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,11 @@ class TrustedPrefixes:
     def from_settings(cls, normalised: Mapping[str, Sequence[str]]) -> TrustedPrefixes:
         """Build from the normalised setting (`settings_values.safe_subcommands`)."""
         return cls(tuple(f"{command} {sub}" for command, subs in normalised.items() for sub in subs))
+
+    @classmethod
+    def of(cls, settings: EffectiveSettings) -> TrustedPrefixes:
+        """What effective settings trust (nothing for the fallback)."""
+        return cls.from_settings(dict(settings.safe_subcommands))
 
     def match(self, segment: str) -> str | None:
         """The first prefix that trusts `segment` (already trimmed of spaces and

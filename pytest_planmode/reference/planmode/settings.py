@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, Literal
 
 from pytest_planmode.reference.planmode.settings_values import (
+    DEFAULT_EXPORT_PATH,
     RETENTION_POLICIES,
     THINKING_LEVELS,
     InvalidSetting,
@@ -67,7 +68,8 @@ class EffectiveSettings:
     auto_switch_model: bool = False
     plan_model: tuple[ModelRef, ...] | None = None
     normal_model: tuple[ModelRef, ...] | None = None
-    default_plan_export_path: str = "PLAN.md"
+    #: None: not configured, exports use `PLAN.md` (§ Export destination).
+    default_plan_export_path: str | None = None
     safe_subcommands: tuple[tuple[str, tuple[str, ...]], ...] = ()
     toggle_shortcut: str | None = None
 
@@ -89,7 +91,7 @@ class EffectiveSettings:
             "autoSwitchModel": self.auto_switch_model,
             "planModel": chain(self.plan_model),
             "normalModel": chain(self.normal_model),
-            "defaultPlanExportPath": self.default_plan_export_path,
+            "defaultPlanExportPath": self.default_plan_export_path or DEFAULT_EXPORT_PATH,
             "safeSubcommands": {key: list(values) for key, values in self.safe_subcommands},
             "toggleShortcut": self.toggle_shortcut or "",
         }
@@ -194,11 +196,13 @@ _SAFE_PATH = re.compile(r"^[A-Za-z]+(\[\d+\])?(\.(provider|modelId))?$")
 
 class DocumentInvalid(ValueError):
     """The document is not a valid settings document; the message never
-    contains file content."""
+    contains file content. `detail` is the failed rule as the field's
+    validator words it (`planModel[1].modelId: must be a non-empty string`)."""
 
-    def __init__(self, field: str | None, message: str) -> None:
+    def __init__(self, field: str | None, message: str, detail: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+        self.detail = detail if detail is not None else message
 
 
 def effective_settings(document: Any) -> EffectiveSettings:
@@ -218,8 +222,31 @@ def effective_settings(document: Any) -> EffectiveSettings:
         except InvalidSetting as exc:
             where = exc.field if _SAFE_PATH.match(exc.field) else key
             at = f" (the problem is at {where})" if where != key else ""
-            raise DocumentInvalid(key, f"{key} {rule.rule}{at}") from None
+            raise DocumentInvalid(key, f"{key} {rule.rule}{at}", str(exc)) from None
     return EffectiveSettings(**values)
+
+
+@dataclass(frozen=True)
+class SettingsReading:
+    """A settings document as every consumer reads it: its effective
+    settings, or the documented fallback and why the document is invalid."""
+
+    settings: EffectiveSettings
+    invalid: DocumentInvalid | None = None
+
+
+def read_document(document: Any) -> SettingsReading:
+    """The one reader of a raw `pi-plan-mode.json` document (§ Thinking
+    level: "Invalid settings produce a warning and fall back to inherited
+    Plan thinking, available safe-built-in tool defaults, `clear-on-start`,
+    no implementation-model switch, and `PLAN.md`"; § Auto model switch:
+    "Invalid values invalidate the settings document like every other
+    field"). Loads, saves, the lifecycle, the model switch, exports, the
+    tool policy and the shell trust all read through it."""
+    try:
+        return SettingsReading(effective_settings(document))
+    except DocumentInvalid as exc:
+        return SettingsReading(FALLBACK, exc)
 
 
 # ---------------------------------------------------------------- parsing

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
+from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
 from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
 
@@ -90,21 +91,20 @@ class FrozenPolicy:
 
 def settings_names(settings: Mapping[str, Any]) -> PolicyNames:
     """§ Default Plan policy tools: an omitted `defaultPlanTools` means
-    automatic safe built-ins; `[]` means no optional tools. An invalid value
-    falls back to the safe-built-in defaults with a warning (§ Thinking level:
-    invalid settings fall back to "available safe-built-in tool defaults").
-    Other keys, the retired `toolVisibility` included, are not consulted."""
-    if "defaultPlanTools" not in settings:
-        return PolicyNames(BASIS_AUTOMATIC, None)
-    try:
-        names = tool_names(settings["defaultPlanTools"])
-    except InvalidSetting as exc:
+    automatic safe built-ins; `[]` means no optional tools. An invalid
+    document (any of its fields) falls back to the safe-built-in defaults
+    with a warning (§ Thinking level: invalid settings fall back to
+    "available safe-built-in tool defaults"). Unknown keys and the retired
+    `toolVisibility` are ignored."""
+    reading = read_document(settings)
+    if reading.invalid is not None:
         return PolicyNames(
             BASIS_AUTOMATIC,
             None,
-            (f"invalid settings ({exc}); using automatic safe built-ins instead",),
+            (f"invalid settings ({reading.invalid.detail}); using automatic safe built-ins instead",),
         )
-    return PolicyNames(BASIS_SETTINGS, names)
+    names = reading.settings.default_plan_tools
+    return PolicyNames(BASIS_AUTOMATIC if names is None else BASIS_SETTINGS, names)
 
 
 def policy_names(settings: Mapping[str, Any], selection: Sequence[Any] | None) -> PolicyNames:

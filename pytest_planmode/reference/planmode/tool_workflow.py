@@ -18,7 +18,7 @@ from typing import Any
 
 from pytest_planmode.reference.planmode import tool_events as ev
 from pytest_planmode.reference.planmode.plan_helpers import PlanContract
-from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
+from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.tool_freeze import (
     FrozenPolicy,
     PolicyNames,
@@ -157,21 +157,19 @@ class _Workflows:
     def save_settings(self, event: ev.SettingsSaved) -> None:
         # Saved names apply only when a later workflow starts: the names of
         # a workflow are captured at its start, so nothing here touches them.
-        # `settings` holds the changed fields; `null` removes one, so a null
+        # `changes` holds the changed fields; `None` removes one, so a null
         # `defaultPlanTools` resets to automatic (the whole override goes).
-        # Only `defaultPlanTools` is consulted here, so only it is validated;
         # Settings and JSON edits (`via`) are read the same way.
-        changes = event.changes
-        names = changes.get("defaultPlanTools")
-        if names is not None:
-            try:
-                tool_names(names)
-            except InvalidSetting as exc:
-                # Invalid values leave the previous effective settings in place.
-                self.trace.append({"at": event.at, "type": "settings", "applied": False, "warning": str(exc)})
-                return
-        merged = {**self.settings, **changes}
-        self.settings = {key: value for key, value in merged.items() if value is not None}
+        merged = {**self.settings, **event.changes}
+        merged = {key: value for key, value in merged.items() if value is not None}
+        reading = read_document(merged)
+        if reading.invalid is not None:
+            # Invalid values leave the previous effective settings in place.
+            self.trace.append(
+                {"at": event.at, "type": "settings", "applied": False, "warning": reading.invalid.detail}
+            )
+            return
+        self.settings = merged
         self.trace.append({"at": event.at, "type": "settings", "applied": True})
 
     def select(self, event: ev.SelectionMade) -> None:

@@ -12,7 +12,7 @@ from pytest_planmode.contract.planmode_lifecycle import (
 )
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import lifecycle
-from pytest_planmode.reference.planmode.settings_values import InvalidSetting, export_path
+from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
@@ -66,7 +66,7 @@ def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
         else {"prior": state.snapshot.prior, "applied": state.snapshot.applied},
         "session": state.session,
         "plan_in_history": state.plan_in_history,
-        "settings": state.settings.as_json(),
+        "settings": lifecycle.settings_view(state.settings),
         "shortcut": {
             "loaded": state.shortcut.loaded,
             "configured": state.shortcut.configured,
@@ -90,14 +90,10 @@ def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
 
 
 def configured_export_path(settings: dict[str, Any]) -> str | None:
-    """§ Thinking level: an invalid document falls back to `PLAN.md`."""
-    value = settings.get("defaultPlanExportPath")
-    if value is None:
-        return None
-    try:
-        return export_path(value)
-    except InvalidSetting:
-        return None
+    """§ Export destination and § Thinking level: the configured destination
+    of a valid document; None (so `PLAN.md`) when it sets none or when any
+    of its fields is invalid."""
+    return read_document(settings).settings.default_plan_export_path
 
 
 def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutput:

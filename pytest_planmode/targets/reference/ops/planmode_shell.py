@@ -9,22 +9,22 @@ from pytest_planmode.reference.planmode.safe_subcommand_match import (
     NO_TRUST,
     TrustedPrefixes,
 )
-from pytest_planmode.reference.planmode.settings_values import InvalidSetting, safe_subcommands
+from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.shell_verdict import Verdict
 from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
 def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, str | None]:
-    """Normalise a raw `safeSubcommands` value (`given` is false when the
-    setting is absent). An invalid value, JSON null included, invalidates the
-    settings document and the default policy applies: nothing is trusted."""
+    """The trust a raw `safeSubcommands` value grants (`given` is false when
+    the setting is absent), read as the one field of a settings document:
+    an invalid value, JSON null included, invalidates the document and the
+    default policy applies, so nothing is trusted."""
     if not given:
         return NO_TRUST, None
-    try:
-        return TrustedPrefixes.from_settings(safe_subcommands(raw)), None
-    except InvalidSetting as exc:
-        return NO_TRUST, str(exc)
+    reading = read_document({"safeSubcommands": raw})
+    error = reading.invalid.detail if reading.invalid is not None else None
+    return TrustedPrefixes.of(reading.settings), error
 
 
 def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
