@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,9 @@ def _fixtures_export(args: argparse.Namespace) -> int:
         print(f"planmode fixtures export: the suite's fixtures are malformed:\n{exc}", file=sys.stderr)
         return 1
     out = Path(args.json)
+    if out.exists() and not out.is_dir():
+        print(f"planmode fixtures export: --json {out}: not a directory", file=sys.stderr)
+        return 2
     by_file: dict[str, list[dict[str, object]]] = {}
     for case in cases:
         by_file.setdefault(case.file, []).append(
@@ -257,7 +261,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
-    return func(args)
+    try:
+        status = func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left (`| head`): one line, and no second error when
+        # Python flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        print(f"{parser.prog}: the output was closed before it was complete (broken pipe)", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"{parser.prog}: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return status
 
 
 if __name__ == "__main__":

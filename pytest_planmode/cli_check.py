@@ -3,6 +3,7 @@
     planmode check [--extension planmode|oplmodes] [--shell bash|powershell]
                    [--cwd DIR] [--settings FILE] [--mode NAME] [--config FILE]
                    -- '<command>'
+    planmode check [options] -          # the command on stdin (also with no argument)
 
 Prints the verdict, the segments, and for a block the segment and the rule
 that blocked it. Exit status: 0 allowed, 1 blocked, 2 usage error
@@ -59,7 +60,12 @@ def add_check_command(subparsers: Any) -> None:
     )
     parser.add_argument("--mode", metavar="NAME", default="plan", help="opl-modes mode (default: plan)")
     parser.add_argument("--config", metavar="FILE", help="opl-modes configuration JSON")
-    parser.add_argument("command", nargs="+", help="the command, as one argument after --")
+    parser.add_argument(
+        "command",
+        nargs="*",
+        help="the command, as one argument after --; '-' or nothing reads it from stdin "
+        "(one trailing newline is dropped), for commands too long for one argument",
+    )
     parser.set_defaults(func=run_check)
 
 
@@ -132,6 +138,15 @@ def _check_oplmodes(args: argparse.Namespace, command: str) -> int:
     if args.shell != "bash":
         raise UsageError("opl-modes gates Bash only: --shell powershell needs --extension planmode")
     config = _read_json_object(args.config, "config") if args.config else None
+    configured = config.get("modes") if config else None
+    modes = ["off", "chat", "plan", "execute"]
+    if isinstance(configured, dict):
+        modes += [name for name in configured if name not in modes]
+    if args.mode not in modes:
+        raise UsageError(
+            f"unknown mode {args.mode!r}: the modes are {', '.join(modes)}"
+            + ("" if args.config else " (custom modes come from --config)")
+        )
     try:
         module = importlib.import_module("pytest_planmode.reference.oplmodes.bash_gate")
         explain = module.explain
@@ -152,14 +167,25 @@ def _check_oplmodes(args: argparse.Namespace, command: str) -> int:
     return EXIT_ALLOWED if allowed else EXIT_BLOCKED
 
 
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("give the command as one quoted argument after --, or pipe it on stdin")
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the command on stdin is not valid UTF-8 (byte {exc.start})") from exc
+    # `echo CMD |` adds a newline that is not part of the command.
+    return text.removesuffix("\n")
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Entry point of `planmode check`."""
     try:
-        if len(args.command) != 1:
+        if len(args.command) > 1:
             raise UsageError(
                 f"give the command as one quoted argument after -- (got {len(args.command)} arguments)"
             )
-        command = args.command[0]
+        command = _read_stdin() if args.command in ([], ["-"]) else args.command[0]
         if args.extension == "oplmodes":
             return _check_oplmodes(args, command)
         cwd = args.cwd if args.cwd is not None else os.getcwd()

@@ -8,6 +8,9 @@ hooks touch an unrelated pytest session.
 from __future__ import annotations
 
 import json
+import math
+import os
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,7 +20,7 @@ import pytest
 
 from pytest_planmode import SUITE_VERSION
 from pytest_planmode.matching import mismatches
-from pytest_planmode.plugin import DEFAULT_TIMEOUT, option
+from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
@@ -33,24 +36,53 @@ def marker_name(text: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in text)
 
 
-def load_expectations(path: str) -> dict[str, str]:
+def load_expectations(path: str, flag: str = "--planmode-expectations") -> dict[str, str]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise pytest.UsageError(f"--planmode-expectations {path}: cannot read: {exc}") from None
-    except ValueError as exc:
-        raise pytest.UsageError(f"--planmode-expectations {path}: not valid JSON: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"{flag} {path}: cannot read: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise pytest.UsageError(f"{flag} {path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise pytest.UsageError(
-            f"--planmode-expectations {path}: expected a JSON object mapping case id -> reason"
-        )
+        raise pytest.UsageError(f"{flag} {path}: expected a JSON object mapping case id -> reason")
     bad = [k for k, v in data.items() if not isinstance(v, str) or not v.strip()]
     if bad:
         raise pytest.UsageError(
-            f"--planmode-expectations {path}: every case needs a non-empty reason string; "
-            f"missing for {sorted(bad)[:10]}"
+            f"{flag} {path}: every case needs a non-empty reason string; missing for {sorted(bad)[:10]}"
         )
     return dict(data)
+
+
+def _positive_number(value: Any, name: str, default: float) -> float:
+    """An option value in seconds or bytes: finite and greater than 0."""
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise pytest.UsageError(f"--planmode-{name} must be a number, got {value!r}") from None
+    if not math.isfinite(number) or number <= 0:
+        raise pytest.UsageError(f"--planmode-{name} must be finite and greater than 0, got {value!r}")
+    return number
+
+
+def check_writable(path: str, flag: str) -> None:
+    """A usage error unless a file can be written at `path` (its missing
+    parent directories are created when it is written)."""
+    target = Path(path)
+    if target.is_dir():
+        raise pytest.UsageError(f"{flag} {path}: is a directory")
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise pytest.UsageError(f"{flag} {path}: the file is not writable")
+        return
+    probe = target.absolute().parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise pytest.UsageError(f"{flag} {path}: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise pytest.UsageError(f"{flag} {path}: cannot create files in {probe}")
 
 
 class TargetClient:
@@ -164,15 +196,9 @@ class PlanmodeRun:
     def __init__(self, config: pytest.Config, target_spec: str) -> None:
         self.config = config
         self.target_spec = target_spec
-        timeout = option(config, "timeout")
-        try:
-            self.timeout = float(timeout) if timeout is not None else DEFAULT_TIMEOUT
-        except ValueError:
-            raise pytest.UsageError(
-                f"planmode_timeout must be a number of seconds, got {timeout!r}"
-            ) from None
-        if self.timeout <= 0:
-            raise pytest.UsageError("--planmode-timeout must be greater than 0")
+        self.timeout = _positive_number(option(config, "timeout"), "timeout", DEFAULT_TIMEOUT)
+        self.max_line = int(_positive_number(option(config, "max-line"), "max-line", DEFAULT_MAX_LINE))
+        self.strict = bool(option(config, "strict"))
         level = option(config, "level") or "all"
         if level not in ("all", "must"):
             raise pytest.UsageError(f"planmode_level must be 'all' or 'must', got {level!r}")
@@ -187,6 +213,17 @@ class PlanmodeRun:
         self.report_path = option(config, "report")
         self.write_path = option(config, "write-expectations")
         self.is_worker = hasattr(config, "workerinput")
+        # Checked now, not after the run: a run whose results cannot be
+        # written is wasted.
+        if self.report_path:
+            check_writable(self.report_path, "--planmode-report")
+        # What an existing file already records survives a partial refresh.
+        self.written_before: dict[str, str] = {}
+        if self.write_path:
+            check_writable(self.write_path, "--planmode-write-expectations")
+            if Path(self.write_path).exists():
+                self.written_before = load_expectations(self.write_path, "--planmode-write-expectations")
+        self.vacuous: list[str] = []
         self.target: Target | None = None
         self.exit_status: int | None = 0
         self.handshake: Handshake | None = None
@@ -201,7 +238,7 @@ class PlanmodeRun:
         if config.option.help or config.option.version:
             return
         try:
-            self.target = resolve_target(self.target_spec, timeout=self.timeout)
+            self.target = resolve_target(self.target_spec, timeout=self.timeout, max_line=self.max_line)
             self.handshake = self.target.handshake()
         except TargetError as exc:
             raise pytest.UsageError(f"--planmode-target: {exc}") from None
@@ -242,12 +279,15 @@ class PlanmodeRun:
             return FixtureFileCollector.from_parent(parent, path=file_path)
         return None
 
+    # First, so that duplicate ids are found among all collected items and
+    # case ids are keywords before -k deselects.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         selected: list[pytest.Item] = []
         deselected: list[pytest.Item] = []
-        first: dict[str, str] = {}
+        first: dict[str, pytest.Item] = {}
         for item in items:
             marker = item.get_closest_marker("planmode")
             if marker is None:
@@ -256,10 +296,14 @@ class PlanmodeRun:
             ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
             level = marker.kwargs.get("level", "must")
             case_id = marker.kwargs.get("id") or item.name
-            if case_id in first and first[case_id] != item.nodeid:
-                raise pytest.UsageError(f"duplicate case id {case_id!r}: {first[case_id]} and {item.nodeid}")
-            first[case_id] = item.nodeid
+            # Two cases of one file share a node id: compare the items.
+            if case_id in first and first[case_id] is not item:
+                raise pytest.UsageError(
+                    f"duplicate case id {case_id!r}: {_where(first[case_id])} and {_where(item)}"
+                )
+            first[case_id] = item
             self.collected_ids.add(case_id)
+            item.extra_keyword_matches.add(case_id)
             item.user_properties.extend(
                 [("planmode_case", case_id), ("planmode_operation", ops[0]), ("planmode_level", level)]
             )
@@ -276,6 +320,37 @@ class PlanmodeRun:
             config.hook.pytest_deselected(items=deselected)
             items[:] = selected
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """A run that selects no fixture case, or none for an operation the
+        target supports, proves nothing about it: a loud warning, an error
+        under --planmode-strict."""
+        if self.handshake is None:
+            return
+        from pytest_planmode.contract import operations
+
+        covered = {item.case.operation for item in session.items if isinstance(item, CaseItem)}
+        if not covered:
+            has_files = any(self.fixtures_dir.rglob("*.toml"))
+            self.vacuous.append(
+                f"no fixture case selected: {self.fixtures_dir} holds no fixture file (*.toml)"
+                if not has_files
+                else "no fixture case selected: the run's paths and selection leave none"
+            )
+        else:
+            missing = sorted((set(self.handshake.operations) & set(operations())) - covered)
+            if missing:
+                self.vacuous.append(
+                    "no fixture case selected for operation(s) the target supports: " + ", ".join(missing)
+                )
+        if not self.vacuous or self.is_worker:
+            return
+        if self.strict:
+            raise pytest.UsageError(f"{'; '.join(self.vacuous)} (--planmode-strict)")
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            for line in self.vacuous:
+                reporter.write_line(f"planmode warning: {line}", yellow=True, bold=True)
+
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         marker = item.get_closest_marker("planmode")
         if marker is None or self.handshake is None:
@@ -286,6 +361,21 @@ class PlanmodeRun:
             pytest.skip(f"unsupported: {self.handshake.label} does not list operation {', '.join(missing)}")
 
     # -- results ------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report: pytest.TestReport = yield
+        marker = item.get_closest_marker("planmode")
+        if marker is None or not report.failed or report.when != "call":
+            return report
+        case_id = marker.kwargs.get("id") or item.name
+        if str(report.longrepr).startswith("[XPASS(strict)]"):
+            # A fixed case: say what to do, not the failure it once had.
+            message = f"passes now: remove `{case_id}` from `{self.expectations_path}`"
+            report.longrepr = f"{message}\n(it was listed as: {self.expectations.get(case_id, '')})"
+            report.user_properties.append(("planmode_summary", message))
+            report.user_properties.append(("planmode_xpass", True))
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = {str(k): v for k, v in report.user_properties}
@@ -321,7 +411,7 @@ class PlanmodeRun:
         if outcome in ("failed", "error"):
             entry["message"] = report.longreprtext[:8000]
             entry["summary"] = _summary(report, props)
-            if report.longreprtext.startswith("[XPASS(strict)]"):
+            if props.get("planmode_xpass"):
                 entry["xpassStrict"] = True
         elif outcome == "xfailed":
             entry["message"] = str(getattr(report, "wasxfail", ""))
@@ -332,9 +422,13 @@ class PlanmodeRun:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """xdist: a worker finished; keep its target's exit status."""
-        status = getattr(node, "workeroutput", {}).get("planmode_exit_status", 0)
+        output = getattr(node, "workeroutput", {})
+        status = output.get("planmode_exit_status", 0)
         if status != 0 and self.exit_status == 0:
             self.exit_status = status
+        for line in output.get("planmode_vacuous", ()):
+            if line not in self.vacuous:
+                self.vacuous.append(line)
 
     def totals(self) -> Counter[str]:
         total: Counter[str] = Counter()
@@ -360,6 +454,10 @@ class PlanmodeRun:
                 f"({'it hung' if self.exit_status is None else f'status {self.exit_status}'})",
                 red=True,
             )
+        for line in self.vacuous:
+            tr.write_line(
+                f"planmode {'error' if self.strict else 'warning'}: {line}", red=self.strict, yellow=True
+            )
         if not self.counts:
             tr.write_line("no conformance case ran")
             return
@@ -381,20 +479,44 @@ class PlanmodeRun:
         self.stop()
         if self.is_worker:
             # The controller reports the workers' targets' exit statuses.
-            self.config.workeroutput["planmode_exit_status"] = self.exit_status  # type: ignore[attr-defined]
+            workeroutput = self.config.workeroutput  # type: ignore[attr-defined]
+            workeroutput["planmode_exit_status"] = self.exit_status
+            workeroutput["planmode_vacuous"] = self.vacuous
             return
-        if self.report_path:
-            self._write_json(self.report_path, self.report())
-        if self.write_path:
-            # Still failing: listed cases that xfailed keep their reason; new
-            # failures get their one-line summary; a listed case that now
-            # passes (strict XPASS) leaves the file.
-            failing = {
-                case_id: self.expectations.get(case_id) or entry.get("summary") or "failed"
-                for case_id, entry in self.results.items()
-                if entry["outcome"] in ("failed", "error", "xfailed") and not entry.get("xpassStrict")
-            }
-            self._write_json(self.write_path, dict(sorted(failing.items())))
+        failed = pytest.ExitCode.TESTS_FAILED
+        if self.exit_status != 0 and session.exitstatus == pytest.ExitCode.OK:
+            # The message is in the summary; a status the run must not hide.
+            session.exitstatus = failed
+        if self.vacuous and self.strict and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = failed
+        if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return  # nothing ran: no report, and the expectations file stays as it is
+        for path, data in (
+            (self.report_path, self.report),
+            (self.write_path, self.written_expectations),
+        ):
+            if not path:
+                continue
+            try:
+                self._write_json(path, data())
+            except OSError as exc:
+                sys.stderr.write(f"planmode: cannot write {path}: {exc}\n")
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def written_expectations(self) -> dict[str, str]:
+        """The expectations file after this run: an entry leaves only when
+        its case ran and passed (or passed although listed); cases that did
+        not run keep their entries, listed failures keep their reasons, new
+        failures get their one-line summary."""
+        known = {**self.written_before, **self.expectations}
+        written = dict(known)
+        for case_id, entry in self.results.items():
+            outcome = entry["outcome"]
+            if outcome == "passed" or entry.get("xpassStrict"):
+                written.pop(case_id, None)
+            elif outcome in ("failed", "error", "xfailed"):
+                written[case_id] = known.get(case_id) or entry.get("summary") or "failed"
+        return dict(sorted(written.items()))
 
     def report(self) -> dict[str, Any]:
         assert self.handshake is not None
@@ -429,6 +551,10 @@ class PlanmodeRun:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _where(item: pytest.Item) -> str:
+    return item.case.where if isinstance(item, CaseItem) else item.nodeid
 
 
 def _summary(report: pytest.TestReport, props: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ import pytest
 
 LEVELS = ("all", "must")
 DEFAULT_TIMEOUT = 5.0
+DEFAULT_MAX_LINE = 16 * 1024 * 1024
 
 _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
@@ -62,6 +63,18 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "Write a JSON report: implementation, suite version, counts per operation and every "
         "failed case with its message (schema: pytest_planmode/schemas/report.schema.json).",
     ),
+    (
+        "max-line",
+        {"metavar": "BYTES", "type": int},
+        f"Longest answer line an exec: target may write, in bytes (default {DEFAULT_MAX_LINE}); "
+        "a longer line fails its case as a flood and the target is restarted.",
+    ),
+    (
+        "strict",
+        {"action": "store_true"},
+        "Fail the run when it would prove nothing: no fixture case selected at all, or none "
+        "for an operation the target supports (without it these are warnings). Use it in CI.",
+    ),
 ]
 
 
@@ -70,7 +83,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, kwargs, help_text in _OPTIONS:
         dest = "planmode_" + name.replace("-", "_")
         group.addoption(f"--planmode-{name}", dest=dest, default=None, help=help_text, **kwargs)
-        if name != "write-expectations":
+        if name == "strict":
+            parser.addini(dest, f"Default for --planmode-{name}.", type="bool", default=False)
+        elif name != "write-expectations":
             parser.addini(dest, f"Default for --planmode-{name}.", default=None)
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import pytest
 import pytest_planmode.harness
 import pytest_planmode.targets.exec_target
 import pytest_planmode.targets.python_target  # noqa: F401
+from pytest_planmode import hypothesis_profiles
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR
 
 TESTS = Path(__file__).resolve().parent
@@ -88,7 +90,20 @@ def run_suite(pytester: pytest.Pytester, target: str, *args: str, subprocess: bo
     if report.exists():
         report.unlink()
     argv = [f"--planmode-target={target}", f"--planmode-report={report}", "-p", "no:cacheprovider", *args]
-    result = pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
+    # Derandomized draws: a test proving that a property catches a planted
+    # bug passes on every run, not on a lucky one.
+    if subprocess:
+        saved = os.environ.get("CI")
+        os.environ["CI"] = "1"
+        try:
+            result = pytester.runpytest_subprocess(*argv)
+        finally:
+            if saved is None:
+                del os.environ["CI"]
+            else:
+                os.environ["CI"] = saved
+    else:
+        result = pytester.runpytest(f"--hypothesis-profile={hypothesis_profiles.CI}", *argv)
     data = json.loads(report.read_text()) if report.exists() else None
     return SuiteRun(result, data)
 
@@ -102,7 +117,8 @@ def suite(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The project's own tests draw the same examples on every run (the
+    # derandomized profile), so a newcomer's first run is the CI run.
+    hypothesis_profiles.register()
     if not config.getoption("hypothesis_profile", None):
-        from pytest_planmode import hypothesis_profiles
-
-        hypothesis_profiles.load()
+        hypothesis_profiles.load(hypothesis_profiles.CI)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -104,3 +105,63 @@ def test_console_script_help_lists_every_command() -> None:
     )
     for command in ("fixtures", "schemas", "explain", "validate", "check"):
         assert command in out.stdout
+
+
+PLANMODE = [sys.executable, "-m", "pytest_planmode.cli"]
+
+
+def planmode(
+    *argv: str, input: bytes | None = None, shell_tail: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    import shlex
+
+    if shell_tail is None:
+        return subprocess.run([*PLANMODE, *argv], input=input, capture_output=True, timeout=120, check=False)  # type: ignore[call-overload,no-any-return]
+    line = f"{shlex.join([*PLANMODE, *argv])} {shell_tail}"
+    return subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {line}"], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("argv", [("-",), ()])
+def test_check_reads_a_long_command_on_stdin(argv: tuple[str, ...]) -> None:
+    command = "echo " + "a" * (1 << 18) + " && git status"
+    out = planmode("check", *argv, input=(command + "\n").encode())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(b"allowed\n")
+    blocked = planmode("check", *argv, input=b"ls && rm -rf /\n")
+    assert blocked.returncode == 1 and b"blocked: rm -rf /" in blocked.stdout
+
+
+def test_check_an_unknown_mode_is_a_usage_error_listing_the_modes(tmp_path: Path) -> None:
+    out = planmode("check", "--extension", "oplmodes", "--mode", "nosuch", "--", "ls")
+    assert out.returncode == 2
+    assert b"unknown mode 'nosuch': the modes are off, chat, plan, execute" in out.stderr
+    assert out.stdout == b""
+    config = tmp_path / "opl-modes.json"
+    config.write_text(json.dumps({"modes": {"review": {"tools": ["read"]}}}))
+    custom = planmode(
+        "check", "--extension", "oplmodes", "--config", str(config), "--mode", "review", "--", "ls"
+    )
+    assert custom.returncode == 0, custom.stderr
+
+
+def test_a_broken_pipe_is_one_line_and_status_2(tmp_path: Path) -> None:
+    command = tmp_path / "command.txt"
+    command.write_text("ls && " * 50_000 + "ls")  # one output line per segment
+    out = planmode("check", "-", shell_tail=f"< {command} | head -c 10 >/dev/null")
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert out.stderr.strip().splitlines() == [
+        "planmode: the output was closed before it was complete (broken pipe)"
+    ]
+
+
+def test_export_to_a_file_is_one_line_and_status_2(tmp_path: Path) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    out = planmode("fixtures", "export", "--json", str(target))
+    assert out.returncode == 2
+    assert out.stderr.decode().strip() == f"planmode fixtures export: --json {target}: not a directory"
+    nested = planmode("fixtures", "export", "--json", str(target / "sub"))
+    assert nested.returncode == 2
+    assert b"Traceback" not in nested.stderr and len(nested.stderr.strip().splitlines()) == 1

@@ -107,12 +107,12 @@ def test_oplmodes_uses_the_gate_explain_function(
     fake.explain = explain  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pytest_planmode.reference.oplmodes.bash_gate", fake)
     config = tmp_path / "config.json"
-    config.write_text('{"modes": {}}', encoding="utf-8")
+    config.write_text('{"modes": {"ask": {}}}', encoding="utf-8")
     code, out, _ = run(
         capsys, "--extension", "oplmodes", "--mode", "ask", "--config", str(config), "--", "ls && rm -rf x"
     )
     assert code == 1
-    assert calls == [("ls && rm -rf x", "ask", {"modes": {}})]
+    assert calls == [("ls && rm -rf x", "ask", {"modes": {"ask": {}}})]
     assert "reason: destructive: rm" in out and "2. rm -rf x" in out
 
 

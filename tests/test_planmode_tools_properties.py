@@ -61,6 +61,7 @@ def test_properties_fail_a_leaky_target(
     )
     pytester.syspathinsert()
     result = pytester.runpytest(
+        "--hypothesis-profile=planmode-ci",
         "--planmode-target=python:leaky:Leaky",
         "-p",
         "no:cacheprovider",
@@ -73,5 +74,11 @@ def test_properties_fail_a_leaky_target(
 
 
 def test_properties_pass_the_reference(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--planmode-target=reference", "-p", "no:cacheprovider", str(PROPERTIES))
+    result = pytester.runpytest(
+        "--hypothesis-profile=planmode-ci",
+        "--planmode-target=reference",
+        "-p",
+        "no:cacheprovider",
+        str(PROPERTIES),
+    )
     result.assert_outcomes(passed=6)

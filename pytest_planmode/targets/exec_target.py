@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import shlex
 import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from typing import IO, Any
 
 from pytest_planmode import PROTOCOL_VERSION, SUITE_VERSION
+from pytest_planmode.plugin import DEFAULT_MAX_LINE
 from pytest_planmode.targets.base import (
     Handshake,
     Outcome,
@@ -31,21 +34,88 @@ from pytest_planmode.targets.base import (
 
 _EOF = object()
 STDERR_TAIL = 2000
+CHUNK = 1 << 16
+#: Lines the reader may hold ahead of the harness: with the line bound this
+#: bounds the memory a chatty target can make the harness use.
+QUEUED_LINES = 4
+#: How long a process that has exited may take to flush its last line.
+EXIT_GRACE = 0.2
+#: Pumps still blocked on a pipe held open by an escaped grandchild; their
+#: file objects must outlive them so the descriptor is never reused.
+_STUCK: list[object] = []
 
 
-def _pump(stream: IO[bytes], lines: queue.Queue[object]) -> None:
-    try:
-        for line in iter(stream.readline, b""):
-            lines.put(line)
-    except (OSError, ValueError):
-        pass
-    lines.put(_EOF)
+class Flood:
+    """The target wrote more than the line bound without a newline."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class _Pump:
+    """Reads the target's stdout straight from the descriptor (no buffered
+    reader whose lock a close could wait on), splits it into lines and
+    stops at the first line longer than `max_line`."""
+
+    def __init__(self, fd: int, max_line: int) -> None:
+        self.fd = fd
+        self.max_line = max_line
+        self.lines: queue.Queue[object] = queue.Queue(maxsize=QUEUED_LINES)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _put(self, item: object) -> bool:
+        while not self.stopping.is_set():
+            try:
+                self.lines.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self) -> None:
+        buffer = bytearray()
+        try:
+            while not self.stopping.is_set():
+                chunk = os.read(self.fd, CHUNK)
+                if not chunk:
+                    break
+                scanned = len(buffer)
+                buffer += chunk
+                while True:
+                    newline = buffer.find(b"\n", scanned)
+                    if newline < 0:
+                        break
+                    line = bytes(buffer[: newline + 1])
+                    del buffer[: newline + 1]
+                    scanned = 0
+                    if len(line) > self.max_line + 1:
+                        self._put(Flood(len(line) - 1))
+                        return
+                    if not self._put(line):
+                        return
+                if len(buffer) > self.max_line:
+                    self._put(Flood(len(buffer)))
+                    return
+        except OSError:
+            pass
+        if buffer:
+            self._put(bytes(buffer))
+        self._put(_EOF)
+
+    def get(self, timeout: float) -> object:
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
 
 
 class _Process:
-    """One running target process, with a reader thread feeding a queue."""
+    """One running target process in its own process group, with a reader
+    thread feeding a bounded queue."""
 
-    def __init__(self, argv: list[str], cwd: str | None) -> None:
+    def __init__(self, argv: list[str], cwd: str | None, max_line: int) -> None:
         # Stays open for the life of the process; stop() closes it.
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
         try:
@@ -60,24 +130,48 @@ class _Process:
         except OSError as exc:
             self.stderr.close()
             raise TargetError(f"cannot start {shlex.join(argv)}: {exc}") from exc
-        self.lines: queue.Queue[object] = queue.Queue()
-        assert self.proc.stdout is not None
-        threading.Thread(target=_pump, args=(self.proc.stdout, self.lines), daemon=True).start()
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        self.pump = _Pump(self.proc.stdout.fileno(), max_line)
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], timeout: float) -> None:
+        """Write one line; OSError if the target stopped reading (closed its
+        input, or did not take the line within `timeout`)."""
         assert self.proc.stdin is not None
         # ASCII on the wire: lone surrogates (valid in JSON, not in UTF-8) and
         # line separators such as U+2028 travel as escapes, never raw.
-        data = json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n"
-        self.proc.stdin.write(data.encode("ascii"))
-        self.proc.stdin.flush()
+        data = memoryview((json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n").encode())
+        fd = self.proc.stdin.fileno()
+        deadline = time.monotonic() + timeout
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise OSError("the target did not read its input in time")
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                written = os.write(fd, data[: 1 << 16])
+            except BlockingIOError:
+                continue
+            data = data[written:]
 
     def receive(self, timeout: float) -> object:
-        """The next line (bytes), _EOF, or None on timeout."""
-        try:
-            return self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
+        """The next line (bytes), a Flood, _EOF, or None on timeout. A process
+        that has exited yields _EOF even while a child of it holds the pipe."""
+        deadline = time.monotonic() + timeout
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return None
+            item = self.pump.get(min(0.05, deadline - now))
+            if item is not None:
+                return item
+            if self.proc.poll() is not None:
+                exited_at = exited_at or time.monotonic()
+                if time.monotonic() - exited_at >= EXIT_GRACE:
+                    return _EOF
 
     def stderr_tail(self) -> str:
         try:
@@ -95,36 +189,46 @@ class _Process:
         except subprocess.TimeoutExpired:
             return None
 
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+    def stop(self, wait: float = 1.0) -> None:
+        """Kill the whole process group (whatever the leader's state: a child
+        it forked may hold the pipes), then release the pipes within `wait`."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            if self.proc.poll() is None:
                 self.proc.kill()
-            self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        self.exit_status(wait)
+        self.pump.stopping.set()
+        self.pump.thread.join(wait)
+        if self.pump.thread.is_alive():
+            _STUCK.append(self.proc)
+        else:
+            _close(self.proc.stdout)
+        _close(self.proc.stdin)
         self.stderr.close()
 
     def finish(self, timeout: float) -> int | None:
         """Close stdin and wait for a clean exit; the exit status, or None if it hung."""
-        try:
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        except OSError:
-            pass
+        _close(self.proc.stdin)
         status = self.exit_status(timeout)
-        self.stop()
+        self.stop(min(timeout, 1.0))
         return status
 
 
+def _close(stream: IO[bytes] | None) -> None:
+    try:
+        if stream is not None:
+            stream.close()
+    except OSError:
+        pass
+
+
 class ExecTarget:
-    def __init__(self, command: str, *, timeout: float, cwd: str | None = None) -> None:
+    def __init__(
+        self, command: str, *, timeout: float, cwd: str | None = None, max_line: int | None = None
+    ) -> None:
         self.command = command
+        self.max_line = max_line or DEFAULT_MAX_LINE
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -156,9 +260,9 @@ class ExecTarget:
         return message
 
     def _start(self) -> tuple[_Process, Handshake]:
-        proc = _Process(self.argv, self.cwd)
+        proc = _Process(self.argv, self.cwd, self.max_line)
         try:
-            proc.send({"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION})
+            proc.send({"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}, self.timeout)
         except OSError:
             message = self._describe_death(
                 proc, f"{self.description}: the target closed its input before the handshake"
@@ -178,10 +282,13 @@ class ExecTarget:
             )
             proc.stop()
             raise TargetError(message)
+        if isinstance(line, Flood):
+            proc.stop()
+            raise TargetError(f"{self.description}: {_flooded(line)} instead of a handshake answer")
         assert isinstance(line, bytes)
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             proc.stop()
             raise TargetError(
                 f"{self.description}: the handshake answer is not JSON: {line[:200]!r}"
@@ -191,6 +298,9 @@ class ExecTarget:
         except TargetError:
             proc.stop()
             raise
+        except RecursionError:
+            proc.stop()
+            raise TargetError(f"{self.description}: the handshake answer is nested too deeply") from None
         return proc, handshake
 
     def handshake(self) -> Handshake:
@@ -219,7 +329,7 @@ class ExecTarget:
         rid = self._next_id
         where = f"{self.description}: request {rid} ({operation})"
         try:
-            proc.send({"id": rid, "op": operation, "input": dict(input)})
+            proc.send({"id": rid, "op": operation, "input": dict(input)}, self.timeout)
         except OSError:
             return self._fail(self._describe_death(proc, f"{where}: the target stopped reading"))
         line = proc.receive(self.timeout)
@@ -230,18 +340,35 @@ class ExecTarget:
             )
         if line is _EOF:
             return self._fail(self._describe_death(proc, f"{where}: the target closed its output"))
+        if isinstance(line, Flood):
+            return self._fail(f"{where}: {_flooded(line)} (--planmode-max-line)")
         assert isinstance(line, bytes)
         try:
-            answer = json.loads(line)
-        except ValueError:
-            return self._fail(f"{where}: the answer is not one JSON object on one line: {line[:300]!r}")
-        if not isinstance(answer, dict) or answer.get("id") != rid:
-            got = answer.get("id") if isinstance(answer, dict) else None
-            return self._fail(f"{where}: the answer carries id {got!r}, expected {rid}: {line[:300]!r}")
-        outcome = parse_response(answer, where)
+            outcome = self._decode(line, rid, where)
+        except Exception as exc:
+            # Whatever the bytes do to the decoder, the case fails; the run goes on.
+            return self._fail(
+                f"{where}: the answer cannot be decoded ({type(exc).__name__}: {str(exc)[:200]}); "
+                f"the target sent {len(line)} bytes: {line[:300]!r}"
+            )
         if outcome.kind == "failure":
             return self._fail(outcome.message or where)
         return outcome
+
+    @staticmethod
+    def _decode(line: bytes, rid: int, where: str) -> Outcome:
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            return Outcome(
+                "failure", message=f"{where}: the answer is not one JSON object on one line: {line[:300]!r}"
+            )
+        if not isinstance(answer, dict) or answer.get("id") != rid:
+            got = answer.get("id") if isinstance(answer, dict) else None
+            return Outcome(
+                "failure", message=f"{where}: the answer carries id {got!r}, expected {rid}: {line[:300]!r}"
+            )
+        return parse_response(answer, where)
 
     def close(self) -> int | None:
         """End of input: the target must exit with status 0."""
@@ -250,3 +377,7 @@ class ExecTarget:
         status = self._proc.finish(self.timeout)
         self._proc = None
         return status
+
+
+def _flooded(flood: Flood) -> str:
+    return f"the target flooded its output with {flood.size} bytes without a newline"

@@ -7,7 +7,7 @@ from pytest_planmode.targets.base import Target, TargetError
 KINDS = "reference, python:package.module:attribute, or exec:<command line>"
 
 
-def resolve_target(spec: str, *, timeout: float) -> Target:
+def resolve_target(spec: str, *, timeout: float, max_line: int | None = None) -> Target:
     """`reference`, `python:pkg.mod:attr` or `exec:<command line>`."""
     spec = spec.strip()
     if spec == "reference":
@@ -22,5 +22,5 @@ def resolve_target(spec: str, *, timeout: float) -> Target:
     if spec.startswith("exec:"):
         from pytest_planmode.targets.exec_target import ExecTarget
 
-        return ExecTarget(spec[len("exec:") :], timeout=timeout)
+        return ExecTarget(spec[len("exec:") :], timeout=timeout, max_line=max_line)
     raise TargetError(f"unknown target {spec!r}: expected {KINDS}")

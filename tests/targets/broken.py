@@ -9,11 +9,16 @@ another id, `two-answers` puts two answer keys in one line. Handshake
 modes: `handshake-exit` exits before answering the hello, `handshake-garbage`
 answers it with text, `handshake-protocol` claims protocol 99,
 `handshake-hang` never answers it. `exit-1` behaves but exits 1 at end of input.
+Modes against the harness itself: `fork` starts a child that holds stdout
+for an hour and then exits 3; `fork-hang` starts that child and never
+answers; `flood` writes 100 MB without a newline; `deep` answers with an
+output nested 100,000 levels deep.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 
@@ -51,6 +56,27 @@ def main() -> int:
                 return 3
             if mode == "hang":
                 time.sleep(3600)
+            if mode in ("fork", "fork-hang"):
+                # The child inherits stdout: the pipe stays open after we go.
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+                if mode == "fork":
+                    return 3
+                time.sleep(3600)
+            if mode == "flood":
+                block = b"x" * (1 << 20)
+                for _ in range(100):
+                    sys.stdout.buffer.write(block)
+                sys.stdout.buffer.flush()
+                time.sleep(3600)
+            if mode == "deep":
+                out.write(
+                    f'{{"id": {message["id"]}, "output": {{"accepted": '
+                    + "[" * 100_000
+                    + "]" * 100_000
+                    + "}}\n"
+                )
+                out.flush()
+                continue
             if mode == "garbage":
                 out.write("Segmentation fault (core dumped)\n")
                 out.flush()
