@@ -189,7 +189,8 @@ def test_fresh_start_reports_and_uses_the_remaining_chain() -> None:
     ],
 )
 def test_override_treats_blank_or_partial_as_none(model: Any, expected: str | None) -> None:
-    assert mo.override(model) == expected
+    found = mo.mode_overrides({"review": {"model": model}})
+    assert found.get("review") == expected
 
 
 def test_serialized_restore_waits_for_the_mode_change() -> None:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_planmode.reference.oplmodes.config import load as load_config
 from pytest_planmode.reference.virtual_time import Scheduler
 
 OFF = "off"
@@ -88,27 +89,13 @@ class ScriptResult:
     warnings: tuple[str, ...]
 
 
-def override(model: Any) -> str | None:
-    """§ Tool inheritance warning: "A blank or partial `model` (for example
-    `{ "provider": "", "id": "" }`) is treated as no override". Whitespace
-    only counts as blank and a non-object is no override (reference choices)."""
-    if not isinstance(model, Mapping):
-        return None
-    provider, model_id = model.get("provider"), model.get("id")
-    if not isinstance(provider, str) or not isinstance(model_id, str):
-        return None
-    if not provider.strip() or not model_id.strip():
-        return None
-    return f"{provider}/{model_id}"
-
-
 def mode_overrides(modes: Mapping[str, Any]) -> dict[str, str]:
-    """Every mode's usable model override, by mode name."""
-    found: dict[str, str] = {}
-    for name, config in modes.items():
-        if isinstance(config, Mapping) and (target := override(config.get("model"))):
-            found[name] = target
-    return found
+    """Every mode's usable model override, by mode name, as the one reader
+    of opl-modes.json (:func:`config.load`) reads `modes.<name>.model`
+    (§ Tool inheritance warning: "A blank or partial `model` (for example
+    `{ "provider": "", "id": "" }`) is treated as no override")."""
+    config = load_config({"modes": dict(modes)})
+    return {name: f"{mode.model[0]}/{mode.model[1]}" for name, mode in config.modes.items() if mode.model}
 
 
 @dataclass(frozen=True)
@@ -361,4 +348,4 @@ def run_script(
     )
 
 
-__all__ = ["Event", "RegistryEntry", "ScriptResult", "mode_overrides", "override", "run_script"]
+__all__ = ["Event", "RegistryEntry", "ScriptResult", "mode_overrides", "run_script"]

@@ -33,7 +33,8 @@ from pytest_planmode.targets.reference.ops import handler
 
 def load_from_input(inp: Any, field: str = "document") -> cfg.OplConfig:
     """The effective configuration for an operation input that carries the
-    document in `field` (absent = no file) or as `text`."""
+    document in `field` (absent = no file) or as `text`: every operation
+    reads its opl-modes.json through here, and so through :func:`cfg.load`."""
     text = getattr(inp, "text", None)
     if text is not None:
         document, error = cfg.parse_text(text)

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 from pytest_planmode.contract.oplmodes_modes import ModesScriptInput, ModesScriptOutput
-from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes.lifecycle import run_script
 from pytest_planmode.targets.reference.ops import handler
+from pytest_planmode.targets.reference.ops.oplmodes_config import load_from_input
 
 
 @handler("oplmodes.modes.script")
 def script(inp: ModesScriptInput) -> ModesScriptOutput:
-    config = cfg.load(inp.config) if "config" in inp.model_fields_set else cfg.load(None, present=False)
+    config = load_from_input(inp, "config")
     events = [e.model_dump(mode="json", by_alias=True) for e in inp.events]
     for raw, event in zip(events, inp.events, strict=True):
         if event.type == "reload":

@@ -17,12 +17,7 @@ from pytest_planmode.reference.oplmodes.registry import (
 from pytest_planmode.reference.oplmodes.tools import active_set
 from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
-
-
-def _config(inp: ToolsActiveInput) -> cfg.OplConfig:
-    if "config" in inp.model_fields_set:
-        return cfg.load(inp.config)
-    return cfg.load(None, present=False)
+from pytest_planmode.targets.reference.ops.oplmodes_config import load_from_input
 
 
 def _mode(config: cfg.OplConfig, name: str) -> tuple[ModeDef | None, str | None]:
@@ -37,7 +32,7 @@ def _mode(config: cfg.OplConfig, name: str) -> tuple[ModeDef | None, str | None]
 
 @handler("oplmodes.tools.active")
 def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
-    config = _config(inp)
+    config = load_from_input(inp, "config")
     mode, error = _mode(config, inp.mode)
     if mode is None:
         # Fail closed: a mode that cannot be entered activates nothing.
@@ -79,7 +74,7 @@ def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
 
 @handler("oplmodes.tools.load")
 def load(inp: ToolsLoadInput) -> ToolsLoadOutput:
-    config = _config(inp)
+    config = load_from_input(inp, "config")
     mode, error = _mode(config, inp.mode)
     if mode is None:
         return ToolsLoadOutput(
