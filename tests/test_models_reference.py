@@ -198,7 +198,7 @@ def test_serialized_restore_waits_for_the_mode_change() -> None:
         {"review": {"model": {"provider": "rev", "id": "m"}}},
         [("base/m", mo.RegistryEntry()), ("rev/m", mo.RegistryEntry(change_latency_ms=500))],
         "base/m",
-        [mo.Event(0, "mode.enter", mode="review"), mo.Event(100, "mode.exit")],
+        [mo.ModeEntered(0, "review"), mo.ModeLeft(100)],
     )
     ends = [(o.at, o.model) for o in result.trace if o.type == "change.end"]
     assert ends == [(500, "rev/m"), (500, "base/m")]
@@ -236,7 +236,7 @@ def test_session_transition_waits_for_the_previous_one() -> None:
         scoped=(),
         available=("cur/0", "a/1", "b/2", "c/3"),
         behaviours={"a/1": ms.Behaviour(auth="hang")},
-        events=[ms.SessionEvent(0, "plan.start"), ms.SessionEvent(10, "plan.exit")],
+        events=[ms.TransitionAsked(0, "plan.start"), ms.TransitionAsked(10, "plan.exit")],
     )
     first, second = result.transitions
     assert first.result is not None and second.result is not None

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from pytest_planmode.contract.oplmodes_modes import ModesScriptInput
 from pytest_planmode.reference.oplmodes import config as cfg
-from pytest_planmode.reference.oplmodes import state
-from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label, run_script
+from pytest_planmode.reference.oplmodes import lifecycle, state
+from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label
 from pytest_planmode.strategies import oplmodes_modes as s
-from pytest_planmode.targets.reference.ops.oplmodes_modes import script
+from pytest_planmode.targets.reference.ops.oplmodes_modes import script, script_events
 
 CONFIG = cfg.load(
     {
@@ -23,6 +23,12 @@ CONFIG = cfg.load(
         "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
     }
 )
+
+
+def run_script(config: cfg.OplConfig, events: list[dict[str, Any]], **options: Any) -> lifecycle.Session:
+    """The reference session over events written as the contract writes them."""
+    typed = script_events(ModesScriptInput.model_validate({"events": events}))
+    return lifecycle.run_script(config, typed, **options)
 
 
 def cmd(text: str) -> dict[str, Any]:

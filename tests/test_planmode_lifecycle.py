@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from pytest_planmode.contract.planmode_lifecycle import LifecycleEvent, LifecycleRunInput
-from pytest_planmode.reference.planmode import lifecycle, reinjection, shortcut, thinking
+from pytest_planmode.reference.planmode import lifecycle, lifecycle_events, reinjection, shortcut, thinking
 from pytest_planmode.reference.planmode.settings_values import RETENTION_POLICIES, THINKING_LEVELS
 from pytest_planmode.targets.reference.adapter import REFERENCE
+from pytest_planmode.targets.reference.ops import planmode_lifecycle as lifecycle_ops
 
 PLAN = "# Plan\n\n1. Step"
 
@@ -24,10 +25,11 @@ def run(events: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     return output
 
 
-def test_every_contract_event_has_a_handler() -> None:
+def test_every_contract_event_has_a_reference_event_and_a_handler() -> None:
     union = typing.get_args(typing.get_args(LifecycleEvent)[0])
-    names = {typing.get_args(model.model_fields["type"].annotation)[0] for model in union}
-    assert names == set(lifecycle._EVENTS)
+    assert set(union) == set(lifecycle_ops._EVENTS)
+    assert set(lifecycle_ops._EVENTS.values()) == set(typing.get_args(lifecycle_events.LifecycleEvent))
+    assert set(lifecycle._EVENTS) == set(lifecycle_ops._EVENTS.values())
 
 
 def test_policy_table_matches_the_setting_values() -> None:

@@ -16,6 +16,8 @@ from typing import Any
 
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes import commands, plans, state
+from pytest_planmode.reference.oplmodes import events as ev
+from pytest_planmode.reference.oplmodes import messages as msg
 from pytest_planmode.reference.oplmodes.config import (
     THINKING_CYCLE_ACTION,
     THINKING_CYCLE_DEFAULT_KEY,
@@ -168,9 +170,7 @@ class Session:
                 self.warned.add(name)
                 self._notify(
                     "warning",
-                    f'Unknown tool "{name}" in the {display_name(self.mode)} mode tools list: '
-                    "Pi ignores names it does not know; check modes."
-                    f"{self.mode}.tools",
+                    msg.unknown_tool(name, display_name(self.mode), self.mode),
                 )
         self.active = result.active
 
@@ -205,13 +205,11 @@ class Session:
 
     def _announcement(self, previous: str, target: str) -> str:
         if target == OFF:
-            return f"{ap.capitalize(display_name(previous))} mode OFF"
-        if target == EXECUTE:
-            return f"Execute mode ON: {self._plan_path()}"
-        if target == PLAN and self.plan_file:
-            return f"Plan mode ON: {self._plan_path()}"
+            return msg.mode_off(display_name(previous))
+        if target == EXECUTE or (target == PLAN and self.plan_file):
+            return msg.mode_on_with_plan(target, self._plan_path())
         if target in (CHAT, PLAN):
-            return f"{ap.capitalize(target)} mode ON"
+            return msg.mode_on(target)
         return ap.render_template(self.config.notify_template, target)
 
     def _plan_path(self) -> str | None:
@@ -221,10 +219,10 @@ class Session:
         """Switch to a mode by name, refusing disabled modes."""
         mode = self.config.modes.get(target)
         if mode is None:
-            self._error(f"Unknown mode {target!r}")
+            self._error(msg.unknown_mode(target))
             return
         if not mode.enabled:
-            self._error(f"Mode {display_name(target)!r} is disabled (modes.{target}.enabled is false)")
+            self._error(msg.mode_disabled(display_name(target), target))
             return
         if plan_file is None and target != OFF:
             # The active plan follows mode switches until normal mode, so a
@@ -237,26 +235,11 @@ class Session:
 
     # -- events -------------------------------------------------------------
 
-    def run(self, events: Sequence[Mapping[str, Any]]) -> None:
-        handlers: dict[str, Callable[[Mapping[str, Any]], None]] = {
-            "session_start": self._on_session_start,
-            "session_resume": self._on_resume,
-            "branch_change": self._on_branch_change,
-            "command": self._on_command,
-            "key": self._on_key,
-            "pick": self._on_pick,
-            "agent_end": self._on_agent_end,
-            "tool_call": self._on_tool_call,
-            "agent_before_settle": self._on_settle,
-            "tools_registered": self._on_tools_registered,
-            "active_tools_changed": self._on_active_tools_changed,
-            "reload": self._on_reload,
-        }
+    def run(self, events: Sequence[ev.SessionEvent]) -> None:
         for event in events:
-            self._at = int(event.get("at", 0))
-            kind = str(event["type"])
-            self._step = _Step(kind)
-            handlers[kind](event)
+            self._at = event.at
+            self._step = _Step(event.kind)
+            _EVENTS[type(event)](self, event)
             self.steps.append(self._snapshot_step())
 
     def _snapshot_step(self) -> dict[str, Any]:
@@ -300,11 +283,11 @@ class Session:
         self._enter(restored.mode, restored.plan_file, announce=False, persist=False)
         self.refine_cycles = restored.refine_cycles
 
-    def _on_session_start(self, event: Mapping[str, Any]) -> None:
+    def _on_session_start(self, event: ev.SessionStarted) -> None:
         self.warned = set()
-        self._restore(event.get("entries") or [])
-        flags = [f for f in event.get("flags") or [] if f in commands.FLAGS]
-        for flag in event.get("flags") or []:
+        self._restore(event.entries)
+        flags = [f for f in event.flags if f in commands.FLAGS]
+        for flag in event.flags:
             if flag not in commands.FLAGS:
                 self._notify("warning", f"Unknown flag {flag}; opl-modes knows --chat and --plan")
         if len(flags) > 1:
@@ -312,29 +295,28 @@ class Session:
         if flags:
             self._select(commands.FLAGS[flags[-1]])
 
-    def _on_resume(self, event: Mapping[str, Any]) -> None:
+    def _on_resume(self, event: ev.SessionResumed) -> None:
         # A resumed session is a session of its own: unknown-tool warnings
         # are given again.
         self.warned = set()
-        self._restore(event.get("entries") or [])
+        self._restore(event.entries)
 
-    def _on_branch_change(self, event: Mapping[str, Any]) -> None:
-        self._restore(event.get("entries") or [])
+    def _on_branch_change(self, event: ev.BranchChanged) -> None:
+        self._restore(event.entries)
 
-    def _on_reload(self, event: Mapping[str, Any]) -> None:
+    def _on_reload(self, event: ev.Reloaded) -> None:
         # The file is read when the module loads (§ Configuration): a changed
         # document takes effect here, and the mode comes back from the
         # session's own entries, as on resume, in the same session.
-        present = bool(event.get("configPresent"))
-        self.config = config_load(event.get("config"), present=present)
+        self.config = config_load(event.config, present=event.config_present)
         self._restore(self.entries)
 
-    def _on_tools_registered(self, event: Mapping[str, Any]) -> None:
-        self.registered = list(dict.fromkeys(event.get("tools") or []))
+    def _on_tools_registered(self, event: ev.ToolsRegistered) -> None:
+        self.registered = list(dict.fromkeys(event.tools))
         self._step.ignored = "the registry changed; the active set is re-applied on the next mode change"
 
-    def _on_active_tools_changed(self, event: Mapping[str, Any]) -> None:
-        tools = list(dict.fromkeys(event.get("tools") or []))
+    def _on_active_tools_changed(self, event: ev.ActiveToolsChanged) -> None:
+        tools = list(dict.fromkeys(event.tools))
         if self.mode == OFF:
             # What is active at rest is the snapshot the next mode restores.
             self.resting = [t for t in tools if t != LOAD_TOOLS]
@@ -346,9 +328,9 @@ class Session:
 
     # commands
 
-    def _on_command(self, event: Mapping[str, Any]) -> None:
+    def _on_command(self, event: ev.CommandTyped) -> None:
         self.menu = None
-        parsed = commands.parse(str(event.get("text", "")))
+        parsed = commands.parse(event.text)
         if parsed is None:
             self._step.ignored = "not an opl-modes command"
             return
@@ -408,7 +390,7 @@ class Session:
             return
         filename = resolved.path.rsplit("/", 1)[-1]
         if not self.config.modes[PLAN].enabled:
-            self._error("Mode 'plan' is disabled (modes.plan.enabled is false)")
+            self._error(msg.mode_disabled(PLAN, PLAN))
             return
         if filename in self.plans:
             self._plan_file_event("loaded", filename)
@@ -481,9 +463,9 @@ class Session:
             entries += self._execute_entries()
         self._show_menu("mode", entries)
 
-    def _on_pick(self, event: Mapping[str, Any]) -> None:
+    def _on_pick(self, event: ev.MenuPicked) -> None:
         menu, self.menu = self.menu, None
-        choice = event.get("entry")
+        choice = event.entry
         if menu is None:
             self._error("No menu is open")
             return
@@ -500,7 +482,7 @@ class Session:
         else:
             self._select(OFF if choice == NORMAL_ALIAS else str(choice))
 
-    def _on_agent_end(self, event: Mapping[str, Any]) -> None:
+    def _on_agent_end(self, event: ev.AgentEnded) -> None:
         if self.mode != PLAN:
             self._step.ignored = "the action menu follows a turn in plan mode only"
             return
@@ -539,8 +521,8 @@ class Session:
 
     # keys
 
-    def _on_key(self, event: Mapping[str, Any]) -> None:
-        key = normalize_key(str(event.get("key", "")))
+    def _on_key(self, event: ev.KeyPressed) -> None:
+        key = normalize_key(event.key)
         fired = False
         if key == self.config.cycle_key:
             fired = True
@@ -567,9 +549,9 @@ class Session:
 
     # tools
 
-    def _on_tool_call(self, event: Mapping[str, Any]) -> None:
-        tool = str(event.get("tool", ""))
-        args = event.get("input") or {}
+    def _on_tool_call(self, event: ev.ToolCalled) -> None:
+        tool = event.tool
+        args = event.input
         if tool == PLAN_COMPLETE:
             self._plan_complete()
         elif tool == LOAD_TOOLS:
@@ -631,12 +613,12 @@ class Session:
             "ignored": [{"tool": i.tool, "reason": i.reason} for i in result.ignored],
         }
 
-    def _on_settle(self, event: Mapping[str, Any]) -> None:
+    def _on_settle(self, event: ev.AgentSettling) -> None:
         version = parse_version(self.pi_version)
         if version is None or version < SETTLE_MIN_VERSION:
             self._step.ignored = f"Pi {self.pi_version} does not emit agent_before_settle (added in 0.87.0)"
             return
-        outcome = event.get("outcome")
+        outcome = event.outcome
         if self.mode != EXECUTE:
             self._step.ignored = "not in execute mode"
             return
@@ -648,9 +630,26 @@ class Session:
         self._enter(OFF)
 
 
+#: Each event's handler, by the event's class.
+_EVENTS: Mapping[type[Any], Callable[[Session, Any], None]] = {
+    ev.SessionStarted: Session._on_session_start,
+    ev.SessionResumed: Session._on_resume,
+    ev.BranchChanged: Session._on_branch_change,
+    ev.CommandTyped: Session._on_command,
+    ev.KeyPressed: Session._on_key,
+    ev.MenuPicked: Session._on_pick,
+    ev.AgentEnded: Session._on_agent_end,
+    ev.ToolCalled: Session._on_tool_call,
+    ev.AgentSettling: Session._on_settle,
+    ev.ToolsRegistered: Session._on_tools_registered,
+    ev.ActiveToolsChanged: Session._on_active_tools_changed,
+    ev.Reloaded: Session._on_reload,
+}
+
+
 def run_script(
     config: OplConfig,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[ev.SessionEvent],
     *,
     registered: Sequence[str] = PI_BUILTIN_TOOLS,
     active: Sequence[str] | None = None,

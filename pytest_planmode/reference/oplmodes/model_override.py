@@ -17,7 +17,7 @@ nothing sleeps.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -40,16 +40,71 @@ class RegistryEntry:
 
 
 @dataclass(frozen=True)
-class Event:
-    """One script event (see the contract's event types)."""
+class ModeEntered:
+    """A mode is selected; `off` is the same as leaving the mode."""
 
     at: int
-    type: str
-    mode: str | None = None
-    model: str | None = None
+    mode: str
+
+
+@dataclass(frozen=True)
+class ModeLeft:
+    at: int
+
+
+@dataclass(frozen=True)
+class StateReloaded:
+    """`/reload` or `/resume`: the state is read back from the session."""
+
+    at: int
+
+
+@dataclass(frozen=True)
+class SessionStarted:
+    """A new session: no mode, no restore point."""
+
+    at: int
+
+
+@dataclass(frozen=True)
+class ModelRemoved:
+    at: int
+    model: str
+
+
+@dataclass(frozen=True)
+class ModelAdded:
+    at: int
+    model: str
     credentials: bool = True
     change_latency_ms: int = 0
-    configured: bool = True
+
+
+@dataclass(frozen=True)
+class CredentialsChanged:
+    at: int
+    model: str
+    configured: bool
+
+
+@dataclass(frozen=True)
+class ModelSelected:
+    """The user picks a model by hand; applied at once."""
+
+    at: int
+    model: str
+
+
+Event = (
+    ModeEntered
+    | ModeLeft
+    | StateReloaded
+    | SessionStarted
+    | ModelRemoved
+    | ModelAdded
+    | CredentialsChanged
+    | ModelSelected
+)
 
 
 @dataclass(frozen=True)
@@ -294,26 +349,47 @@ class _Runner:
         if self.mode == OFF:
             self.pin_if_configured()
 
-    def handle(self, event: Event) -> None:
-        kind = event.type
-        if kind == "mode.enter":
-            self.enter(event.mode or OFF)
-        elif kind == "mode.exit":
-            self.enter(OFF)
-        elif kind in ("reload", "resume"):
-            self.load()
-        elif kind == "session.new":
-            self.mode, self.restore, self.persisted = OFF, None, None
-            self.session_start()
-        elif kind == "registry.remove":
-            self.registry.pop(event.model or "", None)
-        elif kind == "registry.add" and event.model:
+    def mode_entered(self, event: ModeEntered) -> None:
+        self.enter(event.mode or OFF)
+
+    def mode_left(self, event: ModeLeft) -> None:
+        self.enter(OFF)
+
+    def state_reloaded(self, event: StateReloaded) -> None:
+        self.load()
+
+    def session_started(self, event: SessionStarted) -> None:
+        self.mode, self.restore, self.persisted = OFF, None, None
+        self.session_start()
+
+    def model_removed(self, event: ModelRemoved) -> None:
+        self.registry.pop(event.model, None)
+
+    def model_added(self, event: ModelAdded) -> None:
+        if event.model:
             self.registry[event.model] = RegistryEntry(event.credentials, event.change_latency_ms)
-        elif kind == "credentials" and event.model in self.registry:
+
+    def credentials_changed(self, event: CredentialsChanged) -> None:
+        if event.model in self.registry:
             self.registry[event.model] = replace(self.registry[event.model], credentials=event.configured)
-        elif kind == "model.select" and event.model:
+
+    def model_selected(self, event: ModelSelected) -> None:
+        if event.model:
             self.model = event.model
             self.note("model.select", model=event.model)
+
+
+#: Each script event's handler, by the event's class.
+_EVENTS: Mapping[type[Any], Callable[[_Runner, Any], None]] = {
+    ModeEntered: _Runner.mode_entered,
+    ModeLeft: _Runner.mode_left,
+    StateReloaded: _Runner.state_reloaded,
+    SessionStarted: _Runner.session_started,
+    ModelRemoved: _Runner.model_removed,
+    ModelAdded: _Runner.model_added,
+    CredentialsChanged: _Runner.credentials_changed,
+    ModelSelected: _Runner.model_selected,
+}
 
 
 def _reason(op: _Op) -> str:
@@ -337,7 +413,7 @@ def run_script(
         if isinstance(happening, _Completion):
             runner.complete(happening)
         else:
-            runner.handle(happening)
+            _EVENTS[type(happening)](runner, happening)
     return ScriptResult(
         trace=tuple(runner.trace),
         model=runner.model,
@@ -348,4 +424,18 @@ def run_script(
     )
 
 
-__all__ = ["Event", "RegistryEntry", "ScriptResult", "mode_overrides", "run_script"]
+__all__ = [
+    "CredentialsChanged",
+    "Event",
+    "ModeEntered",
+    "ModeLeft",
+    "ModelAdded",
+    "ModelRemoved",
+    "ModelSelected",
+    "RegistryEntry",
+    "ScriptResult",
+    "SessionStarted",
+    "StateReloaded",
+    "mode_overrides",
+    "run_script",
+]

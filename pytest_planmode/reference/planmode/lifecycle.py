@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_planmode.reference.planmode import export as exporting
+from pytest_planmode.reference.planmode import lifecycle_events as ev
 from pytest_planmode.reference.planmode import reinjection
 from pytest_planmode.reference.planmode import shortcut as toggle
 from pytest_planmode.reference.planmode import thinking as plan_thinking
@@ -106,7 +107,7 @@ class _Run:
 
     # -- events --------------------------------------------------------------
 
-    def plan_start(self, event: Mapping[str, Any]) -> None:
+    def plan_start(self, event: ev.PlanStart) -> None:
         if self.state.mode != "normal":
             self.notice("not-applicable", "Plan mode is already active")
             return
@@ -118,21 +119,21 @@ class _Run:
         if entry.snapshot is not None:
             self.see("thinking", level=entry.level, cause="plan-start")
 
-    def plan_run(self, event: Mapping[str, Any]) -> None:
+    def plan_run(self, event: ev.PlanRun) -> None:
         if self.state.mode == "normal":
             self.notice("not-applicable", "a planning run needs Plan mode")
             return
-        self.context({})
-        self.run_settled({"fully": True})
+        self.context(ev.Context(event.at))
+        self.run_settled(ev.RunSettled(event.at))
 
-    def plan_ready(self, event: Mapping[str, Any]) -> None:
+    def plan_ready(self, event: ev.PlanReady) -> None:
         if self.state.mode == "normal":
             self.notice("not-applicable", "a plan completes only in Plan mode")
             return
-        self.set(mode="ready", ready_plan=event["plan"], plan_in_history=True)
+        self.set(mode="ready", ready_plan=event.plan, plan_in_history=True)
         self.see("mode", mode="ready", cause="plan-ready")
 
-    def plan_save(self, event: Mapping[str, Any]) -> None:
+    def plan_save(self, event: ev.PlanSave) -> None:
         plan = self.state.ready_plan
         if self.state.mode != "ready" or plan is None:
             self.notice("not-applicable", "there is no ready plan to save")
@@ -140,17 +141,17 @@ class _Run:
         self.set(saved_plan=plan)
         self.leave_plan_mode("plan-save")
 
-    def implement(self, event: Mapping[str, Any]) -> None:
+    def implement(self, event: ev.Implement) -> None:
         """§ Plan reinjection: the policy in effect now is stored with this
         implementation; the kickoff depends on where it runs."""
-        how = event["how"]
+        how = event.how
         before = self.state
         if how == "saved":
             plan = before.saved_plan
             if before.mode != "normal" or plan is None:
                 self.notice("not-applicable", "there is no saved plan to implement outside Plan mode")
                 return
-            fresh = event.get("session") == "fresh"
+            fresh = event.session == "fresh"
             menu_level = before.thinking
             self.set(saved_plan=None)
         else:
@@ -168,7 +169,7 @@ class _Run:
         session = before.session + 1 if fresh else before.session
         self.set(session=session, plan_in_history=True)
         if fresh:
-            level = plan_thinking.fresh_session_level(event.get("thinking"), menu_level)
+            level = plan_thinking.fresh_session_level(event.thinking, menu_level)
             self.set(thinking=level)
             self.see("thinking", level=level, cause="fresh-session")
         kick = reinjection.kickoff(how, plan)
@@ -185,9 +186,9 @@ class _Run:
             self.see("active-plan", change="set", policy=policy, reason="implement")
         self.set(before_handoff=before)
 
-    def context(self, event: Mapping[str, Any]) -> None:
+    def context(self, event: ev.Context) -> None:
         """§ Plan reinjection: the `context` hook."""
-        given = event.get("plan_in_history")
+        given = event.plan_in_history
         if given is not None:
             self.set(plan_in_history=given)
         active = self.state.active
@@ -207,14 +208,14 @@ class _Run:
             self.set(active=replace(active, armed=True))
             self.see("active-plan", change="armed", policy=active.policy, reason="first-context")
 
-    def run_settled(self, event: Mapping[str, Any]) -> None:
+    def run_settled(self, event: ev.RunSettled) -> None:
         active = self.state.active
-        if not event.get("fully", True) or active is None:
+        if not event.fully or active is None:
             return
         if reinjection.rule(active.policy).ends_after_first_run and active.armed:
             self.clear_active("first-run-settled")
 
-    def resume(self, event: Mapping[str, Any]) -> None:
+    def resume(self, event: ev.Resume) -> None:
         """§ Plan reinjection: a resumed guaranteed-plan cleanup policy
         re-arms against the first context in the replacement session."""
         self.set(session=self.state.session + 1)
@@ -224,7 +225,7 @@ class _Run:
             if reinjection.rule(active.policy).ends_after_first_run:
                 self.see("active-plan", change="re-armed", policy=active.policy, reason="resume")
 
-    def plan_exit(self, event: Mapping[str, Any]) -> None:
+    def plan_exit(self, event: ev.PlanExit) -> None:
         if self.state.mode != "normal":
             self.leave_plan_mode("plan-exit")
         elif self.state.active is not None:
@@ -232,19 +233,19 @@ class _Run:
         else:
             self.notice("nothing-to-exit", "Plan mode is not active and no plan is active")
 
-    def supersede(self, event: Mapping[str, Any]) -> None:
+    def supersede(self, event: ev.Supersede) -> None:
         if self.state.active is None:
             self.notice("not-applicable", "there is no active plan to supersede")
             return
         self.clear_active("superseded")
 
-    def settings_save(self, event: Mapping[str, Any]) -> None:
+    def settings_save(self, event: ev.SettingsSave) -> None:
         """§ Thinking level / § Plan reinjection / § Export destination /
         § Toggle shortcut: a save changes the effective settings at once,
         but each field takes effect at its own boundary (next Plan workflow,
         next Implement, next export, next runtime)."""
-        changes = dict(event["settings"])
-        if event.get("via", "settings") == "settings" and changes.get("defaultPlanExportPath") == "":
+        changes = dict(event.settings)
+        if event.via == "settings" and changes.get("defaultPlanExportPath") == "":
             # § Export destination: an empty value submitted in Settings means "use PLAN.md".
             changes["defaultPlanExportPath"] = None
         merged = {**self.state.raw_settings, **changes}
@@ -255,12 +256,12 @@ class _Run:
             return
         settings = reading.settings
         self.set(raw_settings=merged, settings=settings)
-        if "toggleShortcut" in event["settings"]:
+        if "toggleShortcut" in event.settings:
             state = toggle.configure(self.state.shortcut, settings.toggle_shortcut)
             self.set(shortcut=state)
             self.see("shortcut", loaded=state.loaded, configured=state.configured, registered=False)
 
-    def handoff_failed(self, event: Mapping[str, Any]) -> None:
+    def handoff_failed(self, event: ev.HandoffFailed) -> None:
         """§ Plan reinjection: failed delivery restores the ready or saved
         plan and runs no automatic cleanup."""
         before = self.state.before_handoff
@@ -285,11 +286,11 @@ class _Run:
         if current.thinking != before.thinking:
             self.see("thinking", level=before.thinking, cause="handoff-failed")
 
-    def thinking_manual(self, event: Mapping[str, Any]) -> None:
-        self.set(thinking=event["level"])
-        self.see("thinking", level=event["level"], cause="manual")
+    def thinking_manual(self, event: ev.ThinkingManual) -> None:
+        self.set(thinking=event.level)
+        self.see("thinking", level=event.level, cause="manual")
 
-    def reload(self, event: Mapping[str, Any]) -> None:
+    def reload(self, event: ev.Reload) -> None:
         """§ Toggle shortcut: a new extension runtime registers the configured value."""
         state = toggle.new_runtime(self.state.shortcut)
         self.set(shortcut=state)
@@ -300,20 +301,20 @@ class _Run:
             registered=state.loaded is not None,
         )
 
-    def tree_navigate(self, event: Mapping[str, Any]) -> None:
+    def tree_navigate(self, event: ev.TreeNavigate) -> None:
         # Not a new runtime: a pending shortcut change stays pending.
-        given = event.get("plan_in_history")
+        given = event.plan_in_history
         if given is not None:
             self.set(plan_in_history=given)
 
-    def compaction(self, event: Mapping[str, Any]) -> None:
+    def compaction(self, event: ev.Compaction) -> None:
         # The summary replaces ordinary history; the exact plan is gone from it.
         self.set(plan_in_history=False)
 
-    def cwd_change(self, event: Mapping[str, Any]) -> None:
-        self.set(cwd=event["cwd"])
+    def cwd_change(self, event: ev.CwdChange) -> None:
+        self.set(cwd=event.cwd)
 
-    def export(self, event: Mapping[str, Any]) -> None:
+    def export(self, event: ev.Export) -> None:
         """§ Export destination: a ready-plan export ends Plan mode; saved and
         active exports keep their state; failed or cancelled exports change
         nothing."""
@@ -323,7 +324,7 @@ class _Run:
             "active": state.active.plan if state.active is not None else None,
             "saved": state.saved_plan,
         }
-        source = event.get("source") or next((s for s, p in available.items() if p is not None), None)
+        source = event.source or next((s for s, p in available.items() if p is not None), None)
         plan = available.get(source) if source is not None else None
         if source is None or plan is None:
             self.see(
@@ -338,11 +339,11 @@ class _Run:
         result = exporting.export_plan(
             self.fs,
             plan=plan,
-            explicit=event.get("path"),
+            explicit=event.path,
             configured=state.settings.default_plan_export_path,
             cwd=state.cwd,
             home=self.home,
-            cancel=bool(event.get("cancel")),
+            cancel=event.cancel,
         )
         self.see(
             "export",
@@ -358,30 +359,31 @@ class _Run:
                 self.leave_plan_mode("export")
 
 
-_EVENTS: dict[str, Callable[[_Run, Mapping[str, Any]], None]] = {
-    "plan.start": _Run.plan_start,
-    "plan.run": _Run.plan_run,
-    "plan.ready": _Run.plan_ready,
-    "plan.save": _Run.plan_save,
-    "implement": _Run.implement,
-    "context": _Run.context,
-    "run.settled": _Run.run_settled,
-    "resume": _Run.resume,
-    "plan.exit": _Run.plan_exit,
-    "supersede": _Run.supersede,
-    "settings.save": _Run.settings_save,
-    "handoff.failed": _Run.handoff_failed,
-    "thinking.manual": _Run.thinking_manual,
-    "reload": _Run.reload,
-    "tree.navigate": _Run.tree_navigate,
-    "compaction": _Run.compaction,
-    "cwd.change": _Run.cwd_change,
-    "export": _Run.export,
+#: Each event's handler, by the event's class.
+_EVENTS: Mapping[type[Any], Callable[[_Run, Any], None]] = {
+    ev.PlanStart: _Run.plan_start,
+    ev.PlanRun: _Run.plan_run,
+    ev.PlanReady: _Run.plan_ready,
+    ev.PlanSave: _Run.plan_save,
+    ev.Implement: _Run.implement,
+    ev.Context: _Run.context,
+    ev.RunSettled: _Run.run_settled,
+    ev.Resume: _Run.resume,
+    ev.PlanExit: _Run.plan_exit,
+    ev.Supersede: _Run.supersede,
+    ev.SettingsSave: _Run.settings_save,
+    ev.HandoffFailed: _Run.handoff_failed,
+    ev.ThinkingManual: _Run.thinking_manual,
+    ev.Reload: _Run.reload,
+    ev.TreeNavigate: _Run.tree_navigate,
+    ev.Compaction: _Run.compaction,
+    ev.CwdChange: _Run.cwd_change,
+    ev.Export: _Run.export,
 }
 
 
 def run(
-    events: Iterable[Mapping[str, Any]],
+    events: Iterable[ev.LifecycleEvent],
     *,
     settings: Mapping[str, Any],
     thinking_level_now: str,
@@ -390,8 +392,9 @@ def run(
     home: str,
     fs: exporting.ModelFileSystem,
 ) -> Result:
-    """Run a lifecycle script. Events are mappings with snake_case keys and
-    a `type` among :data:`_EVENTS`; the trace lists observations in order."""
+    """Run a lifecycle script of :mod:`lifecycle_events` values, each handled
+    by its class's entry in :data:`_EVENTS`; the trace lists observations in
+    order."""
     notices: list[Obs] = []
     reading = read_document(settings)
     effective = reading.settings
@@ -413,11 +416,12 @@ def run(
     runner = _Run(state, fs, home)
     runner.trace.extend(notices)
     for event in events:
-        runner.at = int(event.get("at", 0))
-        if event["type"] != "handoff.failed":
+        runner.at = event.at
+        failed = isinstance(event, ev.HandoffFailed)
+        if not failed:
             # Only the event right after an Implement can report its failed delivery.
             runner.set(before_handoff=None)
-        _EVENTS[event["type"]](runner, event)
-        if event["type"] == "handoff.failed":
+        _EVENTS[type(event)](runner, event)
+        if failed:
             runner.set(before_handoff=None)
     return Result(runner.trace, runner.state, runner.written)

@@ -12,7 +12,7 @@ Models are keyed ``"provider/modelId"``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -397,19 +397,44 @@ def switch(t: Transition, settings: Settings) -> SwitchResult:
 
 
 @dataclass(frozen=True)
-class SessionEvent:
-    """One event of a model-switching script (see the contract's event types)."""
+class SettingsSaved:
+    """The settings document changes: later transitions read the new one."""
 
     at: int
-    type: str
-    how: str | None = None
-    fails: bool = False
-    settings: Mapping[str, Any] | None = None
+    settings: Mapping[str, Any]
     settings_read_failed: bool = False
+
+
+@dataclass(frozen=True)
+class CatalogueChanged:
+    """The scoped or available models change (None: that list stays)."""
+
+    at: int
     scoped: tuple[str, ...] | None = None
     available: tuple[str, ...] | None = None
-    model: str | None = None
-    behaviour: Behaviour | None = None
+
+
+@dataclass(frozen=True)
+class ProviderChanged:
+    """How Pi answers for `model` from now on."""
+
+    at: int
+    model: str
+    behaviour: Behaviour
+
+
+@dataclass(frozen=True)
+class TransitionAsked:
+    """A Plan boundary: `trigger` is `plan.start`, `plan.exit`, `plan.save`
+    or `implement` (with `how`)."""
+
+    at: int
+    trigger: str
+    how: str | None = None
+    fails: bool = False
+
+
+SessionEvent = SettingsSaved | CatalogueChanged | ProviderChanged | TransitionAsked
 
 
 @dataclass(frozen=True)
@@ -450,75 +475,103 @@ def run_session(
     when it was asked for, and the catalogue and provider behaviour in force
     when it starts (a change at that very instant included).
     """
-    model = current
-    known = dict(behaviours)
-    scope, pool = tuple(scoped), tuple(available)
-    free_at: int | None = 0
-    records: list[TransitionRecord] = []
-    ordered: list[tuple[int, int, int, int, Step]] = []
-    pending: deque[tuple[SessionEvent, Settings]] = deque()
+    session = _Session(settings, current, thinking_level, tuple(scoped), tuple(available), dict(behaviours))
+    for event in events:
+        _SESSION_EVENTS[type(event)](session, event)
+    session.run_pending(None)
+    log = tuple(item[4] for item in sorted(session.ordered, key=lambda i: i[:4]))
+    return SessionResult(tuple(session.records), log, session.model)
 
-    def run_pending(before: int | None) -> None:
-        nonlocal model, free_at
-        while pending:
-            event, snapshot = pending[0]
-            if free_at is None:
+
+@dataclass
+class _Session:
+    """Mutable state of one :func:`run_session` call."""
+
+    settings: Settings
+    model: str
+    thinking_level: str
+    scope: tuple[str, ...]
+    pool: tuple[str, ...]
+    known: dict[str, Behaviour]
+    #: When the model is free again; None once a model change hung.
+    free_at: int | None = 0
+    records: list[TransitionRecord] = field(default_factory=list)
+    ordered: list[tuple[int, int, int, int, Step]] = field(default_factory=list)
+    pending: deque[tuple[TransitionAsked, Settings]] = field(default_factory=deque)
+
+    def run_pending(self, before: int | None) -> None:
+        """Start the transitions asked for that start before `before`."""
+        while self.pending:
+            event, snapshot = self.pending[0]
+            if self.free_at is None:
                 # A hung model change never completes: nothing after it starts.
-                pending.popleft()
-                records.append(TransitionRecord(event.at, event.type, None, None))
+                self.pending.popleft()
+                self.records.append(TransitionRecord(event.at, event.trigger, None, None))
                 continue
-            start = max(event.at, free_at)
+            start = max(event.at, self.free_at)
             if before is not None and start >= before:
                 return
-            pending.popleft()
+            self.pending.popleft()
             result = switch(
                 Transition(
-                    trigger=event.type,
-                    how=(event.how or "here") if event.type == "implement" else None,
-                    current=model,
-                    thinking_level=thinking_level,
-                    available=catalogue(scope, pool),
-                    behaviours=dict(known),
+                    trigger=event.trigger,
+                    how=(event.how or "here") if event.trigger == "implement" else None,
+                    current=self.model,
+                    thinking_level=self.thinking_level,
+                    available=catalogue(self.scope, self.pool),
+                    behaviours=dict(self.known),
                     transition_fails=event.fails,
                     start_at=start,
                 ),
                 snapshot,
             )
-            index = len(records)
+            index = len(self.records)
             for position, step in enumerate(result.log):
                 late = 1 if step.type in ("auth.late", "preflight.late") else 0
-                ordered.append((step.at, late, index, position, step))
-            records.append(TransitionRecord(event.at, event.type, result, start))
-            model = result.model
-            free_at = result.elapsed_ms
+                self.ordered.append((step.at, late, index, position, step))
+            self.records.append(TransitionRecord(event.at, event.trigger, result, start))
+            self.model = result.model
+            self.free_at = result.elapsed_ms
 
-    for event in events:
-        if event.type == "settings.save":
-            settings = read_settings(event.settings or {}, event.settings_read_failed)
-        elif event.type in ("catalogue", "provider"):
-            # Transitions that start before this instant do not see the change.
-            run_pending(event.at)
-            if event.type == "catalogue":
-                scope = scope if event.scoped is None else event.scoped
-                pool = pool if event.available is None else event.available
-            elif event.model is not None and event.behaviour is not None:
-                known[event.model] = event.behaviour
-        else:
-            pending.append((event, settings))
-    run_pending(None)
-    log = tuple(item[4] for item in sorted(ordered, key=lambda i: i[:4]))
-    return SessionResult(tuple(records), log, model)
+    def save_settings(self, event: SettingsSaved) -> None:
+        self.settings = read_settings(event.settings, event.settings_read_failed)
+
+    def change_catalogue(self, event: CatalogueChanged) -> None:
+        # Transitions that start before this instant do not see the change.
+        self.run_pending(event.at)
+        self.scope = self.scope if event.scoped is None else event.scoped
+        self.pool = self.pool if event.available is None else event.available
+
+    def change_provider(self, event: ProviderChanged) -> None:
+        self.run_pending(event.at)
+        self.known[event.model] = event.behaviour
+
+    def ask(self, event: TransitionAsked) -> None:
+        self.pending.append((event, self.settings))
+
+
+#: Each session event's handler, by the event's class.
+_SESSION_EVENTS: Mapping[type[Any], Callable[[_Session, Any], None]] = {
+    SettingsSaved: _Session.save_settings,
+    CatalogueChanged: _Session.change_catalogue,
+    ProviderChanged: _Session.change_provider,
+    TransitionAsked: _Session.ask,
+}
 
 
 __all__ = [
     "AUTH_BUDGET_MS",
     "Behaviour",
+    "CatalogueChanged",
     "ChainResult",
+    "ProviderChanged",
     "SessionEvent",
     "SessionResult",
     "Settings",
+    "SettingsSaved",
     "SwitchResult",
     "Transition",
+    "TransitionAsked",
     "TransitionRecord",
     "catalogue",
     "collapse_duplicates",

@@ -16,6 +16,7 @@ from pytest_planmode.contract.oplmodes_config import (
 )
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes import config as cfg
+from pytest_planmode.reference.oplmodes import messages as msg
 from pytest_planmode.reference.oplmodes.registry import (
     CHAT,
     EXECUTE,
@@ -81,7 +82,7 @@ def notification(config: cfg.OplConfig, mode: ModeDef) -> str | None:
     if mode.name == OFF:
         return None
     if mode.name in (CHAT, PLAN, EXECUTE):
-        return f"{ap.capitalize(mode.name)} mode ON"
+        return msg.mode_on(mode.name)
     return ap.render_template(config.notify_template, mode.name)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pytest_planmode.contract import oplmodes_models as models
 from pytest_planmode.contract.oplmodes_models import (
     ModelChange,
     ModelsScriptInput,
@@ -12,6 +15,19 @@ from pytest_planmode.reference.oplmodes import model_override as mo
 from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 
+#: Each script event's reference class, by its contract class.
+_EVENTS: dict[type[Any], type[mo.Event]] = {
+    models.ModeEnter: mo.ModeEntered,
+    models.ModeExit: mo.ModeLeft,
+    models.Reload: mo.StateReloaded,
+    models.Resume: mo.StateReloaded,
+    models.SessionNew: mo.SessionStarted,
+    models.RegistryRemove: mo.ModelRemoved,
+    models.RegistryAdd: mo.ModelAdded,
+    models.Credentials: mo.CredentialsChanged,
+    models.ModelSelect: mo.ModelSelected,
+}
+
 
 @handler("oplmodes.models.script")
 def script(inp: ModelsScriptInput) -> ModelsScriptOutput:
@@ -19,7 +35,7 @@ def script(inp: ModelsScriptInput) -> ModelsScriptOutput:
         inp.modes,
         [(r.model, value(mo.RegistryEntry, r)) for r in inp.registry],
         inp.initial_model,
-        [value(mo.Event, e) for e in inp.events],
+        [value(_EVENTS[type(e)], e) for e in inp.events],
     )
     starts = [o for o in result.trace if o.type == "change.start"]
     ends = [o for o in result.trace if o.type == "change.end"]

@@ -7,6 +7,7 @@ from pytest_planmode.contract.oplmodes_tools import (
     ToolsLoadOutput,
 )
 from pytest_planmode.reference.oplmodes import config as cfg
+from pytest_planmode.reference.oplmodes import messages as msg
 from pytest_planmode.reference.oplmodes.lazy_tools import load_tools
 from pytest_planmode.reference.oplmodes.registry import (
     NORMAL_ALIAS,
@@ -24,9 +25,9 @@ def _mode(config: cfg.OplConfig, name: str) -> tuple[ModeDef | None, str | None]
     key = OFF if name == NORMAL_ALIAS else name
     mode = config.modes.get(key)
     if mode is None:
-        return None, f"unknown mode {name!r}"
+        return None, msg.unknown_mode_error(name)
     if not mode.enabled:
-        return None, f"mode {name!r} is disabled (modes.{key}.enabled is false)"
+        return None, msg.mode_disabled_error(name, key)
     return mode, None
 
 
@@ -52,10 +53,7 @@ def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
     snapshot = inp.snapshot if inp.snapshot is not None else inp.registered_tools
     result = active_set(mode, config, snapshot, inp.registered_tools, inp.loaded)
     warnings = [
-        f'Unknown tool "{name}" in the {inp.mode} mode tools list: Pi ignores names it does not know; '
-        f"check modes.{mode.name}.tools"
-        for name in result.unknown
-        if name not in inp.warned_tools
+        msg.unknown_tool(name, inp.mode, mode.name) for name in result.unknown if name not in inp.warned_tools
     ]
     return output(
         ToolsActiveOutput,

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pytest_planmode.contract import planmode_lifecycle as life
 from pytest_planmode.contract.planmode_lifecycle import (
     ExportRunInput,
     ExportRunOutput,
@@ -11,10 +12,33 @@ from pytest_planmode.contract.planmode_lifecycle import (
     PathEntry,
 )
 from pytest_planmode.reference.planmode import export as exporting
-from pytest_planmode.reference.planmode import lifecycle
+from pytest_planmode.reference.planmode import lifecycle, messages
+from pytest_planmode.reference.planmode import lifecycle_events as ev
 from pytest_planmode.reference.planmode.settings import read_document
-from pytest_planmode.targets.reference.convert import output
+from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
+
+#: Each script event's reference class, by its contract class.
+_EVENTS: dict[type[Any], type[ev.LifecycleEvent]] = {
+    life.PlanStart: ev.PlanStart,
+    life.PlanRun: ev.PlanRun,
+    life.PlanReady: ev.PlanReady,
+    life.PlanSave: ev.PlanSave,
+    life.Implement: ev.Implement,
+    life.Context: ev.Context,
+    life.RunSettled: ev.RunSettled,
+    life.Resume: ev.Resume,
+    life.PlanExit: ev.PlanExit,
+    life.Supersede: ev.Supersede,
+    life.SettingsSave: ev.SettingsSave,
+    life.HandoffFailed: ev.HandoffFailed,
+    life.ThinkingManual: ev.ThinkingManual,
+    life.Reload: ev.Reload,
+    life.TreeNavigate: ev.TreeNavigate,
+    life.Compaction: ev.Compaction,
+    life.CwdChange: ev.CwdChange,
+    life.Export: ev.Export,
+}
 
 
 def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.ModelFileSystem:
@@ -33,7 +57,7 @@ def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.Model
 @handler("planmode.lifecycle.run")
 def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
     result = lifecycle.run(
-        [event.model_dump() for event in inp.events],
+        [value(_EVENTS[type(event)], event) for event in inp.events],
         settings=inp.settings,
         thinking_level_now=inp.thinking,
         saved_plan=inp.saved_plan,
@@ -104,7 +128,7 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
         return ExportRunOutput(
             outcome="refused",
             code="nothing-to-export",
-            reason="there is no ready, active or saved plan to export",
+            reason=messages.NOTHING_TO_EXPORT,
             requested=exporting.requested_path(inp.request.path, configured_export_path(inp.settings)),
             destination=None,
             content=None,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from pytest_planmode.contract import planmode_models as models
 from pytest_planmode.contract.planmode_models import (
     FreshInput,
     FreshOutput,
@@ -26,6 +28,19 @@ def _behaviour(b: ModelBehaviour) -> Behaviour:
 
 def _behaviours(models: Mapping[str, ModelBehaviour]) -> dict[str, Behaviour]:
     return {key: _behaviour(b) for key, b in models.items()}
+
+
+#: Each session event's reference value, by the event's contract class.
+_SESSION_EVENTS: dict[type[Any], Callable[[Any], model_switch.SessionEvent]] = {
+    models.TransitionEvent: lambda e: value(model_switch.TransitionAsked, e, trigger=e.type),
+    models.SettingsSave: lambda e: value(model_switch.SettingsSaved, e),
+    models.CatalogueChange: lambda e: model_switch.CatalogueChanged(
+        e.at,
+        None if e.scoped_models is None else tuple(e.scoped_models),
+        None if e.available_models is None else tuple(e.available_models),
+    ),
+    models.ProviderChange: lambda e: model_switch.ProviderChanged(e.at, e.model, _behaviour(e.behaviour)),
+}
 
 
 @handler("planmode.models.switch")
@@ -88,29 +103,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
 
 @handler("planmode.models.session")
 def session(inp: SessionScriptInput) -> SessionScriptOutput:
-    events = []
-    for e in inp.events:
-        if e.type == "settings.save":
-            events.append(
-                model_switch.SessionEvent(
-                    e.at, e.type, settings=e.settings, settings_read_failed=e.settings_read_failed
-                )
-            )
-        elif e.type == "catalogue":
-            events.append(
-                model_switch.SessionEvent(
-                    e.at,
-                    e.type,
-                    scoped=None if e.scoped_models is None else tuple(e.scoped_models),
-                    available=None if e.available_models is None else tuple(e.available_models),
-                )
-            )
-        elif e.type == "provider":
-            events.append(
-                model_switch.SessionEvent(e.at, e.type, model=e.model, behaviour=_behaviour(e.behaviour))
-            )
-        else:
-            events.append(model_switch.SessionEvent(e.at, e.type, how=e.how, fails=e.fails))
+    events = [_SESSION_EVENTS[type(e)](e) for e in inp.events]
     result = model_switch.run_session(
         settings=model_switch.read_settings(inp.settings, inp.settings_read_failed),
         current=inp.current_model,
