@@ -65,8 +65,8 @@ class InstantAdapter:
     def hello(self, suite: str) -> dict[str, Any]:
         return self.hello_answer
 
-    def call(self, op: str, input: dict[str, Any]) -> dict[str, Any]:
-        return self.table[(op, json.dumps(input, sort_keys=True))]
+    def call(self, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self.table[(op, json.dumps(payload, sort_keys=True))]
 
 
 INSTANT = InstantAdapter()

@@ -42,6 +42,17 @@ def _fixtures_lint(args: argparse.Namespace) -> int:
         print(f"\n{count} problem(s) in the fixtures under {root}", file=sys.stderr)
         return 1
     ops = {c.operation for c in cases}
+    if root == FIXTURES_DIR:
+        from pytest_planmode.contract import operations
+
+        # The shipped suite judges every operation of the contract: one
+        # without a case would be listed in the handshake and never tested.
+        untested = sorted(set(operations()) - ops)
+        if untested:
+            for name in untested:
+                print(f"{name}: the contract declares it but no fixture case exercises it", file=sys.stderr)
+            print(f"\n{len(untested)} operation(s) without a case under {root}", file=sys.stderr)
+            return 1
     levels = {lvl: sum(1 for c in cases if c.level == lvl) for lvl in ("must", "reference")}
     print(
         f"{len(files)} file(s), {len(cases)} case(s) ({levels['must']} must, "
@@ -116,6 +127,7 @@ def _schemas(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from pytest_planmode.contract import operations
     from pytest_planmode.matching import mismatches
     from pytest_planmode.plugin import DEFAULT_TIMEOUT
     from pytest_planmode.suite import FixtureError, load_suite
@@ -134,6 +146,9 @@ def _explain(args: argparse.Namespace) -> int:
         return 2
     show = json.dumps
     print(f"{case.id}  ({case.operation}, level {case.level})")
+    operation = operations().get(case.operation)
+    if operation is not None:
+        print(f"does:     {operation.describe()}")
     print(f"where:    {case.where}")
     print(f"spec:     {case.spec}")
     print(f"rule:     {case.description}")

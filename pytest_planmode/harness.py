@@ -99,19 +99,19 @@ class TargetClient:
     def supports(self, operation: str) -> bool:
         return operation in self.handshake.operations
 
-    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
-        return self._run.request(operation, input)
+    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
+        return self._run.request(operation, payload)
 
-    def call(self, operation: str, input: Mapping[str, Any]) -> dict[str, Any]:
-        """The output for `input`; an error, unsupported or broken answer fails the check."""
-        outcome = self._run.request(operation, input)
+    def call(self, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The output for `payload`; an error, unsupported or broken answer fails the check."""
+        outcome = self._run.request(operation, payload)
         if outcome.kind == "output":
             assert outcome.output is not None
             return outcome.output
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {operation}")
         raise CaseFailure(
-            f"{operation} with input {json.dumps(dict(input), ensure_ascii=False)[:500]}\n"
+            f"{operation} with input {json.dumps(dict(payload), ensure_ascii=False)[:500]}\n"
             f"the target answered {'an error' if outcome.kind == 'error' else 'illegally'}: "
             f"{outcome.message}"
         )
@@ -268,9 +268,9 @@ class PlanmodeRun:
             if self.exit_status == 0:
                 self.exit_status = status
 
-    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
         assert self.target is not None
-        return self.target.request(operation, input)
+        return self.target.request(operation, payload)
 
     # -- collection -------------------------------------------------------------
 

@@ -21,11 +21,16 @@ from pytest_planmode.contract import operations
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
 
-def _schema(model: type[BaseModel], mode: str, title: str | None = None) -> dict[str, Any]:
+def _schema(
+    model: type[BaseModel], mode: str, title: str | None = None, description: str | None = None
+) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True, mode=mode)  # type: ignore[arg-type]
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
     if title:
         schema["title"] = title
+    if description:
+        own = schema.get("description")
+        schema["description"] = f"{description}\n\n{own}" if own else description
     return schema
 
 
@@ -33,8 +38,11 @@ def generate() -> dict[str, dict[str, Any]]:
     """Relative path -> schema document, for every schema the kit ships."""
     out: dict[str, dict[str, Any]] = {}
     for name, op in operations().items():
-        out[f"operations/{name}.input.schema.json"] = _schema(op.input, "validation", f"{name} input")
-        out[f"operations/{name}.output.schema.json"] = _schema(op.output, "serialization", f"{name} output")
+        about = op.describe()
+        out[f"operations/{name}.input.schema.json"] = _schema(op.input, "validation", f"{name} input", about)
+        out[f"operations/{name}.output.schema.json"] = _schema(
+            op.output, "serialization", f"{name} output", about
+        )
     for info in sorted(pkgutil.iter_modules(contract.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{contract.__name__}.{info.name}")
         for rel, model in getattr(module, "SCHEMAS", {}).items():

@@ -11,6 +11,7 @@ import pytest
 from conftest import broken
 
 from pytest_planmode import cli
+from pytest_planmode.contract import operations
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -23,6 +24,8 @@ def test_explain_shows_the_rule_and_the_reference_answer(capsys: pytest.CaptureF
     status, out, _ = run(capsys, "explain", "oplmodes.plans.name.dot-rejected")
     assert status == 0
     assert "spec:     opl-modes.md § Commands, flags, and shortcuts" in out
+    summary = operations()["oplmodes.plans.resolve"].summary
+    assert f"does:     {summary} A pure operation" in out
     assert 'expect:   {"accepted": false, "path": null}' in out
     assert out.rstrip().endswith("passes")
 
@@ -111,12 +114,12 @@ PLANMODE = [sys.executable, "-m", "pytest_planmode.cli"]
 
 
 def planmode(
-    *argv: str, input: bytes | None = None, shell_tail: str | None = None
+    *argv: str, stdin: bytes | None = None, shell_tail: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     import shlex
 
     if shell_tail is None:
-        return subprocess.run([*PLANMODE, *argv], input=input, capture_output=True, timeout=120, check=False)  # type: ignore[call-overload,no-any-return]
+        return subprocess.run([*PLANMODE, *argv], input=stdin, capture_output=True, timeout=120, check=False)  # type: ignore[call-overload,no-any-return]
     line = f"{shlex.join([*PLANMODE, *argv])} {shell_tail}"
     return subprocess.run(
         ["bash", "-c", f"set -o pipefail; {line}"], capture_output=True, text=True, timeout=120, check=False
@@ -126,10 +129,10 @@ def planmode(
 @pytest.mark.parametrize("argv", [("-",), ()])
 def test_check_reads_a_long_command_on_stdin(argv: tuple[str, ...]) -> None:
     command = "echo " + "a" * (1 << 18) + " && git status"
-    out = planmode("check", *argv, input=(command + "\n").encode())
+    out = planmode("check", *argv, stdin=(command + "\n").encode())
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(b"allowed\n")
-    blocked = planmode("check", *argv, input=b"ls && rm -rf /\n")
+    blocked = planmode("check", *argv, stdin=b"ls && rm -rf /\n")
     assert blocked.returncode == 1 and b"blocked: rm -rf /" in blocked.stdout
 
 

@@ -20,12 +20,32 @@ def test_shipped_fixtures_lint_clean(capsys: pytest.CaptureFixture[str]) -> None
     assert f"{len(fixture_files())} file(s)" in out and ": ok" in out
 
 
+def test_lint_fails_on_an_operation_without_a_case(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pydantic import BaseModel
+
+    from pytest_planmode import contract
+
+    declared = dict(contract.operations())
+    declared["planmode.example.new"] = contract.Operation(
+        "planmode.example.new", BaseModel, BaseModel, "New."
+    )
+    monkeypatch.setattr(contract, "operations", lambda: declared)
+    assert cli.main(["fixtures", "lint"]) == 1
+    err = capsys.readouterr().err
+    assert "planmode.example.new: the contract declares it but no fixture case exercises it" in err
+    assert "1 operation(s) without a case" in err
+
+
 def test_every_fixture_operation_has_a_reference_handler() -> None:
     from pytest_planmode.targets.reference.ops import handlers
 
     used = {case.operation for case in load_suite()}
     assert used <= set(handlers()), used - set(handlers())
     assert set(handlers()) <= set(operations())
+    for name, (operation, _) in handlers().items():
+        assert operations()[name] is operation
 
 
 def test_shipped_schemas_match_the_models(capsys: pytest.CaptureFixture[str]) -> None:

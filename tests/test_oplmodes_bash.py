@@ -152,7 +152,7 @@ def test_quoted_payload_is_split_out() -> None:
 
 @pytest.mark.parametrize("value", [None, 0, True, ["ls"], {"c": "ls"}])
 def test_handler_blocks_non_strings_in_every_mode(value: object) -> None:
-    run = handlers()["oplmodes.bash.check"]
+    _, run = handlers()["oplmodes.bash.check"]
     for mode in ("off", "plan"):
         out = run(BashCheckInput.model_validate({"command": value, "mode": mode}))
         assert out.allowed is False and "not a string" in (out.reason or "")

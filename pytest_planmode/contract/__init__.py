@@ -22,10 +22,25 @@ class Operation:
     name: str
     input: type[BaseModel]
     output: type[BaseModel]
+    #: What the operation decides, in one sentence: the description of its
+    #: published schemas and the first line `planmode explain` shows.
     summary: str
     #: "pure" decides from the input alone; "script" runs an event script
     #: on a virtual clock and answers with an observation trace.
     kind: str = "pure"
+
+    def describe(self) -> str:
+        """The summary and what the kind means, as the schemas publish it."""
+        return f"{self.summary} {KINDS[self.kind]}"
+
+
+#: What each operation kind means for a port.
+KINDS = {
+    "pure": "A pure operation: the output depends on the input alone.",
+    "script": (
+        "A script operation: the input is an event script on a virtual clock, the output what was observed."
+    ),
+}
 
 
 @cache
@@ -43,4 +58,4 @@ def operations() -> dict[str, Operation]:
     return dict(sorted(found.items()))
 
 
-__all__ = ["Operation", "operations"]
+__all__ = ["KINDS", "Operation", "operations"]

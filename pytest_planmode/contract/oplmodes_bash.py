@@ -58,17 +58,18 @@ class BashSegmentsOutput(ContractOutput):
     )
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.bash.check",
-        input=BashCheckInput,
-        output=BashCheckOutput,
-        summary="Decide one Bash command in one opl-modes mode (per-segment safe list, destructive base).",
-    ),
-    Operation(
-        name="oplmodes.bash.segments",
-        input=BashSegmentsInput,
-        output=BashSegmentsOutput,
-        summary="Split a Bash command into the segments the opl-modes safe list checks.",
-    ),
-]
+CHECK = Operation(
+    name="oplmodes.bash.check",
+    input=BashCheckInput,
+    output=BashCheckOutput,
+    summary="Decide one Bash command in one opl-modes mode (per-segment safe list, destructive base).",
+)
+
+SEGMENTS = Operation(
+    name="oplmodes.bash.segments",
+    input=BashSegmentsInput,
+    output=BashSegmentsOutput,
+    summary="Split a Bash command into the segments the opl-modes safe list checks.",
+)
+
+OPERATIONS = [CHECK, SEGMENTS]

@@ -275,14 +275,13 @@ class ConfigLoadOutput(ContractOutput):
     )
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.config.load",
-        input=ConfigLoadInput,
-        output=ConfigLoadOutput,
-        summary=(
-            "Load opl-modes.json (any JSON value) into the effective mode registry, "
-            "with problems and warnings."
-        ),
-    )
-]
+LOAD = Operation(
+    name="oplmodes.config.load",
+    input=ConfigLoadInput,
+    output=ConfigLoadOutput,
+    summary=(
+        "Load opl-modes.json (any JSON value) into the effective mode registry, with problems and warnings."
+    ),
+)
+
+OPERATIONS = [LOAD]

@@ -160,15 +160,15 @@ class ModelsScriptOutput(ContractOutput):
     warnings: list[str] = Field(description="Every warning shown, in order.")
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.models.script",
-        input=ModelsScriptInput,
-        output=ModelsScriptOutput,
-        summary=(
-            "Mode model overrides on a virtual clock: capture once, restore on exit, persist "
-            "across /reload and /resume, serialized changes, pinned OFF model."
-        ),
-        kind="script",
-    )
-]
+SCRIPT = Operation(
+    name="oplmodes.models.script",
+    input=ModelsScriptInput,
+    output=ModelsScriptOutput,
+    summary=(
+        "Mode model overrides on a virtual clock: capture once, restore on exit, persist "
+        "across /reload and /resume, serialized changes, pinned OFF model."
+    ),
+    kind="script",
+)
+
+OPERATIONS = [SCRIPT]

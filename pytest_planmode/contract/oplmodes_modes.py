@@ -200,12 +200,12 @@ class ModesScriptOutput(ContractOutput):
     config_problems: list[str] = Field(description="Messages of configuration problems.")
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.modes.script",
-        input=ModesScriptInput,
-        output=ModesScriptOutput,
-        summary="Run an opl-modes session script (commands, keys, menus, tool calls, resume) and trace it.",
-        kind="script",
-    )
-]
+SCRIPT = Operation(
+    name="oplmodes.modes.script",
+    input=ModesScriptInput,
+    output=ModesScriptOutput,
+    summary="Run an opl-modes session script (commands, keys, menus, tool calls, resume) and trace it.",
+    kind="script",
+)
+
+OPERATIONS = [SCRIPT]

@@ -29,11 +29,11 @@ class PlanResolveOutput(ContractOutput):
     reason: str | None = Field(default=None, description="Why it was rejected, for people.")
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.plans.resolve",
-        input=PlanResolveInput,
-        output=PlanResolveOutput,
-        summary="Resolve a plan name or a resumed plan filename to a file under .pi/plans/.",
-    )
-]
+RESOLVE = Operation(
+    name="oplmodes.plans.resolve",
+    input=PlanResolveInput,
+    output=PlanResolveOutput,
+    summary="Resolve a plan name or a resumed plan filename to a file under .pi/plans/.",
+)
+
+OPERATIONS = [RESOLVE]

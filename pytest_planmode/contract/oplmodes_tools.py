@@ -68,20 +68,21 @@ class ToolsLoadOutput(ContractOutput):
     message: str
 
 
-OPERATIONS = [
-    Operation(
-        name="oplmodes.tools.active",
-        input=ToolsActiveInput,
-        output=ToolsActiveOutput,
-        summary=(
-            "The active tools on entering a mode: own list or inherited set, plan_complete, "
-            "lazy tools withheld, load_tools."
-        ),
+ACTIVE = Operation(
+    name="oplmodes.tools.active",
+    input=ToolsActiveInput,
+    output=ToolsActiveOutput,
+    summary=(
+        "The active tools on entering a mode: own list or inherited set, plan_complete, "
+        "lazy tools withheld, load_tools."
     ),
-    Operation(
-        name="oplmodes.tools.load",
-        input=ToolsLoadInput,
-        output=ToolsLoadOutput,
-        summary="One load_tools call, bounded by the current mode's tool policy.",
-    ),
-]
+)
+
+LOAD = Operation(
+    name="oplmodes.tools.load",
+    input=ToolsLoadInput,
+    output=ToolsLoadOutput,
+    summary="One load_tools call, bounded by the current mode's tool policy.",
+)
+
+OPERATIONS = [ACTIVE, LOAD]

@@ -443,21 +443,22 @@ class LifecycleVocabulary(ContractInput):
 
 SCHEMAS = {"events/planmode-lifecycle.schema.json": LifecycleVocabulary}
 
-OPERATIONS = [
-    Operation(
-        name="planmode.lifecycle.run",
-        input=LifecycleRunInput,
-        output=LifecycleRunOutput,
-        summary=(
-            "Run a Plan lifecycle event script: reinjection per retention policy, kickoff "
-            "prompts, thinking level, exports, toggle shortcut registration."
-        ),
-        kind="script",
+RUN = Operation(
+    name="planmode.lifecycle.run",
+    input=LifecycleRunInput,
+    output=LifecycleRunOutput,
+    summary=(
+        "Run a Plan lifecycle event script: reinjection per retention policy, kickoff "
+        "prompts, thinking level, exports, toggle shortcut registration."
     ),
-    Operation(
-        name="planmode.export.run",
-        input=ExportRunInput,
-        output=ExportRunOutput,
-        summary="Resolve and perform one /plan export against described pre-existing paths.",
-    ),
-]
+    kind="script",
+)
+
+EXPORT_RUN = Operation(
+    name="planmode.export.run",
+    input=ExportRunInput,
+    output=ExportRunOutput,
+    summary="Resolve and perform one /plan export against described pre-existing paths.",
+)
+
+OPERATIONS = [RUN, EXPORT_RUN]

@@ -138,7 +138,7 @@ class LogEntry(ContractOutput):
     )
 
 
-class Warning(ContractOutput):
+class Warning(ContractOutput):  # noqa: A001 - the class name is the published schema definition name
     kind: Literal["fallback", "all-failed", "unavailable"]
     message: str
 
@@ -289,35 +289,37 @@ class SessionScriptOutput(ContractOutput):
     model: str = Field(description="The session model at the end, late answers included.")
 
 
-OPERATIONS = [
-    Operation(
-        name="planmode.models.switch",
-        input=SwitchInput,
-        output=SwitchOutput,
-        summary=(
-            "One Plan-boundary model switch on a virtual clock: fallback chain, 2,000 ms "
-            "authentication budget per candidate, saved-plan preflight, restore after failure."
-        ),
-        kind="script",
+SWITCH = Operation(
+    name="planmode.models.switch",
+    input=SwitchInput,
+    output=SwitchOutput,
+    summary=(
+        "One Plan-boundary model switch on a virtual clock: fallback chain, 2,000 ms "
+        "authentication budget per candidate, saved-plan preflight, restore after failure."
     ),
-    Operation(
-        name="planmode.models.fresh",
-        input=FreshInput,
-        output=FreshOutput,
-        summary=(
-            "The ready-plan Start fresh screen and the saved-plan direct fresh action: initial "
-            "model and thinking, re-resolution on Start, the handoff switch."
-        ),
-        kind="script",
+    kind="script",
+)
+
+FRESH = Operation(
+    name="planmode.models.fresh",
+    input=FreshInput,
+    output=FreshOutput,
+    summary=(
+        "The ready-plan Start fresh screen and the saved-plan direct fresh action: initial "
+        "model and thinking, re-resolution on Start, the handoff switch."
     ),
-    Operation(
-        name="planmode.models.session",
-        input=SessionScriptInput,
-        output=SessionScriptOutput,
-        summary=(
-            "Several Plan boundaries in one session on a virtual clock: each direction starts "
-            "from its first candidate; settings and catalogue changes apply to later transitions."
-        ),
-        kind="script",
+    kind="script",
+)
+
+SESSION = Operation(
+    name="planmode.models.session",
+    input=SessionScriptInput,
+    output=SessionScriptOutput,
+    summary=(
+        "Several Plan boundaries in one session on a virtual clock: each direction starts "
+        "from its first candidate; settings and catalogue changes apply to later transitions."
     ),
-]
+    kind="script",
+)
+
+OPERATIONS = [SWITCH, FRESH, SESSION]

@@ -335,26 +335,27 @@ class SettingsSaveOutput(_Loaded):
     )
 
 
-OPERATIONS = [
-    Operation(
-        name="planmode.settings.load",
-        input=SettingsLoadInput,
-        output=SettingsLoadOutput,
-        summary=(
-            "Load pi-plan-mode.json (or the legacy plan-mode.json) from the agent directory: "
-            "status, effective settings, warnings, read-only."
-        ),
+LOAD = Operation(
+    name="planmode.settings.load",
+    input=SettingsLoadInput,
+    output=SettingsLoadOutput,
+    summary=(
+        "Load pi-plan-mode.json (or the legacy plan-mode.json) from the agent directory: "
+        "status, effective settings, warnings, read-only."
     ),
-    Operation(
-        name="planmode.settings.save",
-        input=SettingsSaveInput,
-        output=SettingsSaveOutput,
-        summary=(
-            "Run Settings saves (and manual edits) in order over an agent directory, optionally "
-            "failing one step: files after, per-edit results, effective settings."
-        ),
-        kind="script",
+)
+
+SAVE = Operation(
+    name="planmode.settings.save",
+    input=SettingsSaveInput,
+    output=SettingsSaveOutput,
+    summary=(
+        "Run Settings saves (and manual edits) in order over an agent directory, optionally "
+        "failing one step: files after, per-edit results, effective settings."
     ),
-]
+    kind="script",
+)
+
+OPERATIONS = [LOAD, SAVE]
 
 SCHEMAS = {"settings/pi-plan-mode.schema.json": PiPlanModeDocument}

@@ -42,19 +42,20 @@ class ShellCheckOutput(ContractOutput):
     )
 
 
-OPERATIONS = [
-    Operation(
-        name="planmode.bash.check",
-        input=ShellCheckInput,
-        output=ShellCheckOutput,
-        summary=(
-            "Decide one limited-Bash submission in Plan mode (segments, trusted prefixes, reviewed policy)."
-        ),
+BASH_CHECK = Operation(
+    name="planmode.bash.check",
+    input=ShellCheckInput,
+    output=ShellCheckOutput,
+    summary=(
+        "Decide one limited-Bash submission in Plan mode (segments, trusted prefixes, reviewed policy)."
     ),
-    Operation(
-        name="planmode.powershell.check",
-        input=ShellCheckInput,
-        output=ShellCheckOutput,
-        summary="Decide one limited-PowerShell submission in Plan mode.",
-    ),
-]
+)
+
+POWERSHELL_CHECK = Operation(
+    name="planmode.powershell.check",
+    input=ShellCheckInput,
+    output=ShellCheckOutput,
+    summary="Decide one limited-PowerShell submission in Plan mode.",
+)
+
+OPERATIONS = [BASH_CHECK, POWERSHELL_CHECK]

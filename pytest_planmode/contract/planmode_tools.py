@@ -335,31 +335,33 @@ class ToolsAuthorizeOutput(ContractOutput):
     pending: list[str] | None = None
 
 
-OPERATIONS = [
-    Operation(
-        name="planmode.tools.freeze",
-        input=ToolsFreezeInput,
-        output=ToolsFreezeOutput,
-        summary=(
-            "Resolve the Plan policy names (session selection, defaultPlanTools or automatic safe "
-            "built-ins) against a registry snapshot: frozen allowlist, pending names, "
-            "a reason per name."
-        ),
+FREEZE = Operation(
+    name="planmode.tools.freeze",
+    input=ToolsFreezeInput,
+    output=ToolsFreezeOutput,
+    summary=(
+        "Resolve the Plan policy names (session selection, defaultPlanTools or automatic safe "
+        "built-ins) against a registry snapshot: frozen allowlist, pending names, "
+        "a reason per name."
     ),
-    Operation(
-        name="planmode.tools.picker",
-        input=ToolsPickerInput,
-        output=ToolsPickerOutput,
-        summary="Rows of the Plan policy tools picker: label and selection of each tool.",
+)
+
+PICKER = Operation(
+    name="planmode.tools.picker",
+    input=ToolsPickerInput,
+    output=ToolsPickerOutput,
+    summary="Rows of the Plan policy tools picker: label and selection of each tool.",
+)
+
+AUTHORIZE = Operation(
+    name="planmode.tools.authorize",
+    input=ToolsAuthorizeInput,
+    output=ToolsAuthorizeOutput,
+    summary=(
+        "Run a script of registry changes, workflow boundaries and tool calls; "
+        "answer a verdict and a reason for each call."
     ),
-    Operation(
-        name="planmode.tools.authorize",
-        input=ToolsAuthorizeInput,
-        output=ToolsAuthorizeOutput,
-        summary=(
-            "Run a script of registry changes, workflow boundaries and tool calls; "
-            "answer a verdict and a reason for each call."
-        ),
-        kind="script",
-    ),
-]
+    kind="script",
+)
+
+OPERATIONS = [FREEZE, PICKER, AUTHORIZE]

@@ -62,9 +62,9 @@ class PythonTarget:
             raise TargetError(f"{self.description}: hello() raised {exc!r}") from exc
         return parse_handshake(answer, self.description)
 
-    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
         try:
-            answer = self.adapter.call(operation, json.loads(json.dumps(input)))
+            answer = self.adapter.call(operation, json.loads(json.dumps(payload)))
             answer = json.loads(json.dumps(answer))
         except Exception:
             return Outcome(

@@ -187,8 +187,8 @@ class _Runner:
     def now(self) -> int:
         return self.clock.now
 
-    def note(self, type: str, **values: Any) -> None:
-        self.trace.append(Obs(self.now, type, **values))
+    def note(self, kind: str, **values: Any) -> None:
+        self.trace.append(Obs(self.now, kind, **values))
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)

@@ -17,7 +17,7 @@ from pytest_planmode.reference.planmode.model_switch import (
     ChainResult,
     Settings,
     Step,
-    Warning,
+    SwitchWarning,
     collapse_duplicates,
     merge_log,
     walk_chain,
@@ -56,7 +56,7 @@ class FreshResult:
     model: str
     thinking_level: str
     log: tuple[Step, ...]
-    warnings: tuple[Warning, ...]
+    warnings: tuple[SwitchWarning, ...]
 
 
 def configured_chain(settings: Settings) -> tuple[str, ...]:
@@ -101,11 +101,11 @@ def fresh(screen: FreshScreen, settings: Settings) -> FreshResult:
     unavailable = tuple(m for m in configured if m not in screen.open_catalogue)
     initial = usable[0] if usable else screen.planning_model
     chain, notice = _start_chain(screen, usable)
-    warnings: list[Warning] = []
+    warnings: list[SwitchWarning] = []
     if screen.action == "saved-direct" and configured and not usable:
         # The direct action "warns only when no configured candidate can be used".
         warnings.append(
-            Warning(
+            SwitchWarning(
                 "unavailable",
                 "No configured implementation model is available; the fresh session keeps "
                 f"{screen.planning_model}",

@@ -73,7 +73,7 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Warning:
+class SwitchWarning:
     kind: str
     message: str
 
@@ -90,7 +90,7 @@ class ChainResult:
     late: tuple[Step, ...]
     end_at: int | None
     auth_attempts: int
-    warning: Warning | None
+    warning: SwitchWarning | None
 
 
 @dataclass(frozen=True)
@@ -138,14 +138,14 @@ def collapse_duplicates(chain: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chain))
 
 
-def _warning(direction: str, chain: Sequence[str], applied: str | None, current: str) -> Warning:
+def _warning(direction: str, chain: Sequence[str], applied: str | None, current: str) -> SwitchWarning:
     label = DIRECTION_LABEL.get(direction, direction)
     if applied is None:
-        return Warning(
+        return SwitchWarning(
             "all-failed",
             f"{label}: no configured model could be applied ({', '.join(chain)}); keeping {current}",
         )
-    return Warning("fallback", f"{label}: {chain[0]} unavailable; switched to {applied}")
+    return SwitchWarning("fallback", f"{label}: {chain[0]} unavailable; switched to {applied}")
 
 
 def walk_chain(
@@ -228,7 +228,7 @@ def walk_chain(
         end_at = now
     done.extend(Candidate(m, "not-tried") for m in ordered[len(done) :])
     in_effect = next((i for i, c in enumerate(done) if c.result in ("applied", "already-active")), None)
-    warning: Warning | None = None
+    warning: SwitchWarning | None = None
     if outcome == "all-failed":
         warning = _warning(direction, ordered, None, current)
     elif in_effect is not None and in_effect > 0:
@@ -254,7 +254,7 @@ class SwitchResult:
     applied: str | None
     model: str
     log: tuple[Step, ...]
-    warnings: tuple[Warning, ...]
+    warnings: tuple[SwitchWarning, ...]
     error: str | None
     elapsed_ms: int | None
     auth_attempts: int

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from pytest_planmode import PROTOCOL_VERSION, __version__
-from pytest_planmode.contract import operations
 from pytest_planmode.targets.reference.ops import handlers
 
 
@@ -45,15 +44,13 @@ class ReferenceAdapter:
             "operations": sorted(handlers()),
         }
 
-    def call(self, op: str, input: dict[str, Any]) -> dict[str, Any]:
-        func = handlers().get(op)
-        if func is None:
+    def call(self, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+        found = handlers().get(op)
+        if found is None:
             return {"unsupported": True}
-        spec = operations().get(op)
-        if spec is None:
-            return {"error": {"message": f"{op} has a handler but no contract model"}}
+        spec, func = found
         try:
-            model = spec.input.model_validate(input)
+            model = spec.input.model_validate(payload)
         except ValidationError as exc:
             return {"error": {"message": _format_validation(op, exc)}}
         result = func(model)

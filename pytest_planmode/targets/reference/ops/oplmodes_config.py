@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_planmode.contract import oplmodes_config
 from pytest_planmode.contract.oplmodes_config import (
     CleanupOut,
     ConfigLoadInput,
@@ -104,7 +105,7 @@ def _problem(p: cfg.Problem) -> ConfigProblem:
     return output(ConfigProblem, p)
 
 
-@handler("oplmodes.config.load")
+@handler(oplmodes_config.LOAD)
 def load(inp: ConfigLoadInput) -> ConfigLoadOutput:
     config = load_from_input(inp)
     modes: dict[str, EffectiveMode] = {}

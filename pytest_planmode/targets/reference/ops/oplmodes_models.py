@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_planmode.contract import oplmodes_models
 from pytest_planmode.contract import oplmodes_models as models
 from pytest_planmode.contract.oplmodes_models import (
     ModelChange,
@@ -29,7 +30,7 @@ _EVENTS: dict[type[Any], type[mo.Event]] = {
 }
 
 
-@handler("oplmodes.models.script")
+@handler(oplmodes_models.SCRIPT)
 def script(inp: ModelsScriptInput) -> ModelsScriptOutput:
     result = mo.run_script(
         inp.modes,

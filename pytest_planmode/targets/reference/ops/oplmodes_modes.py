@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_planmode.contract import oplmodes_modes
 from pytest_planmode.contract import oplmodes_modes as modes
 from pytest_planmode.contract.oplmodes_modes import ModesScriptInput, ModesScriptOutput
 from pytest_planmode.reference.oplmodes import events as ev
@@ -38,7 +39,7 @@ def script_events(inp: ModesScriptInput) -> list[ev.SessionEvent]:
     return [_EVENTS[type(e)](e) for e in inp.events]
 
 
-@handler("oplmodes.modes.script")
+@handler(oplmodes_modes.SCRIPT)
 def script(inp: ModesScriptInput) -> ModesScriptOutput:
     config = load_from_input(inp, "config")
     events = script_events(inp)

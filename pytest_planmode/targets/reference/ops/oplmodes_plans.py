@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+from pytest_planmode.contract import oplmodes_plans
 from pytest_planmode.contract.oplmodes_plans import PlanResolveInput, PlanResolveOutput
 from pytest_planmode.reference.oplmodes import plans
 from pytest_planmode.targets.reference.convert import output
 from pytest_planmode.targets.reference.ops import handler
 
 
-@handler("oplmodes.plans.resolve")
+@handler(oplmodes_plans.RESOLVE)
 def resolve(inp: PlanResolveInput) -> PlanResolveOutput:
     if inp.source == "command":
         result = plans.resolve_name(inp.value)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from pytest_planmode.contract import oplmodes_tools
 from pytest_planmode.contract.oplmodes_tools import (
     ToolsActiveInput,
     ToolsActiveOutput,
@@ -31,7 +32,7 @@ def _mode(config: cfg.OplConfig, name: str) -> tuple[ModeDef | None, str | None]
     return mode, None
 
 
-@handler("oplmodes.tools.active")
+@handler(oplmodes_tools.ACTIVE)
 def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
     config = load_from_input(inp, "config")
     mode, error = _mode(config, inp.mode)
@@ -70,7 +71,7 @@ def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
     )
 
 
-@handler("oplmodes.tools.load")
+@handler(oplmodes_tools.LOAD)
 def load(inp: ToolsLoadInput) -> ToolsLoadOutput:
     config = load_from_input(inp, "config")
     mode, error = _mode(config, inp.mode)

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pytest_planmode.contract import planmode_lifecycle
 from pytest_planmode.contract import planmode_lifecycle as life
 from pytest_planmode.contract.planmode_lifecycle import (
     ExportRunInput,
@@ -54,7 +55,7 @@ def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.Model
     return exporting.ModelFileSystem.of(entries, also=(cwd, home))
 
 
-@handler("planmode.lifecycle.run")
+@handler(planmode_lifecycle.RUN)
 def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
     result = lifecycle.run(
         [value(_EVENTS[type(event)], event) for event in inp.events],
@@ -163,6 +164,6 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
     )
 
 
-@handler("planmode.export.run")
+@handler(planmode_lifecycle.EXPORT_RUN)
 def export(inp: ExportRunInput) -> ExportRunOutput:
     return export_once(inp, model_fs(inp.paths, inp.cwd, inp.home))

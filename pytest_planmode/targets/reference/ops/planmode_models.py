@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pytest_planmode.contract import planmode_models
 from pytest_planmode.contract import planmode_models as models
 from pytest_planmode.contract.planmode_models import (
     FreshInput,
@@ -43,7 +44,7 @@ _SESSION_EVENTS: dict[type[Any], Callable[[Any], model_switch.SessionEvent]] = {
 }
 
 
-@handler("planmode.models.switch")
+@handler(planmode_models.SWITCH)
 def switch(inp: SwitchInput) -> SwitchOutput:
     settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
     result = model_switch.switch(
@@ -61,7 +62,7 @@ def switch(inp: SwitchInput) -> SwitchOutput:
     return output(SwitchOutput, result)
 
 
-@handler("planmode.models.fresh")
+@handler(planmode_models.FRESH)
 def fresh(inp: FreshInput) -> FreshOutput:
     settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
     opened = model_switch.catalogue(inp.scoped_models, inp.available_models)
@@ -101,7 +102,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
     )
 
 
-@handler("planmode.models.session")
+@handler(planmode_models.SESSION)
 def session(inp: SessionScriptInput) -> SessionScriptOutput:
     events = [_SESSION_EVENTS[type(e)](e) for e in inp.events]
     result = model_switch.run_session(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 from typing import Any, Protocol
 
+from pytest_planmode.contract import planmode_settings
 from pytest_planmode.contract.planmode_settings import (
     EditResult,
     FileEntry,
@@ -201,11 +202,11 @@ def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
     }
 
 
-@handler("planmode.settings.load")
+@handler(planmode_settings.LOAD)
 def load(inp: SettingsLoadInput) -> SettingsLoadOutput:
     return SettingsLoadOutput.model_validate(run_load(MemoryDriver(), inp))
 
 
-@handler("planmode.settings.save")
+@handler(planmode_settings.SAVE)
 def save(inp: SettingsSaveInput) -> SettingsSaveOutput:
     return SettingsSaveOutput.model_validate(run_save(MemoryDriver(), inp))

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pytest_planmode.contract import planmode_shell
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
@@ -33,11 +34,11 @@ def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], V
     return output(ShellCheckOutput, verdict, settings_error=error)
 
 
-@handler("planmode.bash.check")
+@handler(planmode_shell.BASH_CHECK)
 def bash_check(inp: ShellCheckInput) -> ShellCheckOutput:
     return _answer(inp, check_bash)
 
 
-@handler("planmode.powershell.check")
+@handler(planmode_shell.POWERSHELL_CHECK)
 def powershell_check(inp: ShellCheckInput) -> ShellCheckOutput:
     return _answer(inp, check_powershell)

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_planmode.contract import planmode_lifecycle as life
+from pytest_planmode.contract import planmode_tools
 from pytest_planmode.contract import planmode_tools as tools
 from pytest_planmode.contract.planmode_tools import (
     ToolsAuthorizeInput,
@@ -56,7 +57,7 @@ def script_events(inp: ToolsAuthorizeInput) -> list[ev.ToolEvent]:
     return [_EVENTS[type(e)](e) for e in inp.events]
 
 
-@handler("planmode.tools.freeze")
+@handler(planmode_tools.FREEZE)
 def freeze(inp: ToolsFreezeInput) -> ToolsFreezeOutput:
     registry = Registry.of(tool_from_entry(e) for e in inp.registry)
     chosen = policy_names(inp.settings, inp.session_selection)
@@ -70,14 +71,14 @@ def freeze(inp: ToolsFreezeInput) -> ToolsFreezeOutput:
     )
 
 
-@handler("planmode.tools.picker")
+@handler(planmode_tools.PICKER)
 def picker(inp: ToolsPickerInput) -> ToolsPickerOutput:
     registry = Registry.of(tool_from_entry(e) for e in inp.registry)
     chosen = policy_names(inp.settings, inp.session_selection)
     return output(ToolsPickerOutput, chosen, rows=picker_rows(registry, chosen))
 
 
-@handler("planmode.tools.authorize")
+@handler(planmode_tools.AUTHORIZE)
 def authorize(inp: ToolsAuthorizeInput) -> ToolsAuthorizeOutput:
     result = replay(
         [tool_from_entry(e) for e in inp.registry], inp.settings, inp.session_selection, script_events(inp)
