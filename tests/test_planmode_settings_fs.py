@@ -129,7 +129,9 @@ class DiskDriver:
             else:
                 out[name] = file_out(path.read_bytes())
                 continue
-            out[name] = FileEntryOut(kind=kind, to=self.links.get(name)).model_dump(by_alias=True)
+            out[name] = FileEntryOut(
+                kind=kind, text=None, base64=None, to=self.links.get(name), document=None, keys=None
+            ).model_dump(by_alias=True)
         return out
 
     def set_fault(self, fault: Fault) -> None:

@@ -1,13 +1,36 @@
-"""Base classes for operation inputs and outputs.
+"""Base classes for operation inputs and outputs, and the class of every
+output field.
 
 Every operation's wire shape is a pydantic model; the JSON Schemas a port
 reads are generated from these models. JSON field names are camelCase.
+
+Every output field is declared with :func:`effect` or :func:`explanation`:
+
+*effect*
+    what an implementation visibly does at the Pi extension boundary (hook
+    return values, API calls and their arguments, messages, session entries,
+    notifications as text, files and their bytes, registrations), or the
+    verdict of a pure decision operation. Required: every answer carries it.
+*explanation*
+    a reason, cause, code, basis or internal state that helps people read a
+    trace. Optional: absent is fine; present, it must have the right shape.
+
+The class is published in the JSON Schemas as ``"x-planmode": "effect"`` or
+``"x-planmode": "explanation"``.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
+
+FieldClass = Literal["effect", "explanation"]
+
+#: The JSON Schema keyword that carries a field's class.
+CLASS_KEYWORD = "x-planmode"
 
 
 class ContractInput(BaseModel):
@@ -25,3 +48,55 @@ class ContractOutput(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True, from_attributes=True
     )
+
+
+class _Classed:
+    """`json_schema_extra` of a classified field: writes the class into the
+    field's schema (an explanation's placeholder default is not part of the
+    wire, so it is left out)."""
+
+    def __init__(self, kind: FieldClass, extra: dict[str, Any] | None) -> None:
+        self.kind = kind
+        self.extra = dict(extra or {})
+
+    def __call__(self, schema: dict[str, Any]) -> None:
+        schema.update(self.extra)
+        schema[CLASS_KEYWORD] = self.kind
+        if self.kind == "explanation":
+            schema.pop("default", None)
+
+
+def effect(*, description: str | None = None, schema: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """An effect field: visible at the Pi extension boundary, or a pure
+    decision's verdict. It has no default: every answer must carry it."""
+    for forbidden in ("default", "default_factory"):
+        if forbidden in kwargs:
+            raise TypeError(f"an effect field is required: it takes no {forbidden}")
+    return Field(description=description, json_schema_extra=_Classed("effect", schema), **kwargs)
+
+
+def explanation(
+    *, description: str | None = None, schema: dict[str, Any] | None = None, **kwargs: Any
+) -> Any:
+    """An explanation field: why the reference did what it did (a reason,
+    cause, code, basis or internal state). Optional: an answer may leave it
+    out; the in-memory placeholder of an absent one is None."""
+    for forbidden in ("default", "default_factory"):
+        if forbidden in kwargs:
+            raise TypeError(
+                f"an explanation field is optional and absent by default: it takes no {forbidden}"
+            )
+    return Field(
+        default=None, description=description, json_schema_extra=_Classed("explanation", schema), **kwargs
+    )
+
+
+def field_class(info: FieldInfo) -> FieldClass | None:
+    """The class a field was declared with, or None when it has none."""
+    extra = info.json_schema_extra
+    return extra.kind if isinstance(extra, _Classed) else None
+
+
+def field_classes(model: type[BaseModel]) -> dict[str, FieldClass | None]:
+    """The class of each of `model`'s own fields, by wire (camelCase) name."""
+    return {info.alias or name: field_class(info) for name, info in model.model_fields.items()}

@@ -20,6 +20,8 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from pytest_planmode.contract.base import effect
+
 
 class ScriptEvent(BaseModel):
     """One event of a script: ``at`` is its virtual instant in milliseconds."""
@@ -31,14 +33,16 @@ class ScriptEvent(BaseModel):
 
 
 class Observation(BaseModel):
-    """One entry of a trace: what an implementation observably did, and when."""
+    """One entry of a trace: what an implementation did, and when. Its
+    fields carry their class (see `contract.base`): `at` and `type` are
+    effects."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", frozen=True, from_attributes=True
     )
 
-    at: int = Field(ge=0, description="Virtual instant, in milliseconds.")
-    type: str
+    at: int = effect(ge=0, description="Virtual instant, in milliseconds.")
+    type: str = effect()
 
 
 E = TypeVar("E", bound=ScriptEvent)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 
 
 class BashCheckInput(ContractInput):
@@ -29,19 +29,21 @@ class BashCheckInput(ContractInput):
 
 
 class BashCheckOutput(ContractOutput):
-    allowed: bool
-    reason: str | None = Field(
-        description="Null when allowed; otherwise names the segment or pattern that blocked."
+    allowed: bool = effect(description="The verdict.")
+    reason: str | None = effect(
+        description=(
+            "Null when allowed; otherwise the text the block returns to the model, naming the "
+            "segment or pattern that blocked."
+        )
     )
-    blocked_segment: str | None = Field(
-        default=None,
+    blocked_segment: str | None = explanation(
         description="The segment (or text) that blocked, when one did; `(empty command)` for a blank one.",
     )
-    pattern: str | None = Field(
-        default=None, description="The destructive entry or user pattern that blocked, when one did."
+    pattern: str | None = explanation(
+        description="The destructive entry or user pattern that blocked, when one did."
     )
-    segments: list[str] | None = Field(
-        default=None, description="The allowlist segments of the command (see oplmodes.bash.segments)."
+    segments: list[str] | None = explanation(
+        description="The allowlist segments of the command (see oplmodes.bash.segments)."
     )
 
 
@@ -50,7 +52,7 @@ class BashSegmentsInput(ContractInput):
 
 
 class BashSegmentsOutput(ContractOutput):
-    segments: list[str] = Field(
+    segments: list[str] = effect(
         description=(
             "The quote-aware allowlist segmentation, each segment trimmed, in the order the "
             "segments start; empty segments are left out."

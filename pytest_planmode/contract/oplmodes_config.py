@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.spec_values import COLOR_PATTERN, MODE_NAME_PATTERN, THEME_TOKENS
 
 TOKEN_PATTERN = "^(" + "|".join(sorted(THEME_TOKENS)) + ")$"
@@ -191,86 +191,86 @@ class ConfigLoadInput(ContractInput):
 
 
 class ConfigProblem(ContractOutput):
-    field: str = Field(description="JSON path of the value, e.g. `modes.review.tools[2]`.")
-    mode: str | None = Field(default=None, description="The mode it belongs to, if any.")
-    message: str
+    field: str = explanation(description="JSON path of the value, e.g. `modes.review.tools[2]`.")
+    mode: str | None = explanation(description="The mode it belongs to, if any.")
+    message: str = effect(description="The message shown.")
 
 
 class EffectiveAppearance(ContractOutput):
-    prefix: str | None = Field(default=None, description="null: opl-input's compiled default.")
-    prefix_color: str | None = None
-    border_color: str | None = None
-    mode_color: str = Field(description="The footer colour; `muted` when not configured.")
+    prefix: str | None = effect(description="null: opl-input's compiled default.")
+    prefix_color: str | None = effect()
+    border_color: str | None = effect()
+    mode_color: str = effect(description="The footer colour; `muted` when not configured.")
 
 
 class EffectiveBash(ContractOutput):
-    unrestricted: bool
-    safe_patterns: list[str]
-    destructive_patterns: list[str]
+    unrestricted: bool = effect()
+    safe_patterns: list[str] = effect()
+    destructive_patterns: list[str] = effect()
 
 
 class EffectiveModel(ContractOutput):
-    provider: str
-    id: str
+    provider: str = effect()
+    id: str = effect()
 
 
 class EffectiveMode(ContractOutput):
-    name: str
-    builtin: bool
-    enabled: bool
-    visible: bool
-    tools: list[str] | None = Field(
+    name: str = effect()
+    builtin: bool = explanation()
+    enabled: bool = effect()
+    visible: bool = effect()
+    tools: list[str] | None = effect(
         description=(
             "The mode's own list; null when it inherits the resting set (all tools or the pinned off set)."
         )
     )
-    tools_source: Literal["builtin", "config", "alias", "inherit", "snapshot", "pinned"]
-    inherits_all_tools: bool
-    allow_plan_complete: bool = Field(description="The planCompleteAllowed() predicate for this mode.")
-    allow_execute: bool
-    prompt: str | None
-    labels: dict[str, str]
-    appearance: EffectiveAppearance
-    model: EffectiveModel | None = Field(description="null: no override (blank or partial model).")
-    bash: EffectiveBash | None = Field(
-        default=None, description="The mode's Bash policy, when the Bash gate module is available."
+    tools_source: Literal["builtin", "config", "alias", "inherit", "snapshot", "pinned"] = explanation()
+    inherits_all_tools: bool = effect()
+    allow_plan_complete: bool = effect(description="The planCompleteAllowed() predicate for this mode.")
+    allow_execute: bool = effect()
+    prompt: str | None = effect()
+    labels: dict[str, str] = effect()
+    appearance: EffectiveAppearance = effect()
+    model: EffectiveModel | None = effect(description="null: no override (blank or partial model).")
+    bash: EffectiveBash | None = effect(
+        description="The mode's Bash policy (null when the Bash gate module is not available)."
     )
-    notification: str | None = Field(description="What entering the mode announces (null for off).")
+    notification: str | None = effect(description="What entering the mode announces (null for off).")
 
 
 class CleanupOut(ContractOutput):
-    cleanup_on_complete: bool
+    cleanup_on_complete: bool = effect()
 
 
 class ShortcutsOut(ContractOutput):
-    cycle_mode: str
+    cycle_mode: str = effect()
 
 
 class UiOut(ContractOutput):
-    hide_notify: bool
-    hide_widget: bool
+    hide_notify: bool = effect()
+    hide_widget: bool = effect()
 
 
 class ConfigLoadOutput(ContractOutput):
-    modes: dict[str, EffectiveMode]
-    mode_order: list[str]
-    cycle: list[str] = Field(description="Modes the cycle shortcut visits, in order.")
-    picker: list[str] = Field(description="Mode names the /mode picker lists (off shown as `normal`).")
-    lazy_tools: list[str]
-    ignored_lazy_tools: list[str] = Field(
+    modes: dict[str, EffectiveMode] = effect()
+    mode_order: list[str] = effect()
+    cycle: list[str] = effect(description="Modes the cycle shortcut visits, in order.")
+    picker: list[str] = effect(description="Mode names the /mode picker lists (off shown as `normal`).")
+    lazy_tools: list[str] = effect()
+    ignored_lazy_tools: list[str] = explanation(
         description="Protected names listed in lazyTools, silently ignored."
     )
-    cleanup: CleanupOut
-    shortcuts: ShortcutsOut
-    shortcut_conflict: str | None = Field(
+    cleanup: CleanupOut = effect()
+    shortcuts: ShortcutsOut = effect()
+    shortcut_conflict: str | None = effect(
         description="The shift+tab / app.thinking.cycle notice, if it applies."
     )
-    ui: UiOut
-    notify_template: str
-    problems: list[ConfigProblem] = Field(
-        description="Values that were rejected (the default stays in effect)."
+    ui: UiOut = effect()
+    notify_template: str = effect()
+    problems: list[ConfigProblem] = effect(
+        description="Values that were rejected (the default stays in effect), one message each."
     )
-    warnings: list[ConfigProblem] = Field(
+    warnings: list[ConfigProblem] = effect(
         description="Accepted but worth telling: deprecations, unknown fields, write-capable modes."
     )
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
 
 
@@ -120,44 +120,46 @@ class ModelObservation(Observation):
         "persist",
         "model.select",
         "warning",
-    ]
-    mode: str | None = None
-    model: str | None = None
-    reason: Literal["mode", "restore", "pin"] | None = Field(
-        default=None, description="Why a model change was made."
+    ] = effect()
+    mode: str | None = effect(description="The mode, where the entry has one (null otherwise).")
+    model: str | None = effect(description="The model, where the entry has one (null otherwise).")
+    reason: Literal["mode", "restore", "pin"] | None = explanation(description="Why a model change was made.")
+    ok: bool | None = effect(description="change.end: whether Pi switched (null otherwise).")
+    restore_model: str | None = effect(description="persist / state.loaded: the restore point.")
+    restore_failures: int | None = effect(
+        description="persist / state.loaded: failed restores of that point."
     )
-    ok: bool | None = Field(default=None, description="change.end: whether Pi switched.")
-    restore_model: str | None = Field(default=None, description="persist / state.loaded: the restore point.")
-    restore_failures: int | None = Field(
-        default=None, description="persist / state.loaded: failed restores of that point."
-    )
-    message: str | None = None
+    message: str | None = effect(description="A warning's text (null otherwise).")
 
 
 class PersistedEntry(ContractOutput):
-    mode: str
-    restore_model: str | None
-    restore_failures: int
+    mode: str = effect()
+    restore_model: str | None = effect()
+    restore_failures: int = effect()
 
 
 class ModelChange(ContractOutput):
-    at: int = Field(description="When the change started.")
-    end: int = Field(description="When it finished.")
-    model: str
-    reason: Literal["mode", "restore", "pin"]
-    ok: bool = Field(description="False when Pi refused it (no credentials).")
+    at: int = effect(description="When the change started.")
+    end: int = effect(description="When it finished.")
+    model: str = effect()
+    reason: Literal["mode", "restore", "pin"] = explanation(description="Why the change was made.")
+    ok: bool = effect(description="False when Pi refused it (no credentials).")
 
 
 class ModelsScriptOutput(ContractOutput):
-    trace: list[ModelObservation] = Field(description="What happened, in virtual time order.")
-    changes: list[ModelChange] = Field(
+    trace: list[ModelObservation] = explanation(
+        description=(
+            "What happened, in virtual time order, internal steps (capture, dropped restore points) included."
+        )
+    )
+    changes: list[ModelChange] = effect(
         description="Every model change the extension made, in order (a digest of the trace)."
     )
-    model: str = Field(description="The session model once every change settled.")
-    mode: str = Field(description="The mode at the end of the script.")
-    restore_point: str | None = Field(description="The restore point held at the end.")
-    persisted: PersistedEntry | None = Field(description="The last mode session entry written.")
-    warnings: list[str] = Field(description="Every warning shown, in order.")
+    model: str = effect(description="The session model once every change settled.")
+    mode: str = effect(description="The mode at the end of the script.")
+    restore_point: str | None = explanation(description="The restore point held at the end.")
+    persisted: PersistedEntry | None = effect(description="The last mode session entry written.")
+    warnings: list[str] = effect(description="Every warning shown, in order.")
 
 
 SCRIPT = Operation(

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
@@ -135,58 +135,58 @@ class ModesScriptInput(EventScript[ModesEvent], ContractInput):
 
 
 class Notification(ContractOutput):
-    level: Literal["info", "warning", "error"]
-    message: str
+    level: Literal["info", "warning", "error"] = effect()
+    message: str = effect()
 
 
 class Menu(ContractOutput):
-    kind: Literal["mode", "execute", "plan-action"]
-    entries: list[str]
+    kind: Literal["mode", "execute", "plan-action"] = explanation(description="Which menu it is.")
+    entries: list[str] = effect(description="The entries shown.")
 
 
 class ToolResult(ContractOutput):
-    tool: str
-    allowed: bool
-    message: str | None = None
+    tool: str = effect()
+    allowed: bool = effect()
+    message: str | None = effect()
 
 
 class PlanFileChange(ContractOutput):
-    action: Literal["created", "loaded", "saved", "deleted"]
-    path: str
+    action: Literal["created", "loaded", "saved", "deleted"] = effect()
+    path: str = effect()
 
 
 class Widget(ContractOutput):
-    text: str = Field(description="`labels.widget`, else the capitalised mode name.")
-    color: str | None = Field(description="`labels.widgetColor` (a theme token); null for the default.")
+    text: str = effect(description="`labels.widget`, else the capitalised mode name.")
+    color: str | None = effect(description="`labels.widgetColor` (a theme token); null for the default.")
 
 
 class Step(ContractOutput):
-    event: str
-    mode: str = Field(description="The mode after the event.")
-    plan_file: str | None
-    active_tools: list[str]
-    notifications: list[Notification]
-    menu: Menu | None = Field(description="A menu the event opened.")
-    result: dict[str, Any] | None = Field(description="The result of a tool_call.")
-    persisted: dict[str, Any] | None = Field(description="The session entry the event appended.")
-    plan_files: list[PlanFileChange]
-    thinking_cycled: bool = Field(description="Pi's app.thinking.cycle fired on this key press too.")
-    ignored: str | None = Field(description="Why the event changed nothing, when it did not.")
-    refine_cycles: int
-    published: dict[str, Any] = Field(description="Shared state for opl-input/opl-footer (`__agentMode`).")
-    widget: Widget | None = Field(description="The mode widget; null in normal mode or with ui.hideWidget.")
+    event: str = effect(description="The event's type.")
+    mode: str = effect(description="The mode after the event.")
+    plan_file: str | None = effect()
+    active_tools: list[str] = effect()
+    notifications: list[Notification] = effect()
+    menu: Menu | None = effect(description="A menu the event opened.")
+    result: dict[str, Any] | None = effect(description="The result of a tool_call.")
+    persisted: dict[str, Any] | None = effect(description="The session entry the event appended.")
+    plan_files: list[PlanFileChange] = effect()
+    thinking_cycled: bool = effect(description="Pi's app.thinking.cycle fired on this key press too.")
+    ignored: str | None = explanation(description="Why the event changed nothing, when it did not.")
+    refine_cycles: int = explanation()
+    published: dict[str, Any] = effect(description="Shared state for opl-input/opl-footer (`__agentMode`).")
+    widget: Widget | None = effect(description="The mode widget; null in normal mode or with ui.hideWidget.")
 
 
 class FinalState(ContractOutput):
-    mode: str
-    plan_file: str | None
-    active_tools: list[str]
-    refine_cycles: int
-    plans: list[str]
-    entries: list[dict[str, Any]]
-    published: dict[str, Any]
-    widget: Widget | None
-    warned_tools: list[str]
+    mode: str = effect()
+    plan_file: str | None = effect()
+    active_tools: list[str] = effect()
+    refine_cycles: int = explanation()
+    plans: list[str] = effect(description="Plan files present in `.pi/plans/`.")
+    entries: list[dict[str, Any]] = effect(description="The session entries this extension appended.")
+    published: dict[str, Any] = effect()
+    widget: Widget | None = effect()
+    warned_tools: list[str] = explanation()
 
 
 class ModesObservation(Observation):
@@ -194,10 +194,10 @@ class ModesObservation(Observation):
 
 
 class ModesScriptOutput(ContractOutput):
-    steps: list[Step] = Field(description="One per event, in order.")
-    final: FinalState
-    trace: list[ModesObservation]
-    config_problems: list[str] = Field(description="Messages of configuration problems.")
+    steps: list[Step] = effect(description="One per event, in order.")
+    final: FinalState = effect()
+    trace: list[ModesObservation] = explanation()
+    config_problems: list[str] = effect(description="Messages of configuration problems.")
 
 
 SCRIPT = Operation(

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 
 
 class PlanResolveInput(ContractInput):
@@ -21,12 +21,13 @@ class PlanResolveInput(ContractInput):
 
 
 class PlanResolveOutput(ContractOutput):
-    accepted: bool = Field(description="False when the name is rejected or the filename dropped.")
-    path: str | None = Field(
-        default=None,
-        description="The plan file relative to the project, `.pi/plans/plan-<name>.md`.",
+    accepted: bool = effect(description="False when the name is rejected or the filename dropped.")
+    path: str | None = effect(
+        description=(
+            "The plan file relative to the project, `.pi/plans/plan-<name>.md`; null when not accepted."
+        ),
     )
-    reason: str | None = Field(default=None, description="Why it was rejected, for people.")
+    reason: str | None = explanation(description="Why it was rejected, for people.")
 
 
 RESOLVE = Operation(

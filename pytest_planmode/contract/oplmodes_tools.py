@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
 
@@ -33,17 +33,17 @@ class ToolsActiveInput(ContractInput):
 
 
 class ToolsActiveOutput(ContractOutput):
-    mode: str
-    known: bool = Field(description="False when the mode is not registered or is disabled.")
-    error: str | None = None
-    active_tools: list[str]
-    permitted_tools: list[str] = Field(description="The mode's policy before lazy tools are withheld.")
-    withheld_lazy_tools: list[str]
-    load_tools_registered: bool
-    inherits_all_tools: bool
-    plan_complete_allowed: bool
-    unknown_tools: list[str] = Field(description="Names in the mode's list that Pi does not know.")
-    warnings: list[str] = Field(description="One per unknown name not yet warned this session.")
+    mode: str = effect()
+    known: bool = effect(description="False when the mode is not registered or is disabled.")
+    error: str | None = effect(description="The error shown when the mode cannot be entered (null: none).")
+    active_tools: list[str] = effect(description="The active tool set applied.")
+    permitted_tools: list[str] = explanation(description="The mode's policy before lazy tools are withheld.")
+    withheld_lazy_tools: list[str] = explanation()
+    load_tools_registered: bool = effect(description="`load_tools` is registered.")
+    inherits_all_tools: bool = explanation()
+    plan_complete_allowed: bool = effect(description="`plan_complete` is offered.")
+    unknown_tools: list[str] = explanation(description="Names in the mode's list that Pi does not know.")
+    warnings: list[str] = effect(description="One per unknown name not yet warned this session.")
 
 
 class ToolsLoadInput(ToolsActiveInput):
@@ -54,18 +54,18 @@ class ToolsLoadInput(ToolsActiveInput):
 
 
 class IgnoredTool(ContractOutput):
-    tool: str
-    reason: Literal["not-lazy", "not-permitted", "already-active", "unregistered"]
+    tool: str = effect()
+    reason: Literal["not-lazy", "not-permitted", "already-active", "unregistered"] = explanation()
 
 
 class ToolsLoadOutput(ContractOutput):
-    available: bool = Field(description="Whether load_tools is offered in this mode at all.")
-    error: str | None = None
-    enabled: list[str]
-    ignored: list[IgnoredTool]
-    active_tools: list[str] = Field(description="The active set after the call.")
-    withheld_lazy_tools: list[str]
-    message: str
+    available: bool = effect(description="Whether load_tools is offered in this mode at all.")
+    error: str | None = effect(description="The error the tool returns (null: none).")
+    enabled: list[str] = effect(description="The tools the call enabled.")
+    ignored: list[IgnoredTool] = effect(description="The names the call reports as not enabled.")
+    active_tools: list[str] = effect(description="The active set after the call.")
+    withheld_lazy_tools: list[str] = explanation()
+    message: str = effect(description="The tool's text result.")
 
 
 ACTIVE = Operation(

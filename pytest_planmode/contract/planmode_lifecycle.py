@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
 
 #: Pi's own thinking levels (a level Pi can be at). `inherit` is a setting
@@ -250,76 +250,78 @@ class LifecycleRunInput(EventScript[LifecycleEvent]):
 
 
 class ContextObserved(Observation):
-    """What one assembled context carried."""
+    """What one assembled context carried (what the `context` hook returned)."""
 
-    type: Literal["context"] = "context"
-    session: int = Field(
+    type: Literal["context"] = effect()
+    session: int = effect(
         description="1 at start; each fresh implementation session or resume takes the next number."
     )
-    mode: Mode
-    plan_in_history: bool = Field(description="Ordinary history held the exact plan.")
-    injected: bool = Field(description="A hidden injection was added to this context.")
-    injection: str | None = Field(default=None, description="The injected text: the exact plan.")
-    plan_copies: int = Field(description="Copies of the exact plan in the context.")
-    active_plan: bool = Field(description="An active (guaranteed) plan existed for this context.")
+    mode: Mode = effect(description="Plan mode's state when the context was assembled, as its status shows.")
+    plan_in_history: bool = effect(description="Ordinary history held the exact plan.")
+    injected: bool = effect(description="A hidden injection was added to this context.")
+    injection: str | None = effect(description="The injected text (the exact plan); null when none.")
+    plan_copies: int = effect(description="Copies of the exact plan in the context.")
+    active_plan: bool = explanation(description="An active (guaranteed) plan existed for this context.")
 
 
 class KickoffObserved(Observation):
     """The prompt an Implement action sends."""
 
-    type: Literal["kickoff"] = "kickoff"
-    session: int
-    how: ImplementHow
-    text: str
-    holds_plan: bool = Field(description="The prompt holds the complete plan.")
-    policy: str = Field(description="The retention policy this implementation stores.")
+    type: Literal["kickoff"] = effect()
+    session: int = effect(description="The session the prompt is sent in.")
+    how: ImplementHow = explanation(description="The Implement action that sent it.")
+    text: str = effect(description="The prompt's text.")
+    holds_plan: bool = effect(description="The prompt holds the complete plan.")
+    policy: str = explanation(description="The retention policy this implementation stores.")
 
 
 class ThinkingObserved(Observation):
     """Pi's thinking level changed (or a restore was skipped)."""
 
-    type: Literal["thinking"] = "thinking"
-    level: str
-    cause: Literal["plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"]
+    type: Literal["thinking"] = effect()
+    level: str = effect(description="The level set (for `restore-skipped`: the level kept).")
+    cause: Literal[
+        "plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"
+    ] = explanation()
 
 
 class ModeObserved(Observation):
-    type: Literal["mode"] = "mode"
-    mode: Mode
-    cause: str
+    type: Literal["mode"] = effect()
+    mode: Mode = effect()
+    cause: str = explanation()
 
 
 class ActivePlanObserved(Observation):
-    """The active-plan state was set or cleared."""
+    """The active-plan state was set or cleared (internal state)."""
 
-    type: Literal["active-plan"] = "active-plan"
-    change: Literal["set", "cleared", "re-armed", "armed", "restored"]
-    policy: str
-    reason: str
+    type: Literal["active-plan"] = effect()
+    change: Literal["set", "cleared", "re-armed", "armed", "restored"] = explanation()
+    policy: str = explanation()
+    reason: str = explanation()
 
 
 class ShortcutObserved(Observation):
     """The toggle shortcut: registered binding beside the configured value."""
 
-    type: Literal["shortcut"] = "shortcut"
-    loaded: str | None
-    configured: str | None
-    registered: bool = Field(description="A binding was registered at this instant.")
+    type: Literal["shortcut"] = effect()
+    loaded: str | None = effect(description="The binding this runtime registered (null: none).")
+    configured: str | None = explanation(description="The value in the settings.")
+    registered: bool = effect(description="A binding was registered at this instant.")
 
 
 class ExportObserved(Observation):
-    type: Literal["export"] = "export"
-    outcome: Literal["written", "refused", "cancelled", "failed"]
-    source: PlanSource | None
-    destination: str | None
-    code: str | None = None
-    content: str | None = None
+    type: Literal["export"] = effect()
+    outcome: Literal["written", "refused", "cancelled", "failed"] = effect()
+    source: PlanSource | None = explanation(description="Which plan was exported.")
+    destination: str | None = effect(description="The file written or refused.")
+    code: str | None = explanation()
+    content: str | None = explanation(description="The text written (the written file holds it).")
 
 
 class NoticeObserved(Observation):
-    type: Literal["notice"] = "notice"
-    code: str
-    text: str
+    type: Literal["notice"] = effect()
+    code: str = explanation(description="A stable code for the notice.")
+    text: str = effect(description="The notice as shown.")
 
 
 TraceEntry = Annotated[
@@ -335,50 +337,59 @@ TraceEntry = Annotated[
 ]
 
 
+class Notice(ContractOutput):
+    """A notice shown to the user: its text, and the reference's code for it."""
+
+    text: str = effect(description="The notice as shown.")
+    code: str = explanation(description="A stable code, e.g. `settings-invalid`, `not-applicable`.")
+
+
 class ActivePlanState(ContractOutput):
-    plan: str
-    policy: str
-    armed: bool = Field(description="`clear-after-first-run`: its first run has begun in this session.")
-    session: int
+    plan: str = explanation()
+    policy: str = explanation()
+    armed: bool = explanation(description="`clear-after-first-run`: its first run has begun in this session.")
+    session: int = explanation()
 
 
 class ShortcutState(ContractOutput):
-    loaded: str | None = Field(description="The binding registered by this extension runtime.")
-    configured: str | None = Field(description="The value in the settings now.")
-    pending: bool = Field(description="The configured value differs from the loaded one.")
-    registrations: int = Field(description="Bindings registered so far (one per runtime, if enabled).")
+    loaded: str | None = effect(description="The binding registered by this extension runtime.")
+    configured: str | None = explanation(description="The value in the settings now.")
+    pending: bool = explanation(description="The configured value differs from the loaded one.")
+    registrations: int = effect(description="Bindings registered so far (one per runtime, if enabled).")
 
 
 class WrittenFile(ContractOutput):
-    path: str
-    content: str
+    path: str = effect()
+    content: str = effect()
 
 
 class FinalState(ContractOutput):
-    mode: Mode
-    ready_plan: str | None
-    saved_plan: str | None
-    active_plan: ActivePlanState | None
-    thinking: str
-    thinking_snapshot: dict[str, str] | None = Field(
+    mode: Mode = effect(description="Plan mode's state, as its status shows.")
+    ready_plan: str | None = effect(description="The ready plan the Implement actions offer.")
+    saved_plan: str | None = effect(description="The plan saved for later.")
+    active_plan: ActivePlanState | None = explanation(description="The active implementation plan.")
+    thinking: str = effect(description="Pi's thinking level.")
+    thinking_snapshot: dict[str, str] | None = explanation(
         description="`{prior, applied}` while a fixed Plan thinking level is applied."
     )
-    session: int
-    plan_in_history: bool
-    settings: dict[str, Any] = Field(description="The effective values of the four fields.")
-    shortcut: ShortcutState
-    cwd: str
-    written: list[WrittenFile]
+    session: int = effect()
+    plan_in_history: bool = effect()
+    settings: dict[str, Any] = explanation(description="The effective values of the four fields.")
+    shortcut: ShortcutState = effect()
+    cwd: str = effect()
+    written: list[WrittenFile] = effect(description="The files written, with their text.")
 
 
 class LifecycleRunOutput(ContractOutput):
-    trace: list[TraceEntry] = Field(description="Every observation, in order.")
-    contexts: list[ContextObserved]
-    kickoffs: list[KickoffObserved]
-    thinking: list[ThinkingObserved]
-    exports: list[ExportObserved]
-    notices: list[str] = Field(description="The notice codes, in order.")
-    final: FinalState
+    trace: list[TraceEntry] = explanation(
+        description="Every observation, in order, internal state changes included."
+    )
+    contexts: list[ContextObserved] = effect()
+    kickoffs: list[KickoffObserved] = effect()
+    thinking: list[ThinkingObserved] = effect()
+    exports: list[ExportObserved] = effect()
+    notices: list[Notice] = effect(description="The notices shown, in order.")
+    final: FinalState = effect()
 
 
 # --------------------------------------------------------------------------
@@ -414,24 +425,22 @@ class ExportRunInput(ContractInput):
 
 
 class StateAfter(ContractOutput):
-    plan_mode: bool = Field(description="Plan mode is still active (a ready plan stays ready).")
-    source_kept: bool = Field(description="The exported plan is still held in its state.")
+    plan_mode: bool = effect(description="Plan mode is still active (a ready plan stays ready).")
+    source_kept: bool = explanation(description="The exported plan is still held in its state.")
 
 
 class ExportRunOutput(ContractOutput):
-    outcome: Literal["written", "refused", "cancelled", "failed"]
-    code: str | None = Field(description="Why not written, e.g. `exists-file`, `parent-not-directory`.")
-    reason: str | None = None
-    requested: str = Field(description="The raw path used: explicit, configured or the default.")
-    destination: str | None = Field(description="The resolved absolute destination, used as is.")
-    preview: str | None = Field(
-        default=None, description="The destination as previewed in `previewWidth` columns."
-    )
-    content: str | None = Field(description="The exact text written.")
-    size: int | None = Field(description="Bytes written.")
-    created_directories: list[str]
-    state_after: StateAfter
-    settings_after: dict[str, Any] = Field(description="The settings after the export (never edited).")
+    outcome: Literal["written", "refused", "cancelled", "failed"] = effect()
+    code: str | None = explanation(description="Why not written, e.g. `exists-file`, `parent-not-directory`.")
+    reason: str | None = explanation()
+    requested: str = explanation(description="The raw path used: explicit, configured or the default.")
+    destination: str | None = effect(description="The resolved absolute destination, used as is.")
+    preview: str | None = explanation(description="The destination as previewed in `previewWidth` columns.")
+    content: str | None = effect(description="The exact text written.")
+    size: int | None = effect(description="Bytes written.")
+    created_directories: list[str] = effect()
+    state_after: StateAfter = effect()
+    settings_after: dict[str, Any] = effect(description="The settings after the export (never edited).")
 
 
 class LifecycleVocabulary(ContractInput):

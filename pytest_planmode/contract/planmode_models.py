@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, ScriptEvent
 
 AUTH_BUDGET_MS = 2000
@@ -93,7 +93,7 @@ class SwitchInput(_SessionInput):
 
 
 class CandidateResult(ContractOutput):
-    model: str
+    model: str = explanation()
     result: Literal[
         "applied",
         "already-active",
@@ -104,14 +104,14 @@ class CandidateResult(ContractOutput):
         "change-threw",
         "change-hung",
         "not-tried",
-    ]
-    auth: Literal["ok", "fail", "throw", "timeout"] | None = Field(
-        default=None, description="Authentication outcome, None when not authenticated."
+    ] = explanation()
+    auth: Literal["ok", "fail", "throw", "timeout"] | None = explanation(
+        description="Authentication outcome, None when not authenticated."
     )
 
 
 class LogEntry(ContractOutput):
-    at: int = Field(description="Virtual instant in ms from the start of the transition.")
+    at: int = effect(description="Virtual instant in ms from the start of the transition.")
     type: Literal[
         "preflight.start",
         "preflight.end",
@@ -127,46 +127,45 @@ class LogEntry(ContractOutput):
         "restore.start",
         "restore.end",
         "request",
-    ]
-    model: str | None = None
-    outcome: str | None = Field(
-        default=None,
+    ] = effect()
+    model: str | None = effect(description="The model asked about or changed to (null: none).")
+    outcome: str | None = effect(
         description=(
             "auth/preflight end and late: ok, fail, throw; change/restore end: accepted, "
-            "refused, threw; thinking.restore: the level."
+            "refused, threw; thinking.restore: the level; null otherwise."
         ),
     )
 
 
 class Warning(ContractOutput):  # noqa: A001 - the class name is the published schema definition name
-    kind: Literal["fallback", "all-failed", "unavailable"]
-    message: str
+    kind: Literal["fallback", "all-failed", "unavailable"] = explanation()
+    message: str = effect(description="The warning as shown.")
 
 
 class SwitchOutput(ContractOutput):
-    outcome: Literal["disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"]
-    disabled_reason: Literal["off", "invalid-settings", "read-failed"] | None = None
-    settings_error: str | None = None
-    direction: Literal["planModel", "normalModel"]
-    candidates: list[CandidateResult] = Field(
+    outcome: Literal[
+        "disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"
+    ] = explanation()
+    disabled_reason: Literal["off", "invalid-settings", "read-failed"] | None = explanation()
+    settings_error: str | None = explanation()
+    direction: Literal["planModel", "normalModel"] = explanation()
+    candidates: list[CandidateResult] = explanation(
         description="The configured chain after collapsing duplicates, with what happened to each."
     )
-    applied: str | None = Field(description="The candidate the model change applied, if any.")
-    model: str = Field(description="The session model once everything settled, late results included.")
-    log: list[LogEntry] = Field(description="Every step with its virtual instant, in time order.")
-    warnings: list[Warning] = Field(description="At most one per direction.")
-    error: str | None = Field(default=None, description="Error notice of an aborted implementation.")
-    elapsed_ms: int | None = Field(
+    applied: str | None = effect(description="The candidate the model change applied, if any.")
+    model: str = effect(description="The session model once everything settled, late results included.")
+    log: list[LogEntry] = effect(description="Every step with its virtual instant, in time order.")
+    warnings: list[Warning] = effect(description="At most one per direction.")
+    error: str | None = effect(description="Error notice of an aborted implementation (null: none).")
+    elapsed_ms: int | None = effect(
         description="When the transition's switch completed; None when a model change hangs."
     )
-    auth_attempts: int = Field(description="Authentications started, the saved-plan preflight included.")
-    thinking_level: str = Field(description="The thinking level after the transition.")
-    saved_plan_kept: bool | None = Field(
-        default=None, description="Saved-plan implementation: the saved plan stays."
+    auth_attempts: int = effect(description="Authentications started, the saved-plan preflight included.")
+    thinking_level: str = effect(description="The thinking level after the transition.")
+    saved_plan_kept: bool | None = effect(
+        description="Saved-plan implementation: the saved plan stays (null: not a saved-plan implementation)."
     )
-    restored: bool = Field(
-        default=False, description="The transition failed and the previous model was restored."
-    )
+    restored: bool = effect(description="The transition failed and the previous model was restored.")
 
 
 class FreshInput(_SessionInput):
@@ -188,27 +187,27 @@ class FreshInput(_SessionInput):
 
 
 class Notice(ContractOutput):
-    kind: Literal["switched", "planning-fallback"]
-    message: str
+    kind: Literal["switched", "planning-fallback"] = explanation()
+    message: str = effect(description="The notice as shown.")
 
 
 class FreshOutput(ContractOutput):
-    initial_model: str = Field(description="The model row's starting value.")
-    fallbacks: list[str] = Field(description="The remaining usable candidates, in order.")
-    unavailable: list[str] = Field(description="Configured candidates outside the catalogue.")
-    initial_thinking: str
-    chain: list[str] = Field(description="The chain applied on Start, after re-resolution.")
-    notice: Notice | None = Field(default=None, description="What Start reported.")
-    outcome: Literal["applied", "already-active", "all-failed", "stalled", "unchanged"]
-    applied: str | None
-    model: str = Field(description="The fresh session's model.")
-    thinking_level: str = Field(description="The fresh session's thinking level.")
-    log: list[LogEntry]
-    warnings: list[Warning]
-    elapsed_ms: int | None
-    planning_model: str = Field(description="The planning session's model: never switched.")
-    planning_thinking: str
-    settings_written: bool = Field(description="Always false: menu choices are one-shot.")
+    initial_model: str = effect(description="The model row's starting value.")
+    fallbacks: list[str] = explanation(description="The remaining usable candidates, in order.")
+    unavailable: list[str] = explanation(description="Configured candidates outside the catalogue.")
+    initial_thinking: str = effect(description="The thinking row's starting value.")
+    chain: list[str] = explanation(description="The chain applied on Start, after re-resolution.")
+    notice: Notice | None = effect(description="What Start reported (null: nothing).")
+    outcome: Literal["applied", "already-active", "all-failed", "stalled", "unchanged"] = explanation()
+    applied: str | None = effect()
+    model: str = effect(description="The fresh session's model.")
+    thinking_level: str = effect(description="The fresh session's thinking level.")
+    log: list[LogEntry] = effect()
+    warnings: list[Warning] = effect()
+    elapsed_ms: int | None = effect()
+    planning_model: str = effect(description="The planning session's model: never switched.")
+    planning_thinking: str = effect()
+    settings_written: bool = effect(description="Always false: menu choices are one-shot.")
 
 
 class TransitionEvent(ScriptEvent):
@@ -260,12 +259,12 @@ class SessionScriptInput(EventScript[SessionEvent]):
 
 
 class TransitionResult(ContractOutput):
-    at: int = Field(description="When the transition was asked for.")
-    trigger: str
-    started_at: int | None = Field(
+    at: int = effect(description="When the transition was asked for.")
+    trigger: str = effect()
+    started_at: int | None = effect(
         description="When it started: after the previous one completed; None if never."
     )
-    ended_at: int | None = Field(description="When its switch completed.")
+    ended_at: int | None = effect(description="When its switch completed.")
     outcome: Literal[
         "disabled",
         "unchanged",
@@ -275,18 +274,18 @@ class TransitionResult(ContractOutput):
         "stalled",
         "aborted",
         "blocked",
-    ] = Field(description="`blocked`: an earlier model change hung, it never started.")
-    applied: str | None
-    model: str = Field(description="The session model after this transition.")
-    warnings: list[Warning]
-    auth_attempts: int
-    restored: bool
+    ] = explanation(description="`blocked`: an earlier model change hung, it never started.")
+    applied: str | None = effect()
+    model: str = effect(description="The session model after this transition.")
+    warnings: list[Warning] = effect()
+    auth_attempts: int = effect()
+    restored: bool = effect()
 
 
 class SessionScriptOutput(ContractOutput):
-    transitions: list[TransitionResult]
-    log: list[LogEntry] = Field(description="Every step of every transition, in time order.")
-    model: str = Field(description="The session model at the end, late answers included.")
+    transitions: list[TransitionResult] = effect()
+    log: list[LogEntry] = effect(description="Every step of every transition, in time order.")
+    model: str = effect(description="The session model at the end, late answers included.")
 
 
 SWITCH = Operation(

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
 
 # ------------------------------------------------------------------ document
@@ -175,29 +175,29 @@ Files = dict[str, FileEntry]
 
 
 class ModelRefOut(ContractOutput):
-    provider: str
-    model_id: str
+    provider: str = effect()
+    model_id: str = effect()
 
 
 class EffectiveSettingsOut(ContractOutput):
     """Every setting resolved: the file's values over the defaults, or the
     documented fallback."""
 
-    thinking_level: str = Field(description="`inherit` unless configured.")
-    default_plan_tools: Literal["automatic"] | list[str] = Field(
+    thinking_level: str = effect(description="`inherit` unless configured.")
+    default_plan_tools: Literal["automatic"] | list[str] = effect(
         description="`automatic`: already-active safe built-ins; []: no optional tools."
     )
-    implementation_plan_retention: str
-    auto_switch_model: bool
-    plan_model: list[ModelRefOut] = Field(
+    implementation_plan_retention: str = effect()
+    auto_switch_model: bool = effect()
+    plan_model: list[ModelRefOut] = effect(
         description="The chain; a single object becomes one item; [] when not configured."
     )
-    normal_model: list[ModelRefOut] = Field(description="As `planModel`.")
-    default_plan_export_path: str
-    safe_subcommands: dict[str, list[str]] = Field(
+    normal_model: list[ModelRefOut] = effect(description="As `planModel`.")
+    default_plan_export_path: str = effect()
+    safe_subcommands: dict[str, list[str]] = effect(
         description="Keys and entries trimmed, merged and de-duplicated; empty arrays dropped."
     )
-    toggle_shortcut: str = Field(description='"": the shortcut is disabled.')
+    toggle_shortcut: str = effect(description='"": the shortcut is disabled.')
 
 
 Status = Literal["missing", "valid", "legacy", "invalid"]
@@ -205,22 +205,22 @@ Reason = Literal["invalid-json", "invalid-value", "too-large", "not-regular", "r
 
 
 class _Loaded(ContractOutput):
-    status: Status = Field(
+    status: Status = explanation(
         description=(
             "`missing`: no settings file (defaults); `valid`: pi-plan-mode.json is used; "
             "`legacy`: only a valid plan-mode.json exists and is used; `invalid`: the file "
             "that takes precedence cannot be used."
         )
     )
-    source: Literal["pi-plan-mode.json", "plan-mode.json"] | None = Field(
+    source: Literal["pi-plan-mode.json", "plan-mode.json"] | None = explanation(
         description="The file that decided the outcome (null when missing)."
     )
-    read_only: bool = Field(description="Settings cannot be saved while true.")
-    settings: EffectiveSettingsOut
-    warnings: list[str] = Field(description="For people; never echo file content.")
-    reason: Reason | None = Field(description="Why the file is unusable (status `invalid`).")
-    invalid_field: str | None = Field(
-        default=None, description="The top-level field that invalidated the document, if any."
+    read_only: bool = explanation(description="Settings cannot be saved while true.")
+    settings: EffectiveSettingsOut = effect(description="The settings in effect.")
+    warnings: list[str] = effect(description="Warnings shown, as text; never echo file content.")
+    reason: Reason | None = explanation(description="Why the file is unusable (status `invalid`).")
+    invalid_field: str | None = explanation(
+        description="The top-level field that invalidated the document, if any."
     )
 
 
@@ -294,7 +294,7 @@ class SettingsSaveInput(ContractInput):
 
 
 class EditResult(ContractOutput):
-    ok: bool
+    ok: bool = effect(description="The save happened.")
     reason: (
         Literal[
             "read-only",
@@ -307,20 +307,18 @@ class EditResult(ContractOutput):
             "not-run",
         ]
         | None
-    ) = Field(default=None, description="Why the save did not happen.")
-    message: str | None = None
+    ) = explanation(description="Why the save did not happen.")
+    message: str | None = effect(description="The error shown when it did not (null: none).")
 
 
 class FileEntryOut(ContractOutput):
-    kind: EntryKind
-    text: str | None = Field(default=None, description="The content when it is valid UTF-8.")
-    base64: str | None = Field(default=None, description="The content otherwise.")
-    to: str | None = None
-    document: Any = Field(
-        default=None, description="The content parsed as JSON, when it is JSON (else null)."
-    )
-    keys: list[str] | None = Field(
-        default=None, description="The top-level keys in file order, when it is a JSON object."
+    kind: EntryKind = effect()
+    text: str | None = effect(description="The content when it is valid UTF-8 (else null).")
+    base64: str | None = effect(description="The content otherwise (else null).")
+    to: str | None = effect(description="What a symlink points at (else null).")
+    document: Any = effect(description="The content parsed as JSON, when it is JSON (else null).")
+    keys: list[str] | None = effect(
+        description="The top-level keys in file order, when it is a JSON object (else null)."
     )
 
 
@@ -328,9 +326,9 @@ class SettingsSaveOutput(_Loaded):
     """The directory after the saves and the settings then in effect (after
     the watcher's reload; after a crash, what the next session loads)."""
 
-    files: dict[str, FileEntryOut]
-    results: list[EditResult] = Field(description="One per edit, in order.")
-    leftover_files: int = Field(
+    files: dict[str, FileEntryOut] = effect()
+    results: list[EditResult] = effect(description="One per edit, in order.")
+    leftover_files: int = effect(
         description="Entries the saves left besides the settings files (0 unless a crash)."
     )
 

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 
 
 class ShellCheckInput(ContractInput):
@@ -24,22 +24,20 @@ class ShellCheckInput(ContractInput):
 
 
 class ShellCheckOutput(ContractOutput):
-    allowed: bool
-    blocked: str | None = Field(
+    allowed: bool = effect(description="The verdict.")
+    blocked: str | None = effect(
         description=(
             "Null when allowed. Otherwise the first blocked segment (trimmed), the complete "
-            "submitted input when the syntax is unsupported or malformed, or `(empty command)`."
+            "submitted input when the syntax is unsupported or malformed, or `(empty command)`: "
+            "the text the block message shows."
         )
     )
-    segments: list[str] | None = Field(
-        default=None,
+    segments: list[str] | None = explanation(
         description="Every parsed segment, trimmed, in order (empty when nothing was parsed).",
     )
-    rule: str | None = Field(default=None, description="Stable id of the rule that blocked.")
-    reason: str | None = Field(default=None, description="Why it was blocked, for people.")
-    settings_error: str | None = Field(
-        default=None, description="Why `safeSubcommands` was invalid, when it was."
-    )
+    rule: str | None = explanation(description="Stable id of the rule that blocked.")
+    reason: str | None = explanation(description="Why it was blocked, for people.")
+    settings_error: str | None = explanation(description="Why `safeSubcommands` was invalid, when it was.")
 
 
 BASH_CHECK = Operation(

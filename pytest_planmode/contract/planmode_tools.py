@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pytest_planmode.contract import Operation
-from pytest_planmode.contract.base import ContractInput, ContractOutput
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
 from pytest_planmode.contract.planmode_lifecycle import (
     PlanExit,
@@ -89,31 +89,31 @@ class ToolsFreezeInput(ContractInput):
 
 
 class NameResolution(ContractOutput):
-    name: str
-    admitted: bool
-    reason: str = Field(
+    name: str = effect()
+    admitted: bool = explanation()
+    reason: str = explanation(
         description=(
             "`admitted`, `policy-blocked`, `plan-helper`, `unregistered`, `hidden`, "
             "`unsupported-exposure`, `inactive`, `override-needs-opt-in`."
         )
     )
-    pending: bool = Field(
+    pending: bool = explanation(
         description="An explicit name unavailable now: it waits for the next Plan workflow."
     )
 
 
 class ToolsFreezeOutput(ContractOutput):
-    basis: Literal["session-selection", "settings", "automatic"] = Field(
+    basis: Literal["session-selection", "settings", "automatic"] = explanation(
         description="Where the resolved names came from."
     )
-    allowlist: list[str] = Field(description="The frozen executable allowlist, in name order of the basis.")
-    pending: list[str] = Field(description="Explicit names waiting for the next Plan workflow.")
-    resolutions: list[NameResolution] = Field(
+    allowlist: list[str] = effect(description="The frozen executable allowlist, in name order of the basis.")
+    pending: list[str] = explanation(description="Explicit names waiting for the next Plan workflow.")
+    resolutions: list[NameResolution] = explanation(
         description="One entry per resolved name (the safe built-ins when automatic)."
     )
-    helpers: list[str] = Field(description="Plan helpers, callable under an active Plan contract.")
-    active_tools: list[str] = Field(description="Pi's active set, unchanged: Plan mode never activates.")
-    warnings: list[str] = Field(default_factory=list)
+    helpers: list[str] = effect(description="Plan helpers, callable under an active Plan contract.")
+    active_tools: list[str] = effect(description="Pi's active set, unchanged: Plan mode never activates.")
+    warnings: list[str] = effect(description="Warnings shown, as text.")
 
 
 # --- planmode.tools.picker -------------------------------------------------
@@ -126,20 +126,20 @@ class ToolsPickerInput(ContractInput):
 
 
 class PickerRow(ContractOutput):
-    name: str
+    name: str = effect()
     label: Literal[
         "available",
         "inactive in Pi",
         "blocked by Plan policy",
         "pending registration",
         "unavailable",
-    ]
-    selected: bool = Field(description="Part of the current policy intent.")
+    ] = effect(description="The label the row shows.")
+    selected: bool = effect(description="Part of the current policy intent (the row is checked).")
 
 
 class ToolsPickerOutput(ContractOutput):
-    basis: Literal["session-selection", "settings", "automatic"]
-    rows: list[PickerRow]
+    basis: Literal["session-selection", "settings", "automatic"] = explanation()
+    rows: list[PickerRow] = effect()
 
 
 # --- planmode.tools.authorize ------------------------------------------------
@@ -271,33 +271,33 @@ class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
 
 
 class ResolvedObservation(Observation):
-    type: Literal["resolved"] = "resolved"
-    contract: str
-    basis: str
-    allowlist: list[str]
-    pending: list[str]
-    resolutions: list[NameResolution]
+    type: Literal["resolved"] = effect()
+    contract: str = explanation()
+    basis: str = explanation()
+    allowlist: list[str] = explanation()
+    pending: list[str] = explanation()
+    resolutions: list[NameResolution] = explanation()
 
 
 class RestoredObservation(Observation):
-    type: Literal["restored"] = "restored"
-    cause: str
-    contract: str | None
-    allowlist: list[str] | None
+    type: Literal["restored"] = effect()
+    cause: str = explanation()
+    contract: str | None = explanation()
+    allowlist: list[str] | None = explanation()
 
 
 class SettingsObservation(Observation):
-    type: Literal["settings"] = "settings"
-    applied: bool
-    warning: str | None = None
+    type: Literal["settings"] = effect()
+    applied: bool = explanation()
+    warning: str | None = explanation()
 
 
 class VerdictObservation(Observation):
-    type: Literal["verdict"] = "verdict"
-    tool: str
-    via: str | None = None
-    verdict: Verdict
-    reason: str = Field(
+    type: Literal["verdict"] = effect()
+    tool: str = effect(description="The tool called.")
+    via: str | None = effect(description="The orchestrator of a nested call (null: a direct call).")
+    verdict: Verdict = effect(description="What the `tool_call` hook answered.")
+    reason: str = explanation(
         description=(
             "allow: `allowed`, `outside-plan-mode`, `plan-helper`; shell-policy: `limited-shell`; "
             "deny: `policy-blocked`, `no-active-plan-contract`, `stale-plan-contract`, "
@@ -306,8 +306,7 @@ class VerdictObservation(Observation):
             "`override-needs-opt-in`, `codemode-only`, `inactive`."
         )
     )
-    cause: str | None = Field(
-        default=None,
+    cause: str | None = explanation(
         description=(
             "`not-admitted`: the resolution reason; `orchestrator-not-admitted`: the orchestrator's reason."
         ),
@@ -315,9 +314,9 @@ class VerdictObservation(Observation):
 
 
 class PickerObservation(Observation):
-    type: Literal["picker"] = "picker"
-    event: str = Field(description="`open` (fresh snapshot) or `show` (the open picker as it is).")
-    rows: list[PickerRow] | None = Field(description="null when no picker is open.")
+    type: Literal["picker"] = effect()
+    event: str = effect(description="`open` (fresh snapshot) or `show` (the open picker as it is).")
+    rows: list[PickerRow] | None = effect(description="The rows shown; null when no picker is open.")
 
 
 TraceEntry = Annotated[
@@ -327,12 +326,16 @@ TraceEntry = Annotated[
 
 
 class ToolsAuthorizeOutput(ContractOutput):
-    trace: list[TraceEntry]
-    verdicts: list[VerdictObservation] = Field(description="The verdict observations alone, in call order.")
-    allowlist: list[str] | None = Field(
+    trace: list[TraceEntry] = explanation(
+        description="Everything the reference did, in order, resolutions and restores included."
+    )
+    verdicts: list[VerdictObservation] = effect(
+        description="What the `tool_call` hook answered for each call, in call order."
+    )
+    allowlist: list[str] | None = explanation(
         description="The effective contract's frozen allowlist at the end (null: none resolved)."
     )
-    pending: list[str] | None = None
+    pending: list[str] | None = explanation()
 
 
 FREEZE = Operation(

@@ -61,6 +61,7 @@ def active(inp: ToolsActiveInput) -> ToolsActiveOutput:
         result,
         mode=mode.name,
         known=True,
+        error=None,
         active_tools=result.active,
         permitted_tools=result.permitted,
         withheld_lazy_tools=result.withheld_lazy,
@@ -88,5 +89,9 @@ def load(inp: ToolsLoadInput) -> ToolsLoadOutput:
     snapshot = inp.snapshot if inp.snapshot is not None else inp.registered_tools
     result = load_tools(mode, config, snapshot, inp.registered_tools, inp.loaded, inp.request)
     return output(
-        ToolsLoadOutput, result, active_tools=result.active, withheld_lazy_tools=result.withheld_lazy
+        ToolsLoadOutput,
+        result,
+        error=None,
+        active_tools=result.active,
+        withheld_lazy_tools=result.withheld_lazy,
     )

@@ -108,7 +108,7 @@ def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
             "kickoffs": only("kickoff"),
             "thinking": only("thinking"),
             "exports": only("export"),
-            "notices": [obs["code"] for obs in only("notice")],
+            "notices": [{"text": obs["text"], "code": obs["code"]} for obs in only("notice")],
             "final": final,
         }
     )

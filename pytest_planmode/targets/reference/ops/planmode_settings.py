@@ -68,13 +68,15 @@ def file_out(data: bytes) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         encoded = base64.b64encode(data).decode("ascii")
-        return FileEntryOut(kind="file", base64=encoded).model_dump(by_alias=True)
+        return FileEntryOut(
+            kind="file", text=None, base64=encoded, to=None, document=None, keys=None
+        ).model_dump(by_alias=True)
     try:
         document = parse_json(text)
     except (ValueError, RecursionError):
         document = None
     keys = list(document) if isinstance(document, dict) else None
-    out = FileEntryOut(kind="file", text=text, document=document, keys=keys)
+    out = FileEntryOut(kind="file", text=text, base64=None, to=None, document=document, keys=keys)
     return out.model_dump(by_alias=True)
 
 
@@ -104,7 +106,9 @@ class MemoryDriver:
             if entry.kind == "file":
                 out[name] = file_out(entry.data)
             else:
-                out[name] = FileEntryOut(kind=entry.kind, to=entry.target).model_dump(by_alias=True)
+                out[name] = FileEntryOut(
+                    kind=entry.kind, text=None, base64=None, to=entry.target, document=None, keys=None
+                ).model_dump(by_alias=True)
         return out
 
     def set_fault(self, fault: Fault) -> None:
@@ -176,7 +180,7 @@ def run_save(driver: Driver, inp: SettingsSaveInput) -> dict[str, Any]:
                 driver.put(name, entry)
                 given.add(name)
             store.load()  # the watcher's reload
-            results.append(EditResult(ok=True))
+            results.append(EditResult(ok=True, message=None))
             continue
         edit = Edit(step.field, fill_value(step.value, step.fill), step.reset)
         armed[:] = [index]
