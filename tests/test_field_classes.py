@@ -127,7 +127,7 @@ def test_schemas_publish_the_class_of_every_output_property(name: str) -> None:
 
 
 def test_the_reference_answers_every_effect() -> None:
-    from pytest_planmode.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.adapter import REFERENCE
 
     problems = []
     for case in load_suite():
