@@ -96,7 +96,7 @@ function defaults() {
 // Returns null for syntax this policy does not accept (redirects,
 // substitutions, multiline input, unbalanced quotes, a separator it refuses).
 function segments(command, { separators, refused }) {
-  if (/[\n\r]/.test(command)) return null;
+  if (/[\n\r\u0000\u2018-\u201e]/.test(command)) return null;
   const out = [];
   let current = "";
   let quote = null;
@@ -141,15 +141,26 @@ function words(segment) {
   return segment.split(/\s+/).filter(Boolean);
 }
 
+// Git options this policy accepts; any other option blocks the segment.
+const GIT_OPTIONS = new Set([
+  "--oneline", "--stat", "--short", "--name-only", "--name-status", "--cached", "--staged",
+  "--porcelain", "--graph", "--no-color", "--no-textconv", "--no-ext-diff", "-n", "-s", "-a", "-r", "-v", "-l", "-i",
+]);
+
 function bashSegmentOk(segment) {
+  // No expansion, globbing or escapes outside a trusted segment.
+  if (/[$*?[\]{}~\\]/.test(segment)) return false;
   const [program, ...args] = words(segment);
   if (program === "git") {
-    const sub = args[0];
-    return GIT_SAFE.has(sub) && !args.some((a) => /^--(output|ext-diff|textconv)|^-[cC]$/.test(a)) &&
-      !(sub === "branch" && args.some((a) => /^-[dDmM]|^--(delete|move)/.test(a)));
+    const [sub, ...rest] = args;
+    if (!GIT_SAFE.has(sub)) return false;
+    if (!rest.every((a) => !a.startsWith("-") || GIT_OPTIONS.has(a) || /^-\d+$/.test(a))) return false;
+    return !(sub === "branch" && rest.some((a) => !a.startsWith("-")));
   }
-  if (program === "find") return !args.some((a) => /^-(exec|execdir|delete|ok|fprint)/.test(a));
-  return BASH_SAFE.has(program) && !segment.includes("$");
+  if (args.some((a) => /^--?(in-place|fix|write|delete|output|exec|execdir|ok|okdir|fprint\w*|fls|pre|pager)(=|$)/.test(a))) return false;
+  if (program === "find") return true;
+  if ((program === "sort" || program === "tree") && args.some((a) => /^-\w*o/.test(a))) return false;
+  return BASH_SAFE.has(program);
 }
 
 function checkShell(tool, command, safe) {
@@ -161,7 +172,7 @@ function checkShell(tool, command, safe) {
   if (!parts) return `${command.trim()} (unsupported syntax)`;
   for (const part of parts) {
     if (trusted(part, safe)) continue;
-    const ok = bash ? bashSegmentOk(part) : PS_SAFE.has(words(part)[0]?.toLowerCase());
+    const ok = bash ? bashSegmentOk(part) : !/[$@{}[\]&`<>]/.test(part) && PS_SAFE.has(words(part)[0]?.toLowerCase());
     if (!ok) return part;
   }
   return null;

@@ -52,16 +52,29 @@ class PiTarget:
         if not path.is_file():
             raise TargetError(f"pi:{entry}: no such file ({path.name} not found)")
         if path.suffix not in EXTENSIONS:
-            raise TargetError(f"pi:{entry}: expected a JavaScript or TypeScript module ({', '.join(EXTENSIONS)})")
+            raise TargetError(
+                f"pi:{entry}: expected a JavaScript or TypeScript module ({', '.join(EXTENSIONS)})"
+            )
         self.entry = path
         self.host = PiHost(node, timeout=max(timeout, 5.0))
         self._scratch: Path | None = None
+        self.commands: frozenset[str] = frozenset()
 
     def handshake(self) -> Handshake:
         try:
             hello = self.host.start()
         except HostError as exc:
             raise TargetError(f"{self.description}: {exc}") from None
+        # One probe run: which commands the extension registers once started.
+        sandbox = self._sandbox()
+        try:
+            probe = HostRun.from_answer(self.host.run(self.entry, sandbox, [{"do": "start"}]))
+            probe.result(0)
+        except (HostError, ExtensionError) as exc:
+            raise TargetError(f"{self.description}: the extension does not start: {exc}") from None
+        finally:
+            sandbox.remove()
+        self.commands = frozenset(probe.state.get("commands", []))
         package = _package(self.entry)
         language = "typescript" if self.entry.suffix.endswith("ts") else "javascript"
         answer = {
@@ -70,7 +83,10 @@ class PiTarget:
                 "name": str(package.get("name") or self.entry.stem),
                 "version": str(package.get("version") or ""),
                 "language": language,
-                "host": f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} on Node {hello.get('node')}",
+                "host": (
+                    f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} "
+                    f"on Node {hello.get('node')}"
+                ),
             },
             "observes": "effects",
             "operations": sorted({*TRANSLATIONS, *UNSUPPORTED}),
@@ -87,6 +103,12 @@ class PiTarget:
         if translation is None:
             reason = UNSUPPORTED.get(operation, "no translation for this operation")
             return Outcome("unsupported", message=f"{operation}: {reason}")
+        if translation.command not in self.commands:
+            return Outcome(
+                "unsupported",
+                message=f"the extension registers no /{translation.command} command, "
+                f"so it does not implement {translation.spec}",
+            )
         sandbox = self._sandbox()
         try:
             script = translation.script(input, sandbox)
@@ -96,7 +118,8 @@ class PiTarget:
                 first = escapes[0]
                 return Outcome(
                     "error",
-                    message=f"the extension tried to write outside its sandbox ({first['escape']} {first['path']})",
+                    message="the extension tried to write outside its sandbox "
+                    f"({first['escape']} {first['path']})",
                 )
             return Outcome("output", output=translation.effects(input, run), details={"trace": run.trace})
         except Unsupported as exc:

@@ -19,6 +19,7 @@
 // What Pi does at this boundary (event payloads, how handler results are
 // combined, gating of tool calls, stale contexts) follows Pi 0.84.2; the API
 // surface emulated is listed once, in API below, and sent in the handshake.
+// PLANMODE_PI_HOST_DEBUG=1 prints one line per script step to stderr.
 
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
@@ -101,15 +102,17 @@ const EPOCH = Date.UTC(2026, 0, 1);
 const real = {
   Date,
   setTimeout: globalThis.setTimeout,
+  clearTimeout: globalThis.clearTimeout,
   setImmediate: globalThis.setImmediate,
   fs: { ...fs },
   fsp: { ...fs.promises },
 };
 const realTick = () => new Promise((resolve) => real.setImmediate(resolve));
 // Handles that are always there (stdio) or are the host's own ticks.
-const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "FSEventWrap", "StatWatcher"]);
+// Real timers are only the host's own watchdog: extension timers are virtual.
+const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
 const QUIET_TICKS = 3;
-const REAL_LIMIT_MS = 5000;
+const REAL_LIMIT_MS = 20000;
 
 // ---------------------------------------------------------------- virtual clock
 
@@ -729,7 +732,7 @@ class Run {
 
   ui(rt) {
     const run = this;
-    const rec = (name) => (...args) => { rt.record(`ui.${name}`, args); };
+    const rec = (name) => (...args) => { rt.assertActive(); rt.record(`ui.${name}`, args); };
     const ask = (name, kind) => async (...args) => {
       rt.assertActive();
       const answer = run.answers.shift();
@@ -771,17 +774,19 @@ class Run {
     return p;
   }
 
-  // Waits until every tracked promise has settled or nothing but the virtual
-  // clock can move them on: no real I/O in flight for a few ticks (a handler
-  // awaiting a virtual timer stays pending until an advance step).
-  async settle(limitMs = REAL_LIMIT_MS) {
+  // Settles background work (un-awaited events, watcher callbacks, timer
+  // callbacks): waits until every tracked promise has settled, or, when
+  // `quiet` is set, until no real I/O has been in flight for a few ticks (what
+  // is left then waits on the virtual clock and stays pending).
+  async settle({ quiet = false, limitMs = REAL_LIMIT_MS } = {}) {
     const started = performance.now();
-    let quiet = 0;
+    let idleTicks = 0;
     while (this.pending.size > 0 && performance.now() - started < limitMs) {
       await realTick();
+      if (!quiet) continue;
       const busy = process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
-      quiet = busy ? 0 : quiet + 1;
-      if (quiet >= QUIET_TICKS) break;
+      idleTicks = busy ? 0 : idleTicks + 1;
+      if (idleTicks >= QUIET_TICKS) break;
     }
     await realTick();
   }
@@ -1027,7 +1032,7 @@ class Run {
       } catch (error) {
         this.error("timer", error);
       }
-      await this.settle();
+      await this.settle({ quiet: true });
     }
     clock.now = target;
   }
@@ -1112,11 +1117,21 @@ async function runScript(request) {
         (error) => Object.assign(record, { pending: false, threw: errorText(error) }),
       );
       run.track(promise);
-      await run.settle();
+      // A step runs to completion unless the script says it waits on the
+      // virtual clock ("wait": false): then the script goes on once only
+      // virtual time can move it, and a later advance step completes it.
+      if (step?.wait === false) await run.settle({ quiet: true });
+      else {
+        let watchdog;
+        await Promise.race([promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        real.clearTimeout(watchdog);
+        await run.settle({ quiet: true });
+      }
+      if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${index} ${step?.do} settled=${"pending" in record} now=${clock.now}\n`);
       if (!("pending" in record)) record.pending = true;
       void index;
     }
-    await run.settle();
+    await run.settle({ quiet: true });
     const state = run.state();
     return { results, trace: run.trace, errors: run.errors, state, files: changedFiles(sandbox.root, before, snapshot(sandbox.root)) };
   } finally {

@@ -17,8 +17,7 @@ from pytest_planmode.targets.pi import (
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
 TRANSLATIONS: dict[str, Translation] = {
-    t.OPERATION: t.TRANSLATION
-    for t in (planmode_bash_check, planmode_powershell_check, oplmodes_bash_check)
+    t.OPERATION: t.TRANSLATION for t in (planmode_bash_check, planmode_powershell_check, oplmodes_bash_check)
 }
 
 _SCRIPT = (

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported, require_command
+from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
 OPERATION = "oplmodes.bash.check"
 CONFIG_FILE = "configs/opl-modes.json"
@@ -20,7 +20,10 @@ CONFIG_FILE = "configs/opl-modes.json"
 def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
     mode = str(input.get("mode", "off"))
     if mode == "execute":
-        raise Unsupported("execute mode is entered only through /execute with a saved plan, which a decision case does not describe")
+        raise Unsupported(
+            "execute mode is entered only through /execute with a saved plan, "
+            "which a decision case does not describe"
+        )
     steps: list[dict[str, Any]] = []
     if input.get("config") is not None:
         steps.append({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": input["config"]})
@@ -32,7 +35,6 @@ def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
 
 
 def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
-    require_command(run, "mode", "opl-modes")
     if len(run.results) >= 2 and run.results[-2].get("do") == "command":
         entered = run.result(len(run.results) - 2)
         if entered.get("error"):
@@ -40,4 +42,4 @@ def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     return {"allowed": bool(run.result(len(run.results) - 1).get("allowed"))}
 
 
-TRANSLATION = Translation(script, effects)
+TRANSLATION = Translation(script, effects, command="mode", spec="opl-modes")

@@ -60,13 +60,10 @@ class Translation:
 
     script: Callable[[Mapping[str, Any], Sandbox], list[dict[str, Any]]]
     effects: Callable[[Mapping[str, Any], HostRun], dict[str, Any]]
-
-
-def require_command(run: HostRun, name: str, spec: str) -> None:
-    """Unsupported when the extension registers no `/name`: it does not
-    implement the spec the operation belongs to."""
-    if name not in run.state.get("commands", []):
-        raise Unsupported(f"the extension registers no /{name} command, so it does not implement {spec}")
+    #: The command an extension implementing the operation's spec registers,
+    #: and that spec: without the command every case is unsupported.
+    command: str
+    spec: str
 
 
 def in_sandbox(text: str, virtual: str, real: str) -> str:
