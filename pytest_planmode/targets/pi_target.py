@@ -59,6 +59,7 @@ class PiTarget:
         self.host = PiHost(node, timeout=max(timeout, 5.0))
         self._scratch: Path | None = None
         self.commands: frozenset[str] = frozenset()
+        self.hello_answer: dict[str, Any] = {}
 
     def handshake(self) -> Handshake:
         try:
@@ -91,6 +92,7 @@ class PiTarget:
             "observes": "effects",
             "operations": sorted({*TRANSLATIONS, *UNSUPPORTED}),
         }
+        self.hello_answer = answer
         return parse_handshake(answer, self.description)
 
     def _sandbox(self) -> Sandbox:
