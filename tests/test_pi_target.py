@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from pytest_planmode.reference.adapter import REFERENCE
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets import TargetError, resolve_target
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED
 from pytest_planmode.targets.pi_target import PiTarget
+from pytest_planmode.targets.reference.adapter import REFERENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"
