@@ -27,6 +27,8 @@ from pytest_planmode.targets.base import Handshake, Outcome, TargetError, parse_
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
 from pytest_planmode.targets.pi.translation import ExtensionError
 
+#: Spent sandboxes are removed in batches of this many.
+SWEEP_EVERY = 200
 EXTENSIONS = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
 
 
@@ -60,6 +62,7 @@ class PiTarget:
         self._scratch: Path | None = None
         self.commands: frozenset[str] = frozenset()
         self.hello_answer: dict[str, Any] = {}
+        self._spent: list[Sandbox] = []
 
     def handshake(self) -> Handshake:
         try:
@@ -131,10 +134,19 @@ class PiTarget:
         except (ExtensionError, RuntimeError) as exc:
             return Outcome("error", message=f"{self.description}: {exc}")
         finally:
-            sandbox.remove()
+            self._spent.append(sandbox)
+            if len(self._spent) >= SWEEP_EVERY:
+                self._sweep()
+
+    def _sweep(self) -> None:
+        # Removing a sandbox costs about as much as a small case; batch it.
+        for spent in self._spent:
+            spent.remove()
+        self._spent.clear()
 
     def close(self) -> int | None:
         status = self.host.close()
+        self._sweep()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None

@@ -39,11 +39,9 @@ class Sandbox:
 
     @classmethod
     def create(cls, parent: Path) -> Sandbox:
-        root = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
-        sandbox = cls(root)
-        for directory in sandbox.paths().values():
-            Path(directory).mkdir(parents=True, exist_ok=True)
-        return sandbox
+        """A new empty root under `parent`; the host creates the directories
+        below it before the run."""
+        return cls(Path(tempfile.mkdtemp(prefix="run-", dir=parent)))
 
     @property
     def cwd(self) -> Path:
