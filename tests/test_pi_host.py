@@ -4,6 +4,7 @@ stale contexts after reload, the watcher, and sandbox containment."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
 from collections.abc import Iterator
@@ -284,3 +285,73 @@ def test_a_bad_script_is_refused_with_a_message(host: PiHost, extension: Path, t
 def test_a_missing_node_command_is_a_clear_error() -> None:
     with pytest.raises(HostError, match="cannot start the Pi host"):
         PiHost("no-such-node-binary-here").start()
+
+
+SESSION_EXTENSION = """
+export default function (pi) {
+  pi.on("thinking_level_select", (event, ctx) => ctx.ui.notify(`thinking ${event.previousLevel}->${event.level}`));
+  pi.on("session_start", (event, ctx) => {
+    const mine = ctx.sessionManager.getBranch().filter((e) => e.type === "custom" && e.customType === "t");
+    ctx.ui.notify(`start ${event.reason} entries=${mine.length}`);
+  });
+  pi.registerCommand("go", { handler: async (_args, ctx) => {
+    pi.appendEntry("t", { n: 1 });
+    pi.setThinkingLevel("high");
+    const model = ctx.modelRegistry.find("p", "m");
+    const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
+    ctx.ui.notify(`auth ${auth.ok} at ${Date.now() - 1767225600000}`);
+    ctx.ui.notify(`setModel ${await pi.setModel(model)} other ${await pi.setModel(ctx.modelRegistry.find("p", "x"))}`);
+  }});
+  pi.registerCommand("fresh", { handler: async (_args, ctx) => {
+    await ctx.newSession({ withSession: async (next) => { next.ui.notify(`new session ${next.sessionManager.getSessionId()}`); } });
+    try { ctx.ui.notify("old ctx alive"); } catch (e) { /* stale */ }
+  }});
+}
+"""
+
+
+def test_models_auth_delays_thinking_echo_and_session_replacement(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "session.mjs"
+    ext.write_text(textwrap.dedent(SESSION_EXTENSION), encoding="utf-8")
+    answer = host.run(
+        ext,
+        Sandbox.create(tmp_path),
+        [
+            {
+                "do": "models",
+                "catalogue": [{"provider": "p", "id": "m"}, {"provider": "p", "id": "x"}],
+                "auth": {"p/m": {"ok": True, "delay": 1500}, "p/x": {"ok": False}},
+            },
+            {"do": "start"},
+            {"do": "command", "name": "go", "wait": False},
+            {"do": "advance", "ms": 1500},
+            {"do": "resume"},
+            {"do": "command", "name": "fresh"},
+            {"do": "state"},
+        ],
+    )
+    assert notes(answer) == [
+        "start startup entries=0",
+        "thinking off->high",
+        "auth true at 1500",
+        "setModel true other false",
+        "start resume entries=1",
+        "start new entries=0",
+        "new session session-2",
+    ]
+    state = answer["results"][-1]["state"]
+    assert state["model"] == "p/m" and state["thinkingLevel"] == "high" and state["session"] == "session-2"
+
+
+def test_edit_file_sets_keys_and_fires_the_watcher(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "write_file", "path": "pi-plan-mode.json", "content": {"a": 1, "b": 2}},
+        {"do": "command", "name": "watch"},
+        {"do": "edit_file", "path": "pi-plan-mode.json", "set": {"b": None, "c": 3}},
+        {"do": "advance", "ms": 100},
+    )
+    assert notes(answer) == ["reloaded pi-plan-mode.json"]
+    assert json.loads(answer["files"]["home/.pi/agent/pi-plan-mode.json"]) == {"a": 1, "c": 3}

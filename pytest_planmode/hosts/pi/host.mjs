@@ -77,7 +77,7 @@ export const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "register_tool", "set_active", "models",
-    "set_model", "thinking", "advance", "write_file", "shortcut", "agent_run", "reload", "resume",
+    "set_model", "thinking", "advance", "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "reload", "resume",
     "new_session", "navigate_tree", "settle", "state",
   ],
 };
@@ -972,6 +972,27 @@ class Run {
         const existed = real.fs.existsSync(target);
         real.fs.writeFileSync(target, content);
         this.fireWatchers(target, existed ? "change" : "rename");
+        return {};
+      }
+      case "edit_file": {
+        // A manual edit of a JSON document: top-level keys set (null deletes).
+        const target = this.rootFor(step);
+        let doc = {};
+        try { doc = JSON.parse(real.fs.readFileSync(target, "utf8")); } catch { doc = {}; }
+        for (const [key, value] of Object.entries(step.set ?? {})) {
+          if (value === null) delete doc[key];
+          else doc[key] = value;
+        }
+        const existed = real.fs.existsSync(target);
+        real.fs.mkdirSync(path.dirname(target), { recursive: true });
+        real.fs.writeFileSync(target, JSON.stringify(doc, null, 2));
+        this.fireWatchers(target, existed ? "change" : "rename");
+        return {};
+      }
+      case "delete_file": {
+        const target = this.rootFor(step);
+        real.fs.rmSync(target, { force: true });
+        this.fireWatchers(target, "rename");
         return {};
       }
       case "agent_run":
