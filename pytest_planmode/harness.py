@@ -238,7 +238,12 @@ class PlanmodeRun:
         if config.option.help or config.option.version:
             return
         try:
-            self.target = resolve_target(self.target_spec, timeout=self.timeout, max_line=self.max_line)
+            self.target = resolve_target(
+                self.target_spec,
+                timeout=self.timeout,
+                max_line=self.max_line,
+                option=lambda name: option(config, name),
+            )
             self.handshake = self.target.handshake()
         except TargetError as exc:
             raise pytest.UsageError(f"--planmode-target: {exc}") from None

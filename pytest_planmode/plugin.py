@@ -22,8 +22,9 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "target",
         {"metavar": "TARGET"},
         "Run the planmode conformance suite against TARGET: 'reference' (the built-in "
-        "reference), 'python:package.module:attribute' (a Python adapter object) or "
-        "'exec:<command line>' (a process speaking JSON Lines on stdin/stdout). "
+        "reference), 'python:package.module:attribute' (a Python adapter object), "
+        "'exec:<command line>' (a process speaking JSON Lines on stdin/stdout) or "
+        "'pi:<extension module>' (a Pi extension run through the kit's mock Pi host). "
         "Without it the plugin adds nothing to the run.",
     ),
     (
@@ -37,6 +38,12 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         {"metavar": "SECONDS", "type": float},
         f"Per-request timeout for exec: targets, in seconds (default {DEFAULT_TIMEOUT:g}). "
         "A request not answered in time fails its case and the target is restarted.",
+    ),
+    (
+        "pi-node",
+        {"metavar": "CMD"},
+        "The command that runs the mock Pi host for pi: targets (default 'node'); e.g. 'tsx' "
+        "to load TypeScript extensions.",
     ),
     (
         "expectations",

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pytest_planmode.targets.base import Target, TargetError
 
-KINDS = "reference, python:package.module:attribute, or exec:<command line>"
+KINDS = "reference, python:package.module:attribute, exec:<command line> or pi:<extension module>"
 
 
-def resolve_target(spec: str, *, timeout: float, max_line: int | None = None) -> Target:
-    """`reference`, `python:pkg.mod:attr` or `exec:<command line>`."""
+def resolve_target(
+    spec: str,
+    *,
+    timeout: float,
+    max_line: int | None = None,
+    option: Callable[[str], Any] | None = None,
+) -> Target:
+    """`reference`, `python:pkg.mod:attr`, `exec:<command line>` or `pi:<extension
+    module>`; `option(name)` reads a planmode option (`pi-node` for pi:)."""
     spec = spec.strip()
     if spec == "reference":
         from pytest_planmode.targets.python_target import PythonTarget
@@ -23,4 +33,9 @@ def resolve_target(spec: str, *, timeout: float, max_line: int | None = None) ->
         from pytest_planmode.targets.exec_target import ExecTarget
 
         return ExecTarget(spec[len("exec:") :], timeout=timeout, max_line=max_line)
+    if spec.startswith("pi:"):
+        from pytest_planmode.targets.pi_target import PiTarget
+
+        node = (option("pi-node") if option else None) or "node"
+        return PiTarget(spec[len("pi:") :].strip(), node=str(node), timeout=timeout)
     raise TargetError(f"unknown target {spec!r}: expected {KINDS}")

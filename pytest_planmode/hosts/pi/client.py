@@ -1,0 +1,210 @@
+"""Start the mock Pi host (`host.mjs`) and run host scripts through it.
+
+The host speaks JSON Lines on stdio (its header comment documents the
+requests). One process serves many runs; each run loads the extension into a
+fresh runtime inside a sandbox the client creates here, so a run can write
+only below its own sandbox root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+HOST_SCRIPT = Path(__file__).with_name("host.mjs")
+_EOF = object()
+STDERR_TAIL = 2000
+
+
+class HostError(Exception):
+    """The host could not be started, or did not answer a request legally."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The directories one extension run sees: its cwd, HOME, agent directory
+    (`PI_CODING_AGENT_DIR`, which is `~/.pi/agent` under that HOME), session
+    files and TMPDIR, all below `root`."""
+
+    root: Path
+
+    @classmethod
+    def create(cls, parent: Path) -> Sandbox:
+        """A new empty root under `parent`; the host creates the directories
+        below it before the run."""
+        return cls(Path(tempfile.mkdtemp(prefix="run-", dir=parent)))
+
+    @property
+    def cwd(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.home / ".pi" / "agent"
+
+    def paths(self) -> dict[str, str]:
+        return {
+            "root": str(self.root),
+            "cwd": str(self.cwd),
+            "home": str(self.home),
+            "agentDir": str(self.agent_dir),
+            "sessionDir": str(self.agent_dir / "sessions"),
+            "tmp": str(self.root / "tmp"),
+        }
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _pump(stream: IO[bytes], lines: queue.Queue[object]) -> None:
+    try:
+        for line in iter(stream.readline, b""):
+            lines.put(line)
+    except (OSError, ValueError):
+        pass
+    lines.put(_EOF)
+
+
+class PiHost:
+    """One host process: `node host.mjs` (or the configured Node command,
+    e.g. `tsx` for TypeScript extensions)."""
+
+    def __init__(self, node: str = "node", *, timeout: float = 30.0) -> None:
+        self.node = node
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._stderr: IO[bytes] | None = None
+        self._next_id = 0
+        self.hello: dict[str, Any] = {}
+
+    @property
+    def argv(self) -> list[str]:
+        try:
+            words = shlex.split(self.node)
+        except ValueError as exc:
+            raise HostError(f"the Pi host's node command {self.node!r} cannot be parsed: {exc}") from None
+        if not words:
+            raise HostError("the Pi host's node command is empty (expected e.g. 'node' or 'tsx')")
+        return [*words, str(HOST_SCRIPT)]
+
+    def start(self) -> dict[str, Any]:
+        """Start the process (if needed) and return its handshake."""
+        if self._proc is not None and self._proc.poll() is None:
+            return self.hello
+        argv = self.argv
+        # Stays open for the life of the process; close() closes it.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self._proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise HostError(
+                f"cannot start the Pi host with {shlex.join(argv)}: {exc} "
+                "(install Node.js, or pass --planmode-pi-node=CMD)"
+            ) from None
+        self._lines = queue.Queue()
+        assert self._proc.stdout is not None
+        threading.Thread(target=_pump, args=(self._proc.stdout, self._lines), daemon=True).start()
+        answer = self._request({"op": "hello"})
+        if not isinstance(answer, dict) or not isinstance(answer.get("pi"), str):
+            raise HostError(f"the Pi host answered the hello with {answer!r:.300}")
+        self.hello = answer
+        return answer
+
+    def run(
+        self,
+        extension: Path,
+        sandbox: Sandbox,
+        script: list[dict[str, Any]],
+        options: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run one host script in a fresh runtime; the host's answer (results,
+        trace, errors, state, files written under the sandbox)."""
+        self.start()
+        message = {
+            "op": "run",
+            "extension": str(extension),
+            "sandbox": sandbox.paths(),
+            "script": script,
+            "options": options or {},
+        }
+        answer = self._request(message)
+        if not isinstance(answer, dict):
+            raise HostError(f"the Pi host answered a run with {answer!r:.300}")
+        return answer
+
+    def _request(self, message: dict[str, Any]) -> Any:
+        assert self._proc is not None and self._proc.stdin is not None
+        self._next_id += 1
+        rid = self._next_id
+        data = json.dumps({**message, "id": rid}, ensure_ascii=True, separators=(",", ":")) + "\n"
+        try:
+            self._proc.stdin.write(data.encode("ascii"))
+            self._proc.stdin.flush()
+        except OSError as exc:
+            self._fail(f"the Pi host stopped reading its input ({exc})")
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            self._fail(f"the Pi host did not answer within {self.timeout:g} s")
+        if line is _EOF:
+            self._fail("the Pi host exited")
+        assert isinstance(line, bytes)
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            self._fail(f"the Pi host printed a line that is not JSON: {line[:300]!r}")
+        if not isinstance(answer, dict) or answer.get("id") != rid:
+            self._fail(f"the Pi host answered out of turn: {line[:300]!r}")
+        if "error" in answer:
+            raise HostError(f"the Pi host refused the request: {answer['error']}")
+        return answer.get("ok")
+
+    def _fail(self, what: str) -> Any:
+        tail = self._stderr_tail()
+        self.close()
+        raise HostError(what + (f"; its stderr ends with:\n{tail}" if tail else ""))
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(max(0, os.fstat(self._stderr.fileno()).st_size - STDERR_TAIL))
+            return self._stderr.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def close(self) -> int | None:
+        proc, self._proc = self._proc, None
+        status: int | None = None
+        if proc is not None:
+            try:
+                if proc.stdin is not None:
+                    proc.stdin.close()
+                status = proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        return status

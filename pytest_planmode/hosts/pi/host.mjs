@@ -1,0 +1,1197 @@
+// A mock Pi host: loads one Pi extension and runs host scripts against it.
+//
+// Plain Node.js ES module, standard library only. The kit starts it and speaks
+// JSON Lines on stdio:
+//
+//   {"id": 1, "op": "hello"}
+//     -> {"id": 1, "ok": {"host": ..., "pi": "0.84.2", "api": API}}
+//   {"id": 2, "op": "run", "extension": PATH, "sandbox": {...}, "script": [STEP, ...]}
+//     -> {"id": 2, "ok": {"results": [...], "trace": [...], "state": {...}, "files": {...}}}
+//   any failure of the request itself -> {"id": N, "error": "what went wrong"}
+//
+// Each run is a fresh runtime: the extension module is evaluated again, a new
+// session, a new virtual clock, globalThis restored to what it was at start.
+// Its timers (setTimeout, setInterval, node:timers, node:timers/promises) and
+// Date run on the virtual clock: nothing sleeps in real time. The extension
+// sees cwd, HOME and PI_CODING_AGENT_DIR inside the sandbox the kit created;
+// writes through node:fs outside the sandbox root are refused and traced.
+//
+// What Pi does at this boundary (event payloads, how handler results are
+// combined, gating of tool calls, stale contexts) follows Pi 0.84.2; the API
+// surface emulated is listed once, in API below, and sent in the handshake.
+// PLANMODE_PI_HOST_DEBUG=1 prints one line per script step to stderr.
+
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import module from "node:module";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import timers from "node:timers";
+import timersPromises from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+import worker_threads from "node:worker_threads";
+
+// Pi 0.84's undici calls markAsUncloneable (Node >= 22.10); on older Node an
+// extension importing Pi itself fails to load without this no-op.
+if (typeof worker_threads.markAsUncloneable !== "function") {
+  worker_threads.markAsUncloneable = () => {};
+}
+
+export const PI_VERSION = "0.84.2";
+export const HOST_VERSION = "1";
+
+// The Pi API surface this host emulates, in one place.
+export const API = {
+  pi: [
+    "on", "registerTool", "registerCommand", "registerShortcut", "registerFlag", "getFlag",
+    "registerMessageRenderer", "registerEntryRenderer", "registerMarkdownTransformer",
+    "registerProvider", "unregisterProvider", "getActiveTools", "setActiveTools", "getAllTools",
+    "getThinkingLevel", "setThinkingLevel", "sendUserMessage", "sendMessage", "appendEntry",
+    "setSessionName", "getSessionName", "setLabel", "exec", "getCommands", "setModel", "events",
+  ],
+  ctx: [
+    "ui", "mode", "hasUI", "cwd", "sessionManager", "modelRegistry", "model", "scopedModels",
+    "thinkingLevel", "isIdle", "hasPendingMessages", "signal", "abort", "shutdown", "compact",
+    "isProjectTrusted", "getContextUsage", "getSystemPrompt",
+  ],
+  commandCtx: ["waitForIdle", "newSession", "fork", "navigateTree", "switchSession", "reload", "getSystemPromptOptions"],
+  ui: [
+    "select", "confirm", "input", "editor", "notify", "setStatus", "setWidget", "custom",
+    "setEditorText", "getEditorText", "pasteToEditor", "setWorkingMessage", "setWorkingVisible",
+    "setWorkingIndicator", "setHiddenThinkingLabel", "setTitle", "setFooter", "setHeader",
+    "setEditorComponent", "getEditorComponent", "addAutocompleteProvider", "onTerminalInput",
+    "getAllThemes", "getTheme", "setTheme", "getToolsExpanded", "setToolsExpanded",
+  ],
+  sessionManager: [
+    "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getLeafId", "getLeafEntry",
+    "getEntry", "getLabel", "getBranch", "buildContextEntries", "getHeader", "getEntries", "getTree",
+    "getSessionName",
+  ],
+  events: [
+    "session_start", "resources_discover", "session_before_switch", "session_before_fork",
+    "session_shutdown", "session_before_compact", "session_compact", "session_before_tree",
+    "session_tree", "session_info_changed", "input", "before_agent_start", "agent_start",
+    "turn_start", "turn_end", "context", "message_start", "message_update", "message_end",
+    "tool_call", "tool_execution_start", "tool_execution_update", "tool_execution_end",
+    "tool_result", "agent_end", "agent_settled", "user_bash", "model_select", "thinking_level_select",
+  ],
+  steps: [
+    "start", "emit", "command", "ui", "tool_call", "register_tool", "set_active", "models",
+    "set_model", "thinking", "advance", "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "reload", "resume",
+    "new_session", "navigate_tree", "settle", "state",
+  ],
+};
+
+export const STALE_ERROR =
+  "This extension ctx is stale after session replacement or reload. Use the ctx passed to the current handler instead.";
+const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+const BUILTIN_TOOLS = {
+  read: { path: "string" },
+  bash: { command: "string" },
+  edit: { path: "string", oldText: "string", newText: "string" },
+  write: { path: "string", content: "string" },
+  grep: { pattern: "string" },
+  find: { pattern: "string" },
+  ls: {},
+};
+const DEFAULT_ACTIVE = ["read", "bash", "edit", "write"];
+const EPOCH = Date.UTC(2026, 0, 1);
+
+// ---------------------------------------------------------------- real APIs
+
+const real = {
+  Date,
+  setTimeout: globalThis.setTimeout,
+  clearTimeout: globalThis.clearTimeout,
+  setImmediate: globalThis.setImmediate,
+  fs: { ...fs },
+  fsp: { ...fs.promises },
+};
+const realTick = () => new Promise((resolve) => real.setImmediate(resolve));
+// Handles that are always there (stdio) or are the host's own ticks.
+// Real timers are only the host's own watchdog: extension timers are virtual.
+const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
+const QUIET_TICKS = 3;
+const REAL_LIMIT_MS = 20000;
+
+// ---------------------------------------------------------------- virtual clock
+
+class Clock {
+  constructor() {
+    this.now = 0;
+    this.seq = 0;
+    this.timers = new Map();
+  }
+  add(fn, delay, args, repeat) {
+    const id = ++this.seq;
+    const ms = Math.max(0, Number(delay) || 0);
+    this.timers.set(id, { id, due: this.now + ms, ms, fn, args, repeat });
+    return new VirtualTimer(this, id);
+  }
+  clear(handle) {
+    if (handle instanceof VirtualTimer) this.timers.delete(handle.id);
+    else if (typeof handle === "number") this.timers.delete(handle);
+  }
+  next(limit) {
+    let best = null;
+    for (const timer of this.timers.values()) {
+      if (timer.due <= limit && (!best || timer.due < best.due || (timer.due === best.due && timer.id < best.id))) {
+        best = timer;
+      }
+    }
+    return best;
+  }
+}
+
+class VirtualTimer {
+  constructor(clock, id) {
+    this.clock = clock;
+    this.id = id;
+  }
+  ref() { return this; }
+  unref() { return this; }
+  hasRef() { return true; }
+  refresh() {
+    const timer = this.clock.timers.get(this.id);
+    if (timer) timer.due = this.clock.now + timer.ms;
+    return this;
+  }
+  close() { this.clock.clear(this); return this; }
+  [Symbol.toPrimitive]() { return this.id; }
+}
+
+let clock = new Clock();
+let host = null; // the run in progress
+
+function virtualDate() {
+  const RealDate = real.Date;
+  class VDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(EPOCH + clock.now);
+      else super(...args);
+    }
+    static now() { return EPOCH + clock.now; }
+  }
+  return VDate;
+}
+
+const fakeTimers = {
+  setTimeout: (fn, delay, ...args) => clock.add(fn, delay, args, false),
+  setInterval: (fn, delay, ...args) => clock.add(fn, delay, args, true),
+  clearTimeout: (handle) => clock.clear(handle),
+  clearInterval: (handle) => clock.clear(handle),
+};
+
+function installVirtualTime() {
+  globalThis.Date = virtualDate();
+  Object.assign(globalThis, fakeTimers);
+  Object.assign(timers, fakeTimers);
+  timersPromises.setTimeout = (delay, value) => new Promise((resolve) => clock.add(resolve, delay, [value], false));
+}
+
+// ---------------------------------------------------------------- sandbox containment
+
+function inside(root, target) {
+  const rel = path.relative(root, path.resolve(String(target instanceof URL ? target.pathname : target)));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function refuse(what, target) {
+  if (host) host.trace.push({ t: clock.now, escape: what, path: String(target) });
+  const error = new Error(`EACCES: permission denied, ${what} '${target}' (outside the sandbox)`);
+  error.code = "EACCES";
+  return error;
+}
+
+const WRITERS = {
+  writeFile: [0], appendFile: [0], mkdir: [0], rm: [0], rmdir: [0], unlink: [0], rename: [0, 1],
+  copyFile: [1], symlink: [1], link: [1], truncate: [0], cp: [1], chmod: [0], utimes: [0],
+};
+const OPENERS = { open: 0 };
+
+function writesFlags(flags) {
+  return typeof flags === "string" ? /[wax+]/.test(flags) : typeof flags === "number" && (flags & 3) !== 0;
+}
+
+function guard(name, positions, fn, kind) {
+  return function guarded(...args) {
+    const root = host?.sandbox.root;
+    if (root) {
+      for (const index of positions) {
+        if (args[index] !== undefined && typeof args[index] !== "number" && !inside(root, args[index])) {
+          const error = refuse(name, args[index]);
+          if (kind === "promise") return Promise.reject(error);
+          if (kind === "callback" && typeof args[args.length - 1] === "function") {
+            const cb = args[args.length - 1];
+            real.setImmediate(() => cb(error));
+            return undefined;
+          }
+          throw error;
+        }
+      }
+    }
+    return fn.apply(this, args);
+  };
+}
+
+function guardOpen(name, fn, kind) {
+  return function guarded(file, flags, ...rest) {
+    const root = host?.sandbox.root;
+    if (root && writesFlags(flags) && !inside(root, file)) {
+      const error = refuse(name, file);
+      if (kind === "promise") return Promise.reject(error);
+      const cb = [flags, ...rest].find((a) => typeof a === "function");
+      if (kind === "callback" && cb) { real.setImmediate(() => cb(error)); return undefined; }
+      throw error;
+    }
+    return fn.call(this, file, flags, ...rest);
+  };
+}
+
+function installContainment() {
+  for (const [name, positions] of Object.entries(WRITERS)) {
+    if (typeof real.fs[name] === "function") fs[name] = guard(name, positions, real.fs[name], "callback");
+    if (typeof real.fs[`${name}Sync`] === "function") fs[`${name}Sync`] = guard(`${name}Sync`, positions, real.fs[`${name}Sync`], "sync");
+    if (typeof real.fsp[name] === "function") fs.promises[name] = guard(name, positions, real.fsp[name], "promise");
+  }
+  for (const name of Object.keys(OPENERS)) {
+    fs[name] = guardOpen(name, real.fs[name], "callback");
+    fs[`${name}Sync`] = guardOpen(`${name}Sync`, real.fs[`${name}Sync`], "sync");
+    fs.promises[name] = guardOpen(name, real.fsp[name], "promise");
+  }
+  fs.createWriteStream = function createWriteStream(file, options) {
+    const root = host?.sandbox.root;
+    if (root && !inside(root, file)) throw refuse("createWriteStream", file);
+    return real.fs.createWriteStream.call(this, file, options);
+  };
+  // Watchers on sandbox paths are the host's: a write_file step fires them.
+  fs.watch = function watch(target, options, listener) {
+    if (!host || !inside(host.sandbox.root, target)) return real.fs.watch.call(this, target, options, listener);
+    const cb = typeof options === "function" ? options : listener;
+    const watcher = new EventEmitter();
+    watcher.path = path.resolve(String(target));
+    watcher.close = () => { host?.watchers.delete(watcher); watcher.emit("close"); };
+    watcher.ref = () => watcher;
+    watcher.unref = () => watcher;
+    if (cb) watcher.on("change", cb);
+    host.watchers.add(watcher);
+    host.trace.push({ t: clock.now, call: "fs.watch", args: [host.virtual(watcher.path)] });
+    return watcher;
+  };
+  module.syncBuiltinESMExports();
+}
+
+// ---------------------------------------------------------------- helpers
+
+function json(value) {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "function" ? "[function]" : v)));
+  } catch {
+    return String(value);
+  }
+}
+
+function errorText(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function validate(schema, input) {
+  // Pi validates arguments before tool_call; this covers what a TypeBox or
+  // JSON schema states at top level (type object, required, property types).
+  if (!schema || typeof schema !== "object") return null;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return "arguments must be an object";
+  for (const name of schema.required ?? []) {
+    if (!(name in input)) return `missing required property "${name}"`;
+  }
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    if (!(name in input) || !prop || typeof prop.type !== "string") continue;
+    const value = input[name];
+    const ok =
+      prop.type === "string" ? typeof value === "string"
+      : prop.type === "number" ? typeof value === "number"
+      : prop.type === "integer" ? Number.isInteger(value)
+      : prop.type === "boolean" ? typeof value === "boolean"
+      : prop.type === "array" ? Array.isArray(value)
+      : prop.type === "object" ? value !== null && typeof value === "object" && !Array.isArray(value)
+      : true;
+    if (!ok) return `property "${name}" must be ${prop.type}`;
+  }
+  return null;
+}
+
+function builtinSchema(props) {
+  const properties = Object.fromEntries(Object.entries(props).map(([k, type]) => [k, { type }]));
+  return { type: "object", properties, required: Object.keys(props) };
+}
+
+// ---------------------------------------------------------------- sessions
+
+class Session {
+  constructor(sandbox, number, entries) {
+    this.id = `session-${number}`;
+    this.file = path.join(sandbox.sessionDir, `${this.id}.jsonl`);
+    this.sandbox = sandbox;
+    this.entries = [];
+    this.leafId = null;
+    this.name = undefined;
+    this.seq = 0;
+    for (const entry of entries ?? []) this.append(entry);
+  }
+  append(entry) {
+    const full = {
+      ...entry,
+      id: entry.id ?? `${this.id}-e${++this.seq}`,
+      parentId: this.leafId,
+      timestamp: new real.Date(EPOCH + clock.now).toISOString(),
+    };
+    this.entries.push(full);
+    this.leafId = full.id;
+    return full;
+  }
+  branch(fromId) {
+    const byId = new Map(this.entries.map((e) => [e.id, e]));
+    const out = [];
+    for (let e = byId.get(fromId ?? this.leafId); e; e = byId.get(e.parentId)) out.unshift(e);
+    return out;
+  }
+  manager(runtime) {
+    const s = this;
+    const check = (fn) => (...args) => { runtime.assertActive(); return fn(...args); };
+    return {
+      getCwd: check(() => s.sandbox.cwd),
+      getSessionDir: check(() => s.sandbox.sessionDir),
+      getSessionId: check(() => s.id),
+      getSessionFile: check(() => s.file),
+      getLeafId: check(() => s.leafId),
+      getLeafEntry: check(() => s.entries.find((e) => e.id === s.leafId)),
+      getEntry: check((id) => s.entries.find((e) => e.id === id)),
+      getLabel: check((id) => s.entries.filter((e) => e.type === "label" && e.targetId === id).at(-1)?.label),
+      getBranch: check((fromId) => s.branch(fromId).map((e) => ({ ...e }))),
+      buildContextEntries: check(() => s.branch().filter((e) => ["message", "custom_message", "compaction", "branch_summary"].includes(e.type))),
+      getHeader: check(() => ({ type: "session", id: s.id, cwd: s.sandbox.cwd, timestamp: new real.Date(EPOCH).toISOString() })),
+      getEntries: check(() => s.entries.slice()),
+      getTree: check(() => tree(s.entries)),
+      getSessionName: check(() => s.name),
+    };
+  }
+}
+
+function tree(entries) {
+  const nodes = new Map(entries.map((e) => [e.id, { entry: e, children: [] }]));
+  const roots = [];
+  for (const e of entries) (e.parentId && nodes.get(e.parentId) ? nodes.get(e.parentId).children : roots).push(nodes.get(e.id));
+  return roots;
+}
+
+// ---------------------------------------------------------------- one extension runtime
+
+class Runtime {
+  constructor(run, session, generation, carried) {
+    this.run = run;
+    this.session = session;
+    this.generation = generation;
+    this.active = true;
+    this.handlers = new Map();
+    this.commands = new Map();
+    this.shortcuts = new Map();
+    this.flags = new Map();
+    this.registeredFlags = new Set();
+    this.bus = new EventEmitter();
+    this.sourceInfo = { path: run.extensionPath, source: "local", scope: "user", origin: "top-level" };
+    this.carried = carried;
+    this.manager = session.manager(this);
+    this.systemPrompt = run.systemPrompt;
+    this.pi = this.makePi();
+  }
+
+  assertActive() {
+    if (!this.active) throw new Error(STALE_ERROR);
+  }
+
+  record(call, args) {
+    this.run.trace.push({ t: clock.now, call, args: json(args), runtime: this.generation });
+  }
+
+  makePi() {
+    const rt = this;
+    const run = this.run;
+    const api = (name, fn) => (...args) => {
+      rt.assertActive();
+      rt.record(`pi.${name}`, args);
+      return fn(...args);
+    };
+    const events = {
+      emit: (channel, data) => { rt.assertActive(); rt.bus.emit(channel, data); },
+      on: (channel, handler) => {
+        rt.assertActive();
+        // EventEmitter calls listeners synchronously; a handler runs up to its
+        // first await before emit returns, as in Pi's bus.
+        const direct = (data) => { try { const r = handler(data); if (r && typeof r.catch === "function") r.catch((e) => run.error(`events ${channel}`, e)); } catch (e) { run.error(`events ${channel}`, e); } };
+        rt.bus.on(channel, direct);
+        return () => rt.bus.off(channel, direct);
+      },
+    };
+    return {
+      on: api("on", (event, handler) => {
+        if (!rt.handlers.has(event)) rt.handlers.set(event, []);
+        rt.handlers.get(event).push(handler);
+      }),
+      registerTool: api("registerTool", (def) => run.registerTool(def, rt.sourceInfo, rt)),
+      registerCommand: api("registerCommand", (name, opts) => rt.commands.set(name, opts)),
+      registerShortcut: api("registerShortcut", (key, opts) => rt.shortcuts.set(key, opts)),
+      registerFlag: api("registerFlag", (name, opts) => {
+        rt.registeredFlags.add(name);
+        if (!rt.flags.has(name) && opts && "default" in opts) rt.flags.set(name, opts.default);
+      }),
+      getFlag: api("getFlag", (name) => (rt.registeredFlags.has(name) ? rt.flags.get(name) : undefined)),
+      registerMessageRenderer: api("registerMessageRenderer", () => {}),
+      registerEntryRenderer: api("registerEntryRenderer", () => {}),
+      registerMarkdownTransformer: api("registerMarkdownTransformer", () => {}),
+      registerProvider: api("registerProvider", () => {}),
+      unregisterProvider: api("unregisterProvider", () => {}),
+      getActiveTools: api("getActiveTools", () => run.active.slice()),
+      setActiveTools: api("setActiveTools", (names) => run.setActive(names)),
+      getAllTools: api("getAllTools", () => [...run.tools.values()].map((t) => ({
+        name: t.name, description: t.description, parameters: t.parameters,
+        promptGuidelines: t.promptGuidelines, sourceInfo: { ...t.sourceInfo },
+      }))),
+      getThinkingLevel: api("getThinkingLevel", () => run.thinkingLevel),
+      setThinkingLevel: api("setThinkingLevel", (level) => run.setThinking(level, rt)),
+      sendUserMessage: api("sendUserMessage", (content, opts) => {
+        run.session.append({ type: "message", message: { role: "user", content, timestamp: EPOCH + clock.now } });
+        void opts;
+      }),
+      sendMessage: api("sendMessage", (msg, opts) => {
+        run.session.append({ type: "custom_message", customType: msg?.customType, content: msg?.content, display: msg?.display, details: msg?.details });
+        void opts;
+      }),
+      appendEntry: api("appendEntry", (customType, data) => { run.session.append({ type: "custom", customType, data: json(data) }); }),
+      setSessionName: api("setSessionName", (name) => { run.session.name = name; run.session.append({ type: "session_info", name }); }),
+      getSessionName: api("getSessionName", () => run.session.name),
+      setLabel: api("setLabel", (targetId, label) => { run.session.append({ type: "label", targetId, label }); }),
+      exec: api("exec", async () => ({ stdout: "", stderr: "exec is not available in the mock host", code: 127, killed: false })),
+      getCommands: api("getCommands", () => [...rt.commands.entries()].map(([name, o]) => ({ name, description: o?.description, source: "extension" }))),
+      setModel: api("setModel", (model) => run.setModel(model, "set", rt)),
+      events,
+    };
+  }
+
+  ctx(kind) {
+    const rt = this;
+    const run = this.run;
+    const guard = (fn) => (...args) => { rt.assertActive(); return fn(...args); };
+    const base = {
+      ui: run.ui(rt),
+      get mode() { return run.options.mode; },
+      get hasUI() { return run.options.hasUI; },
+      get cwd() { rt.assertActive(); return run.sandbox.cwd; },
+      get sessionManager() { rt.assertActive(); return rt.manager; },
+      get modelRegistry() { rt.assertActive(); return run.registry(rt); },
+      get model() { rt.assertActive(); return run.model ? { ...run.model } : undefined; },
+      scopedModels: [],
+      get thinkingLevel() { return run.thinkingLevel; },
+      isIdle: guard(() => run.idle),
+      hasPendingMessages: guard(() => false),
+      signal: undefined,
+      abort: guard(() => rt.record("ctx.abort", [])),
+      shutdown: guard(() => rt.record("ctx.shutdown", [])),
+      compact: guard(() => rt.record("ctx.compact", [])),
+      isProjectTrusted: guard(() => true),
+      getContextUsage: guard(() => undefined),
+      getSystemPrompt: guard(() => rt.systemPrompt),
+    };
+    if (kind !== "command") return base;
+    return Object.assign(base, {
+      waitForIdle: guard(async () => {}),
+      newSession: guard(async (opts) => run.replaceSession("new", opts)),
+      fork: guard(async () => ({ cancelled: true })),
+      navigateTree: guard(async (targetId) => run.navigate(targetId)),
+      switchSession: guard(async (file, opts) => run.replaceSession("resume", { ...opts, file })),
+      reload: guard(async () => run.reload()),
+      getSystemPromptOptions: guard(() => ({ cwd: run.sandbox.cwd })),
+    });
+  }
+
+  async emit(event, payload, ctxKind) {
+    this.assertActive();
+    const handlers = this.handlers.get(event) ?? [];
+    const ctx = this.ctx(ctxKind);
+    return combine(this, event, { type: event, ...payload }, handlers, ctx);
+  }
+}
+
+// Pi's result-combination rules (fact sheet § 3; Pi's extensions/runner.js).
+async function combine(rt, event, payload, handlers, ctx) {
+  const run = rt.run;
+  const returned = [];
+  const call = async (handler, ev) => {
+    const value = await handler(ev, ctx);
+    returned.push(json(value));
+    run.trace.push({ t: clock.now, hook: event, result: json(value), runtime: rt.generation });
+    return value;
+  };
+  const safe = async (handler, ev) => {
+    try { return await call(handler, ev); } catch (error) { run.error(event, error); return undefined; }
+  };
+  switch (event) {
+    case "tool_call": {
+      for (const handler of handlers) {
+        let value;
+        try { value = await call(handler, payload); } catch (error) {
+          run.trace.push({ t: clock.now, hook: event, threw: errorText(error), runtime: rt.generation });
+          return { blocked: true, thrown: errorText(error), input: json(payload.input) };
+        }
+        if (value && value.block === true) return { blocked: true, reason: value.reason ?? null, terminate: value.terminate ?? false, input: json(payload.input) };
+      }
+      return { blocked: false, input: json(payload.input) };
+    }
+    case "input": {
+      let ev = payload;
+      for (const handler of handlers) {
+        const value = await safe(handler, ev);
+        if (value?.action === "handled") return { action: "handled" };
+        if (value?.action === "transform") ev = { ...ev, text: value.text, images: value.images ?? ev.images };
+      }
+      return ev === payload ? { action: "continue" } : { action: "transform", text: ev.text };
+    }
+    case "before_agent_start": {
+      let ev = payload;
+      const messages = [];
+      for (const handler of handlers) {
+        const value = await safe(handler, ev);
+        if (typeof value?.systemPrompt === "string") { ev = { ...ev, systemPrompt: value.systemPrompt }; rt.systemPrompt = value.systemPrompt; }
+        if (value?.message) messages.push(json(value.message));
+      }
+      return { systemPrompt: ev.systemPrompt, messages };
+    }
+    case "context": {
+      let messages = payload.messages;
+      for (const handler of handlers) {
+        const value = await safe(handler, { ...payload, messages: structuredClone(messages) });
+        if (Array.isArray(value?.messages)) messages = value.messages;
+      }
+      return { messages: json(messages) };
+    }
+    case "message_end": {
+      let message = payload.message;
+      for (const handler of handlers) {
+        const value = await safe(handler, { ...payload, message });
+        if (value?.message && value.message.role === message?.role) message = value.message;
+      }
+      return { message: json(message) };
+    }
+    case "tool_result": {
+      const merged = { content: payload.content, details: payload.details, isError: payload.isError };
+      for (const handler of handlers) {
+        const value = await safe(handler, { ...payload, ...merged });
+        if (value && typeof value === "object") for (const key of ["content", "details", "isError", "usage"]) if (key in value) merged[key] = value[key];
+      }
+      return json(merged);
+    }
+    case "user_bash": {
+      for (const handler of handlers) {
+        const value = await safe(handler, payload);
+        if (value && (value.operations || value.result)) return json(value);
+      }
+      return null;
+    }
+    default: {
+      if (event.startsWith("session_before_")) {
+        for (const handler of handlers) {
+          const value = await safe(handler, payload);
+          if (value?.cancel === true) return { cancel: true, result: json(value) };
+        }
+        return { cancel: false };
+      }
+      for (const handler of handlers) await safe(handler, payload);
+      return { returned };
+    }
+  }
+}
+
+// ---------------------------------------------------------------- a run (one script)
+
+class Run {
+  constructor(request) {
+    this.extensionPath = path.resolve(String(request.extension));
+    this.sandbox = request.sandbox;
+    this.options = { mode: "rpc", hasUI: true, ...(request.options ?? {}) };
+    this.trace = [];
+    this.errors = [];
+    this.pending = new Set();
+    this.watchers = new Set();
+    this.answers = [];
+    this.tools = new Map();
+    for (const [name, props] of Object.entries(BUILTIN_TOOLS)) this.addBuiltin(name, props);
+    this.active = DEFAULT_ACTIVE.slice();
+    this.thinkingLevel = this.options.thinkingLevel ?? "off";
+    this.models = [];
+    this.auth = {};
+    this.model = undefined;
+    this.idle = true;
+    this.systemPrompt = this.options.systemPrompt ?? "You are Pi, a coding agent.";
+    this.sessions = [];
+    this.session = this.newSessionObject(request.entries);
+    this.runtime = null;
+    this.generation = 0;
+    this.loads = 0;
+  }
+
+  virtual(p) {
+    // Trace paths are relative to the sandbox's named roots, never machine paths.
+    for (const [name, base] of [["agent", this.sandbox.agentDir], ["home", this.sandbox.home], ["cwd", this.sandbox.cwd], ["root", this.sandbox.root]]) {
+      if (inside(base, p)) return `<${name}>/${path.relative(base, path.resolve(p)).split(path.sep).join("/")}`.replace(/\/$/, "");
+    }
+    return p;
+  }
+
+  error(where, error) {
+    this.errors.push({ t: clock.now, where, message: errorText(error) });
+  }
+
+  addBuiltin(name, props, source = "builtin") {
+    this.tools.set(name, {
+      name, description: `${name} (built-in)`, parameters: builtinSchema(props ?? {}),
+      sourceInfo: { path: `<${source}:${name}>`, source, scope: "temporary", origin: "top-level" },
+    });
+  }
+
+  newSessionObject(entries) {
+    const session = new Session(this.sandbox, this.sessions.length + 1, entries);
+    this.sessions.push(session);
+    return session;
+  }
+
+  registerTool(def, sourceInfo, rt) {
+    if (!def || typeof def.name !== "string") throw new Error("registerTool needs a definition with a name");
+    const isNew = !this.tools.has(def.name);
+    this.tools.set(def.name, { ...def, sourceInfo: { ...sourceInfo }, runtime: rt });
+    if (isNew && !this.active.includes(def.name)) this.active.push(def.name);
+  }
+
+  setActive(names) {
+    const list = Array.isArray(names) ? names : [];
+    this.active = [...new Set(list.filter((n) => this.tools.has(n)))];
+  }
+
+  setThinking(level, rt) {
+    const previous = this.thinkingLevel;
+    let next = THINKING_LEVELS.includes(level) ? level : previous;
+    const model = this.model;
+    if (model && model.reasoning === false) next = "off";
+    else if (model && Array.isArray(model.thinkingLevels) && model.thinkingLevels.length) {
+      const allowed = model.thinkingLevels.filter((l) => THINKING_LEVELS.includes(l));
+      if (!allowed.includes(next)) {
+        const rank = THINKING_LEVELS.indexOf(next);
+        next = allowed.filter((l) => THINKING_LEVELS.indexOf(l) <= rank).at(-1) ?? allowed[0];
+      }
+    }
+    if (next === previous) return;
+    this.thinkingLevel = next;
+    this.session.append({ type: "thinking_level_change", thinkingLevel: next });
+    // Pi emits this without awaiting it; the host settles it before the next step.
+    const target = rt ?? this.runtime;
+    if (target?.active) this.track(target.emit("thinking_level_select", { level: next, previousLevel: previous }));
+  }
+
+  async setModel(model, source, rt) {
+    const found = this.models.find((m) => m.provider === model?.provider && m.id === model?.id);
+    const key = `${model?.provider}/${model?.id}`;
+    if (!found || !this.auth[key] || this.auth[key].ok === false) return false;
+    const previous = this.model;
+    if (previous && previous.provider === found.provider && previous.id === found.id) return true;
+    this.model = found;
+    this.session.append({ type: "model_change", provider: found.provider, modelId: found.id });
+    await (rt ?? this.runtime).emit("model_select", { model: { ...found }, previousModel: previous, source });
+    return true;
+  }
+
+  registry(rt) {
+    const run = this;
+    const auth = (model) => run.auth[`${model?.provider}/${model?.id}`];
+    return {
+      find: (provider, id) => run.models.find((m) => m.provider === provider && m.id === id),
+      getAll: () => run.models.slice(),
+      getAvailable: () => run.models.filter((m) => auth(m)?.ok !== false && auth(m)),
+      hasConfiguredAuth: (model) => Boolean(auth(model) && auth(model).ok !== false),
+      getApiKeyAndHeaders: (model) => {
+        rt.record("modelRegistry.getApiKeyAndHeaders", [model?.provider, model?.id]);
+        const a = auth(model) ?? { ok: false, error: `No API key for ${model?.provider}` };
+        const answer = a.ok === false ? { ok: false, error: a.error ?? "no credentials" } : { ok: true, apiKey: a.apiKey ?? "test-key" };
+        const delay = Number(a.delay ?? 0);
+        return delay > 0 ? new Promise((resolve) => clock.add(resolve, delay, [answer], false)) : Promise.resolve(answer);
+      },
+      getProviderAuthStatus: (provider) => ({ provider, configured: run.models.some((m) => m.provider === provider && auth(m)?.ok) }),
+      isUsingOAuth: () => false,
+      getProviderDisplayName: (provider) => provider,
+      refresh: () => {},
+      getError: () => undefined,
+    };
+  }
+
+  ui(rt) {
+    const run = this;
+    const rec = (name) => (...args) => { rt.assertActive(); rt.record(`ui.${name}`, args); };
+    const ask = (name, kind) => async (...args) => {
+      rt.assertActive();
+      const answer = run.answers.shift();
+      run.trace.push({ t: clock.now, call: `ui.${name}`, args: json(args), answer: answer ?? null, runtime: rt.generation });
+      if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
+      if (kind === "select") {
+        const options = Array.isArray(args[1]) ? args[1] : [];
+        const label = String(answer.select ?? answer.label ?? "");
+        const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
+        if (found === undefined) run.error(`ui.select`, new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));
+        return found;
+      }
+      if (kind === "confirm") return Boolean(answer.confirm ?? answer.value);
+      return answer.input ?? answer.value;
+    };
+    const ui = {
+      select: ask("select", "select"),
+      confirm: ask("confirm", "confirm"),
+      input: ask("input", "input"),
+      editor: ask("editor", "input"),
+      custom: async (...args) => { rt.record("ui.custom", args.slice(1)); return undefined; },
+      getEditorText: () => run.editorText ?? "",
+      getEditorComponent: () => undefined,
+      getAllThemes: () => [],
+      getTheme: () => undefined,
+      getToolsExpanded: () => false,
+      theme: { fg: (_c, t) => t, bg: (_c, t) => t, bold: (t) => t },
+    };
+    for (const name of API.ui) if (!(name in ui)) ui[name] = rec(name);
+    const setEditorText = ui.setEditorText;
+    ui.setEditorText = (text) => { run.editorText = text; setEditorText(text); };
+    return ui;
+  }
+
+  track(promise) {
+    const p = Promise.resolve(promise).catch((e) => this.error("background", e));
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  // Settles background work (un-awaited events, watcher callbacks, timer
+  // callbacks): waits until every tracked promise has settled, or, when
+  // `quiet` is set, until no real I/O has been in flight for a few ticks (what
+  // is left then waits on the virtual clock and stays pending).
+  async settle({ quiet = false, limitMs = REAL_LIMIT_MS } = {}) {
+    const started = performance.now();
+    let idleTicks = 0;
+    while (this.pending.size > 0 && performance.now() - started < limitMs) {
+      await realTick();
+      if (!quiet) continue;
+      const busy = process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
+      idleTicks = busy ? 0 : idleTicks + 1;
+      if (idleTicks >= QUIET_TICKS) break;
+    }
+    await realTick();
+  }
+
+  async load(reason, extra) {
+    const previous = this.runtime;
+    const carried = previous ? { flags: previous.flags } : null;
+    if (previous) { previous.active = false; this.stale = previous; }
+    const rt = new Runtime(this, this.session, ++this.generation, carried);
+    this.runtime = rt;
+    this.loads += 1;
+    // A query makes Node evaluate the module again: a fresh top level, as
+    // Pi's loader does on every load (TypeScript loaders may cache; see docs).
+    const url = `${pathToFileURL(this.extensionPath).href}?planmode-runtime=${runCounter}-${this.loads}`;
+    const mod = await import(url);
+    const factory = typeof mod.default === "function" ? mod.default : mod.default?.factory;
+    if (typeof factory !== "function") throw new Error(`${this.extensionPath}: the default export is not a function (pi) => void`);
+    await factory(rt.pi);
+    if (carried) for (const [k, v] of carried.flags) rt.flags.set(k, v);
+    for (const [k, v] of Object.entries(extra?.flags ?? {})) rt.flags.set(k, v);
+    if (reason === "reload") for (const t of this.tools.values()) if (t.runtime && !this.active.includes(t.name)) this.active.push(t.name);
+    // Tools registered by the stale runtime keep their definitions until re-registered.
+    await rt.emit("session_start", { reason, ...(extra?.previousSessionFile ? { previousSessionFile: extra.previousSessionFile } : {}) });
+    await rt.emit("resources_discover", { cwd: this.sandbox.cwd, reason: reason === "reload" ? "reload" : "startup" });
+    return rt;
+  }
+
+  async reload() {
+    const old = this.runtime;
+    await old.emit("session_shutdown", { reason: "reload" });
+    await this.load("reload");
+    return undefined;
+  }
+
+  async replaceSession(reason, opts = {}) {
+    const old = this.runtime;
+    const before = await old.emit("session_before_switch", { reason, ...(opts.file ? { targetSessionFile: opts.file } : {}) });
+    if (before.cancel) return { cancelled: true };
+    const previousSessionFile = this.session.file;
+    let next;
+    if (reason === "new") next = this.newSessionObject(opts.entries);
+    else next = this.sessions.find((s) => s.file === opts.file) ?? this.session;
+    await old.emit("session_shutdown", { reason, targetSessionFile: next.file });
+    this.session = next;
+    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.manager({ assertActive() {} }));
+    const rt = await this.load(reason, { previousSessionFile });
+    if (typeof opts.withSession === "function") {
+      const replaced = rt.ctx("command");
+      replaced.sendUserMessage = async (content, o) => rt.pi.sendUserMessage(content, o);
+      replaced.sendMessage = async (m, o) => rt.pi.sendMessage(m, o);
+      await opts.withSession(replaced);
+    }
+    return { cancelled: false };
+  }
+
+  async navigate(targetId) {
+    const rt = this.runtime;
+    const oldLeafId = this.session.leafId;
+    const before = await rt.emit("session_before_tree", { preparation: { targetId, oldLeafId } });
+    if (before.cancel) return { cancelled: true };
+    if (!this.session.entries.some((e) => e.id === targetId)) throw new Error(`no entry ${targetId} in the session`);
+    this.session.leafId = targetId;
+    await rt.emit("session_tree", { newLeafId: targetId, oldLeafId });
+    return { cancelled: false };
+  }
+
+  requireRuntime() {
+    if (!this.runtime) throw new Error('no extension runtime yet: the script needs a "start" step first');
+    return this.runtime;
+  }
+
+  rootFor(step) {
+    const root = step.root ?? "agent";
+    const base = { agent: this.sandbox.agentDir, cwd: this.sandbox.cwd, home: this.sandbox.home }[root];
+    if (!base) throw new Error(`unknown root ${JSON.stringify(root)} (agent, cwd or home)`);
+    const target = path.resolve(base, String(step.path ?? ""));
+    if (!inside(this.sandbox.root, target)) throw new Error(`${step.path} is outside the sandbox`);
+    return target;
+  }
+
+  async toolCall(step) {
+    const rt = this.requireRuntime();
+    const name = String(step.tool);
+    const tool = this.tools.get(name);
+    const toolCallId = step.toolCallId ?? `call-${this.trace.length + 1}`;
+    // Pi's own gating: an unregistered or inactive tool never reaches tool_call.
+    if (!tool || !this.active.includes(name)) return { reached: false, allowed: false, error: `Tool ${name} not found` };
+    const input = step.input === undefined ? {} : structuredClone(step.input);
+    const problem = validate(tool.parameters, input);
+    if (problem) return { reached: false, allowed: false, error: `Validation failed for tool "${name}": ${problem}` };
+    let verdict = { blocked: false, input };
+    if ((rt.handlers.get("tool_call") ?? []).length) verdict = await rt.emit("tool_call", { toolCallId, toolName: name, input });
+    const result = { reached: true, allowed: !verdict.blocked, ...verdict };
+    if (!verdict.blocked && step.execute && typeof tool.execute === "function") {
+      try {
+        const out = await tool.execute(toolCallId, verdict.input, undefined, () => {}, (tool.runtime ?? rt).ctx("event"));
+        result.result = json(out);
+      } catch (error) {
+        result.result = { isError: true, content: [{ type: "text", text: errorText(error) }] };
+      }
+    }
+    return result;
+  }
+
+  async agentRun(step) {
+    const rt = this.requireRuntime();
+    const text = String(step.prompt ?? "");
+    const input = await rt.emit("input", { text, source: "interactive" });
+    if (input.action === "handled") return { input };
+    const prompt = input.action === "transform" ? input.text : text;
+    this.idle = false;
+    this.session.append({ type: "message", message: { role: "user", content: prompt, timestamp: EPOCH + clock.now } });
+    const before = await rt.emit("before_agent_start", { prompt, systemPrompt: rt.systemPrompt, systemPromptOptions: { cwd: this.sandbox.cwd } });
+    await rt.emit("agent_start", {});
+    await rt.emit("turn_start", { turnIndex: 0, timestamp: EPOCH + clock.now });
+    const messages = this.session.branch().filter((e) => e.type === "message").map((e) => e.message);
+    const context = await rt.emit("context", { messages });
+    const toolResults = [];
+    for (const call of step.toolCalls ?? []) toolResults.push(await this.toolCall(call));
+    const reply = { role: "assistant", content: [{ type: "text", text: String(step.reply ?? "") }], timestamp: EPOCH + clock.now };
+    this.session.append({ type: "message", message: reply });
+    await rt.emit("turn_end", { turnIndex: 0, message: reply, toolResults });
+    await rt.emit("agent_end", { messages: [reply] });
+    this.idle = true;
+    await rt.emit("agent_settled", {});
+    return { input, before, context, toolResults };
+  }
+
+  async step(step) {
+    switch (step.do) {
+      case "start":
+        if (step.thinkingLevel) this.thinkingLevel = step.thinkingLevel;
+        await this.load("startup", { flags: step.flags });
+        return {};
+      case "emit":
+        return { result: await this.requireRuntime().emit(String(step.event), step.payload ?? {}, "event") };
+      case "command": {
+        const rt = this.requireRuntime();
+        const cmd = rt.commands.get(String(step.name));
+        if (!cmd || typeof cmd.handler !== "function") return { error: `unknown command /${step.name}` };
+        await cmd.handler(String(step.args ?? ""), rt.ctx("command"));
+        return {};
+      }
+      case "shortcut": {
+        const rt = this.requireRuntime();
+        const sc = rt.shortcuts.get(String(step.key));
+        if (!sc) return { error: `no shortcut ${step.key}` };
+        await sc.handler(rt.ctx("event"));
+        return {};
+      }
+      case "ui":
+        this.answers.push(...(step.answers ?? []));
+        return {};
+      case "tool_call":
+        return this.toolCall(step);
+      case "register_tool":
+        if (step.source === "extension") this.tools.set(step.name, { name: step.name, description: step.description ?? "", parameters: step.parameters, sourceInfo: { path: "<other-extension>", source: "local", scope: "user", origin: "top-level" } });
+        else this.addBuiltin(String(step.name), step.properties ?? {}, step.source ?? "builtin");
+        if (step.active !== false && !this.active.includes(step.name)) this.active.push(step.name);
+        return {};
+      case "set_active":
+        this.setActive(step.tools);
+        return { active: this.active.slice() };
+      case "models":
+        this.models = (step.catalogue ?? []).map((m) => ({ name: m.id, reasoning: true, contextWindow: 200000, ...m }));
+        this.auth = step.auth ?? {};
+        if (step.current) this.model = this.models.find((m) => `${m.provider}/${m.id}` === step.current);
+        return {};
+      case "set_model": {
+        const [provider, ...rest] = String(step.model).split("/");
+        return { ok: await this.setModel({ provider, id: rest.join("/") }, step.source ?? "set") };
+      }
+      case "thinking":
+        this.setThinking(String(step.level));
+        return { level: this.thinkingLevel };
+      case "advance":
+        await this.advance(Number(step.ms ?? 0));
+        return { now: clock.now };
+      case "write_file": {
+        const target = this.rootFor(step);
+        real.fs.mkdirSync(path.dirname(target), { recursive: true });
+        const content = typeof step.content === "string" ? step.content : JSON.stringify(step.content, null, 2);
+        const existed = real.fs.existsSync(target);
+        real.fs.writeFileSync(target, content);
+        this.fireWatchers(target, existed ? "change" : "rename");
+        return {};
+      }
+      case "edit_file": {
+        // A manual edit of a JSON document: top-level keys set (null deletes).
+        const target = this.rootFor(step);
+        let doc = {};
+        try { doc = JSON.parse(real.fs.readFileSync(target, "utf8")); } catch { doc = {}; }
+        for (const [key, value] of Object.entries(step.set ?? {})) {
+          if (value === null) delete doc[key];
+          else doc[key] = value;
+        }
+        const existed = real.fs.existsSync(target);
+        real.fs.mkdirSync(path.dirname(target), { recursive: true });
+        real.fs.writeFileSync(target, JSON.stringify(doc, null, 2));
+        this.fireWatchers(target, existed ? "change" : "rename");
+        return {};
+      }
+      case "delete_file": {
+        const target = this.rootFor(step);
+        real.fs.rmSync(target, { force: true });
+        this.fireWatchers(target, "rename");
+        return {};
+      }
+      case "agent_run":
+        return this.agentRun(step);
+      case "reload":
+        this.requireRuntime();
+        await this.reload();
+        return {};
+      case "resume":
+        this.requireRuntime();
+        return this.replaceSession("resume", { file: step.file ?? this.session.file });
+      case "new_session":
+        this.requireRuntime();
+        return this.replaceSession("new", { entries: step.entries });
+      case "navigate_tree":
+        this.requireRuntime();
+        return this.navigate(step.target ?? this.session.branch().at(Number(step.back ? -1 - step.back : -1))?.id);
+      case "settle":
+        return {};
+      case "state":
+        return { state: this.state() };
+      case "stale_call": {
+        // Calls a method on a stale runtime's pi object (tests the stale error).
+        const rt = this.stale;
+        if (!rt) return { error: "no stale runtime yet (reload or replace the session first)" };
+        try { rt.pi[String(step.method ?? "getActiveTools")](); return { threw: null }; } catch (error) { return { threw: errorText(error) }; }
+      }
+      default:
+        throw new Error(`unknown step ${JSON.stringify(step.do)}; steps: ${API.steps.join(", ")}`);
+    }
+  }
+
+  fireWatchers(target, eventType) {
+    for (const watcher of [...this.watchers]) {
+      const dir = watcher.path;
+      if (target === dir || path.dirname(target) === dir) {
+        const name = target === dir ? path.basename(target) : path.relative(dir, target);
+        try {
+          watcher.emit("change", eventType, name);
+        } catch (error) {
+          this.error("fs.watch listener", error);
+        }
+      }
+    }
+  }
+
+  async advance(ms) {
+    const target = clock.now + Math.max(0, ms);
+    for (;;) {
+      const timer = clock.next(target);
+      if (!timer) break;
+      clock.now = timer.due;
+      if (timer.repeat) timer.due += Math.max(1, timer.ms);
+      else clock.timers.delete(timer.id);
+      try {
+        const value = timer.fn(...(timer.args ?? []));
+        if (value && typeof value.then === "function") this.track(value);
+      } catch (error) {
+        this.error("timer", error);
+      }
+      await this.settle({ quiet: true });
+    }
+    clock.now = target;
+  }
+
+  state() {
+    const rt = this.runtime;
+    return {
+      now: clock.now,
+      activeTools: this.active.slice(),
+      tools: [...this.tools.values()].map((t) => ({ name: t.name, source: t.sourceInfo.source })),
+      thinkingLevel: this.thinkingLevel,
+      model: this.model ? `${this.model.provider}/${this.model.id}` : null,
+      commands: rt ? [...rt.commands.keys()] : [],
+      shortcuts: rt ? [...rt.shortcuts.keys()] : [],
+      flags: rt ? Object.fromEntries(rt.flags) : {},
+      hooks: rt ? Object.fromEntries([...rt.handlers].map(([k, v]) => [k, v.length])) : {},
+      session: this.session.id,
+      branch: json(this.session.branch()),
+      editorText: this.editorText ?? null,
+      systemPrompt: rt?.systemPrompt ?? this.systemPrompt,
+    };
+  }
+}
+
+// ---------------------------------------------------------------- files under the sandbox
+
+function snapshot(root) {
+  const out = new Map();
+  const walk = (dir) => {
+    let names;
+    try { names = real.fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) {
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) walk(full);
+      else if (d.isFile()) out.set(full, real.fs.readFileSync(full));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function changedFiles(root, before, after) {
+  const files = {};
+  for (const [full, bytes] of after) {
+    const old = before.get(full);
+    if (!old || !old.equals(bytes)) files[path.relative(root, full).split(path.sep).join("/")] = bytes.toString("utf8");
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------- the loop
+
+const baselineGlobals = new Set(Object.getOwnPropertyNames(globalThis));
+let runCounter = 0;
+
+async function runScript(request) {
+  const sandbox = request.sandbox;
+  for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
+    if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
+  }
+  for (const key of ["cwd", "home", "agentDir", "sessionDir", "tmp"]) {
+    if (!inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
+    real.fs.mkdirSync(sandbox[key], { recursive: true });
+  }
+  runCounter += 1;
+  clock = new Clock();
+  process.env.HOME = sandbox.home;
+  process.env.USERPROFILE = sandbox.home;
+  process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
+  process.env.TMPDIR = sandbox.tmp;
+  process.chdir(sandbox.cwd);
+  const before = snapshot(sandbox.root);
+  const run = new Run(request);
+  host = run;
+  const results = [];
+  try {
+    for (const [index, step] of (request.script ?? []).entries()) {
+      const record = { do: step?.do, t: clock.now };
+      results.push(record);
+      const promise = run.step(step ?? {}).then(
+        (value) => Object.assign(record, value ?? {}, { pending: false }),
+        (error) => Object.assign(record, { pending: false, threw: errorText(error) }),
+      );
+      run.track(promise);
+      // A step runs to completion unless the script says it waits on the
+      // virtual clock ("wait": false): then the script goes on once only
+      // virtual time can move it, and a later advance step completes it.
+      if (step?.wait === false) await run.settle({ quiet: true });
+      else {
+        let watchdog;
+        await Promise.race([promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        real.clearTimeout(watchdog);
+        await run.settle({ quiet: true });
+      }
+      if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${index} ${step?.do} settled=${"pending" in record} now=${clock.now}\n`);
+      if (!("pending" in record)) record.pending = true;
+      void index;
+    }
+    await run.settle({ quiet: true });
+    const state = run.state();
+    return { results, trace: run.trace, errors: run.errors, state, files: changedFiles(sandbox.root, before, snapshot(sandbox.root)) };
+  } finally {
+    if (run.runtime) run.runtime.active = false;
+    for (const w of run.watchers) w.removeAllListeners();
+    host = null;
+    clock.timers.clear();
+    for (const name of Object.getOwnPropertyNames(globalThis)) {
+      if (!baselineGlobals.has(name)) delete globalThis[name];
+    }
+  }
+}
+
+function hello() {
+  return { host: "pytest-planmode mock Pi host", hostVersion: HOST_VERSION, pi: PI_VERSION, node: process.version, api: API };
+}
+
+async function main() {
+  installVirtualTime();
+  installContainment();
+  const out = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let request;
+    try { request = JSON.parse(line); } catch (error) { out({ id: null, error: `not JSON: ${errorText(error)}` }); continue; }
+    const id = request?.id ?? null;
+    try {
+      if (request.op === "hello") out({ id, ok: hello() });
+      else if (request.op === "run") out({ id, ok: await runScript(request) });
+      else out({ id, error: `unknown op ${JSON.stringify(request.op)} (hello or run)` });
+    } catch (error) {
+      out({ id, error: error instanceof Error ? `${error.message}` : String(error) });
+    }
+  }
+}
+
+process.on("unhandledRejection", (error) => {
+  if (host) host.error("unhandled rejection", error);
+});
+
+main();

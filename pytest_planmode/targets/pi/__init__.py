@@ -1,0 +1,54 @@
+"""Translations for the `pi:` target: one module per operation.
+
+Each translation turns a case input into a host script for the mock Pi host
+and the host's answer (results, call trace, files) into the operation's
+effect fields. They are written once here and shared by every extension under
+test. An operation without a translation answers `unsupported` with the
+reason listed in :data:`UNSUPPORTED`.
+"""
+
+from __future__ import annotations
+
+from pytest_planmode.targets.pi import (
+    oplmodes_bash_check,
+    planmode_bash_check,
+    planmode_powershell_check,
+)
+from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
+
+TRANSLATIONS: dict[str, Translation] = {
+    t.OPERATION: t.TRANSLATION for t in (planmode_bash_check, planmode_powershell_check, oplmodes_bash_check)
+}
+
+_SCRIPT = (
+    "a script operation: its events are the kit's own vocabulary, which a Pi host can "
+    "replay only once the host-replayable events of contract 2 are in the suite"
+)
+_INTERNAL = "its output is the reference's internal model; nothing at the Pi extension boundary shows it"
+
+#: Why each operation without a translation cannot be run through the host.
+UNSUPPORTED: dict[str, str] = {
+    "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
+    "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
+    "oplmodes.models.script": _SCRIPT,
+    "oplmodes.modes.script": _SCRIPT,
+    "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
+    "its file located under .pi/plans/ (virtual paths of contract 2)",
+    "oplmodes.tools.active": "not translated yet: needs a registry of tools described by the case "
+    "(contract 2's registry events)",
+    "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
+    "(contract 2's agent-run events)",
+    "planmode.export.run": "not translated yet: needs a ready plan and pre-existing paths mapped into "
+    "the sandbox (virtual paths of contract 2)",
+    "planmode.lifecycle.run": _SCRIPT,
+    "planmode.models.fresh": _SCRIPT,
+    "planmode.models.session": _SCRIPT,
+    "planmode.models.switch": _SCRIPT,
+    "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
+    "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
+    "planmode.tools.authorize": _SCRIPT,
+    "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
+    "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
+}
+
+__all__ = ["TRANSLATIONS", "UNSUPPORTED", "HostRun", "Translation", "Unsupported"]

@@ -1,0 +1,58 @@
+"""Shared by the two pi-plan-mode limited-shell translations
+(pi-plan-mode-settings.md § Safe shell subcommands): enter Plan mode with
+`/plan start`, then one `tool_call` of the shell tool with the command."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi.translation import HostRun, Translation, in_sandbox
+
+SETTINGS_FILE = "pi-plan-mode.json"
+SPEC = "pi-plan-mode"
+
+
+def translation(tool: str, *, extra_tool: bool) -> Translation:
+    def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+        steps: list[dict[str, Any]] = []
+        raw = input.get("safeSubcommands", input.get("safe_subcommands"))
+        if raw is not None:
+            steps.append(
+                {
+                    "do": "write_file",
+                    "root": "agent",
+                    "path": SETTINGS_FILE,
+                    "content": {"safeSubcommands": raw},
+                }
+            )
+        if extra_tool:
+            # Pi 0.84.2 has no built-in powershell tool; the host provides one
+            # with built-in metadata, active before the session starts.
+            steps.append(
+                {
+                    "do": "register_tool",
+                    "name": tool,
+                    "source": "builtin",
+                    "properties": {"command": "string"},
+                }
+            )
+        command = in_sandbox(str(input.get("command", "")), str(input.get("cwd", "")), str(sandbox.cwd))
+        steps += [
+            {"do": "start"},
+            {"do": "command", "name": "plan", "args": "start"},
+            {"do": "tool_call", "tool": tool, "input": {"command": command}},
+        ]
+        return steps
+
+    def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+        started = run.result(len(run.results) - 2)
+        if started.get("error"):
+            raise RuntimeError(f"/plan start failed: {started['error']}")
+        call = run.result(len(run.results) - 1)
+        # A call Pi itself refuses (the tool is not active in Plan mode) is not
+        # allowed either: the command never runs.
+        return {"allowed": bool(call.get("allowed"))}
+
+    return Translation(script, effects, command="plan", spec=SPEC)

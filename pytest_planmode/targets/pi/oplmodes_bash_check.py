@@ -1,0 +1,45 @@
+"""`oplmodes.bash.check` through the host (opl-modes.md § Mode behavior,
+§ Configuration): the config file in place before the module loads, the mode
+entered with `/mode <name>`, then one `bash` tool call with the command.
+
+A command that is not a string never reaches the extension: Pi's schema
+validation refuses it, so it is not allowed either."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
+
+OPERATION = "oplmodes.bash.check"
+CONFIG_FILE = "configs/opl-modes.json"
+
+
+def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    mode = str(input.get("mode", "off"))
+    if mode == "execute":
+        raise Unsupported(
+            "execute mode is entered only through /execute with a saved plan, "
+            "which a decision case does not describe"
+        )
+    steps: list[dict[str, Any]] = []
+    if input.get("config") is not None:
+        steps.append({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": input["config"]})
+    steps.append({"do": "start"})
+    if mode != "off":
+        steps.append({"do": "command", "name": "mode", "args": mode})
+    steps.append({"do": "tool_call", "tool": "bash", "input": {"command": input.get("command")}})
+    return steps
+
+
+def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+    if len(run.results) >= 2 and run.results[-2].get("do") == "command":
+        entered = run.result(len(run.results) - 2)
+        if entered.get("error"):
+            raise RuntimeError(f"/mode {input.get('mode')} failed: {entered['error']}")
+    return {"allowed": bool(run.result(len(run.results) - 1).get("allowed"))}
+
+
+TRANSLATION = Translation(script, effects, command="mode", spec="opl-modes")

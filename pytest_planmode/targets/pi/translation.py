@@ -1,0 +1,85 @@
+"""What a `pi:` translation is: case input -> host script, host answer -> effects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_planmode.hosts.pi.client import Sandbox
+
+
+class Unsupported(Exception):
+    """This case (or operation) cannot be expressed as a host script; the
+    message says why."""
+
+
+class ExtensionError(Exception):
+    """The extension did something that makes the case unanswerable (a step
+    threw, a handler failed); the message names the step and the error."""
+
+
+@dataclass(frozen=True)
+class HostRun:
+    """The host's answer to one script."""
+
+    results: list[dict[str, Any]]
+    trace: list[dict[str, Any]]
+    errors: list[dict[str, Any]]
+    state: dict[str, Any]
+    files: dict[str, str]
+
+    @classmethod
+    def from_answer(cls, answer: Mapping[str, Any]) -> HostRun:
+        return cls(
+            results=list(answer.get("results") or []),
+            trace=list(answer.get("trace") or []),
+            errors=list(answer.get("errors") or []),
+            state=dict(answer.get("state") or {}),
+            files=dict(answer.get("files") or {}),
+        )
+
+    def result(self, index: int) -> dict[str, Any]:
+        """A step's result; ExtensionError when the step threw or never finished."""
+        record = self.results[index]
+        if record.get("threw") is not None:
+            raise ExtensionError(f"step {index} ({record.get('do')}) threw: {record['threw']}")
+        if record.get("pending"):
+            raise ExtensionError(
+                f"step {index} ({record.get('do')}) never finished (it waits on something "
+                "the script does not provide)"
+            )
+        return record
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One operation's translation. `script` builds the host script (raise
+    Unsupported for an input it cannot express); `effects` reads the
+    operation's output from the host's answer."""
+
+    script: Callable[[Mapping[str, Any], Sandbox], list[dict[str, Any]]]
+    effects: Callable[[Mapping[str, Any], HostRun], dict[str, Any]]
+    #: The command an extension implementing the operation's spec registers,
+    #: and that spec: without the command every case is unsupported.
+    command: str
+    spec: str
+
+
+def in_sandbox(text: str, virtual: str, real: str) -> str:
+    """`text` with the case's virtual directory replaced by its sandbox
+    directory where it starts a path (the extension sees the sandbox one)."""
+    if not virtual or virtual == "/":
+        return text
+    out: list[str] = []
+    i = 0
+    while True:
+        j = text.find(virtual, i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        end = j + len(virtual)
+        boundary = end == len(text) or text[end] in "/ \t\n'\";|&)"
+        out.append(text[i:j])
+        out.append(real if boundary else virtual)
+        i = end

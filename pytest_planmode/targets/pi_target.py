@@ -1,0 +1,153 @@
+"""`pi:<extension entry module>`: run a Pi extension itself through the mock Pi host.
+
+No code from the extension's author: each case is translated once, in the
+kit (`pytest_planmode/targets/pi/`), into a host script; the host loads the
+extension into a fresh runtime with its own sandbox and answers with what the
+extension did; the translation reads the operation's effect fields from that.
+The target declares ``"observes": "effects"``: it never reports the
+reference's explanations (reasons, codes, internal state).
+
+One host process serves the session (so one per xdist worker). The Node
+command that runs the host is `node` unless `--planmode-pi-node=CMD` (ini
+`planmode_pi_node`) names another, such as `tsx` for TypeScript extensions.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_planmode import PROTOCOL_VERSION
+from pytest_planmode.hosts.pi.client import HostError, PiHost, Sandbox
+from pytest_planmode.targets.base import Handshake, Outcome, TargetError, parse_handshake
+from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
+from pytest_planmode.targets.pi.translation import ExtensionError
+
+#: Spent sandboxes are removed in batches of this many.
+SWEEP_EVERY = 200
+EXTENSIONS = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
+
+
+def _package(entry: Path) -> dict[str, Any]:
+    """The nearest package.json above the entry module, if any."""
+    for directory in entry.parents:
+        candidate = directory / "package.json"
+        if candidate.is_file():
+            try:
+                data = json.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+class PiTarget:
+    def __init__(self, entry: str, *, node: str = "node", timeout: float = 5.0) -> None:
+        self.description = f"pi:{entry}"
+        if not entry:
+            raise TargetError("pi: needs the path of the extension's entry module, e.g. pi:src/index.mjs")
+        path = Path(entry).expanduser().resolve()
+        if not path.is_file():
+            raise TargetError(f"pi:{entry}: no such file ({path.name} not found)")
+        if path.suffix not in EXTENSIONS:
+            raise TargetError(
+                f"pi:{entry}: expected a JavaScript or TypeScript module ({', '.join(EXTENSIONS)})"
+            )
+        self.entry = path
+        self.host = PiHost(node, timeout=max(timeout, 5.0))
+        self._scratch: Path | None = None
+        self.commands: frozenset[str] = frozenset()
+        self.hello_answer: dict[str, Any] = {}
+        self._spent: list[Sandbox] = []
+
+    def handshake(self) -> Handshake:
+        try:
+            hello = self.host.start()
+        except HostError as exc:
+            raise TargetError(f"{self.description}: {exc}") from None
+        # One probe run: which commands the extension registers once started.
+        sandbox = self._sandbox()
+        try:
+            probe = HostRun.from_answer(self.host.run(self.entry, sandbox, [{"do": "start"}]))
+            probe.result(0)
+        except (HostError, ExtensionError) as exc:
+            raise TargetError(f"{self.description}: the extension does not start: {exc}") from None
+        finally:
+            sandbox.remove()
+        self.commands = frozenset(probe.state.get("commands", []))
+        package = _package(self.entry)
+        language = "typescript" if self.entry.suffix.endswith("ts") else "javascript"
+        answer = {
+            "protocol": PROTOCOL_VERSION,
+            "implementation": {
+                "name": str(package.get("name") or self.entry.stem),
+                "version": str(package.get("version") or ""),
+                "language": language,
+                "host": (
+                    f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} "
+                    f"on Node {hello.get('node')}"
+                ),
+            },
+            "observes": "effects",
+            "operations": sorted({*TRANSLATIONS, *UNSUPPORTED}),
+        }
+        self.hello_answer = answer
+        return parse_handshake(answer, self.description)
+
+    def _sandbox(self) -> Sandbox:
+        if self._scratch is None or not self._scratch.is_dir():
+            self._scratch = Path(tempfile.mkdtemp(prefix="planmode-pi-"))
+        return Sandbox.create(self._scratch)
+
+    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+        translation = TRANSLATIONS.get(operation)
+        if translation is None:
+            reason = UNSUPPORTED.get(operation, "no translation for this operation")
+            return Outcome("unsupported", message=f"{operation}: {reason}")
+        if translation.command not in self.commands:
+            return Outcome(
+                "unsupported",
+                message=f"the extension registers no /{translation.command} command, "
+                f"so it does not implement {translation.spec}",
+            )
+        sandbox = self._sandbox()
+        try:
+            script = translation.script(input, sandbox)
+            run = HostRun.from_answer(self.host.run(self.entry, sandbox, script))
+            escapes = [entry for entry in run.trace if "escape" in entry]
+            if escapes:
+                first = escapes[0]
+                return Outcome(
+                    "error",
+                    message="the extension tried to write outside its sandbox "
+                    f"({first['escape']} {first['path']})",
+                )
+            return Outcome("output", output=translation.effects(input, run), details={"trace": run.trace})
+        except Unsupported as exc:
+            return Outcome("unsupported", message=str(exc))
+        except HostError as exc:
+            return Outcome("failure", message=f"{self.description}: {exc}")
+        except (ExtensionError, RuntimeError) as exc:
+            return Outcome("error", message=f"{self.description}: {exc}")
+        finally:
+            self._spent.append(sandbox)
+            if len(self._spent) >= SWEEP_EVERY:
+                self._sweep()
+
+    def _sweep(self) -> None:
+        # Removing a sandbox costs about as much as a small case; batch it.
+        for spent in self._spent:
+            spent.remove()
+        self._spent.clear()
+
+    def close(self) -> int | None:
+        status = self.host.close()
+        self._sweep()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+        return status

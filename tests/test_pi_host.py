@@ -1,0 +1,357 @@
+"""The mock Pi host (pytest_planmode/hosts/pi/host.mjs) at host-script level:
+Pi's gating of tool calls, its result-combination rules, the virtual clock,
+stale contexts after reload, the watcher, and sandbox containment."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_planmode.hosts.pi.client import HostError, PiHost, Sandbox
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
+
+EXTENSION = """
+let evaluations = 0;
+export default function (pi) {
+  evaluations += 1;
+  globalThis.__testLeak = (globalThis.__testLeak ?? 0) + 1;
+  pi.registerFlag("plan", { type: "boolean", default: false });
+  pi.registerTool({ name: "helper", label: "h", description: "d",
+    parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    async execute(_id, params) { return { content: [{ type: "text", text: `n=${params.n}` }] }; } });
+  pi.registerCommand("probe", { handler: async (args, ctx) => {
+    globalThis.__savedCtx = ctx;
+    ctx.ui.notify(`args=${args} evaluations=${evaluations} leak=${globalThis.__testLeak} now=${Date.now()}`);
+    setTimeout(() => ctx.ui.notify(`timer at ${Date.now()}`), 1000);
+    const id = setInterval(() => ctx.ui.notify("tick"), 300);
+    setTimeout(() => clearInterval(id), 1000);
+  }});
+  pi.registerCommand("ask", { handler: async (_args, ctx) => {
+    const choice = await ctx.ui.select("Pick", ["Alpha", "Beta"]);
+    ctx.ui.notify(`chose ${choice}`);
+  }});
+  pi.registerCommand("stale", { handler: async (_args, ctx) => {
+    try { globalThis.__savedCtx.ui.notify("x"); globalThis.__savedCtx.cwd; ctx.ui.notify("not stale"); } catch (e) { ctx.ui.notify(`stale: ${e.message}`); }
+  }});
+  pi.registerCommand("escape", { handler: async (args, ctx) => {
+    const fs = await import("node:fs");
+    try { fs.writeFileSync(args, "x"); ctx.ui.notify("wrote"); } catch (e) { ctx.ui.notify(`refused: ${e.code}`); }
+    fs.writeFileSync(ctx.cwd + "/inside.txt", "kept");
+  }});
+  pi.registerCommand("slow", { handler: async (_args, ctx) => {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    ctx.ui.notify(`slow done at ${Date.now()}`);
+  }});
+  pi.registerCommand("watch", { handler: async (_args, ctx) => {
+    const fs = await import("node:fs");
+    let debounce;
+    fs.watch(process.env.PI_CODING_AGENT_DIR, (_type, name) => {
+      clearTimeout(debounce);
+      debounce = setTimeout(() => ctx.ui.notify(`reloaded ${name}`), 75);
+    });
+  }});
+  pi.on("tool_call", (event) => {
+    if (event.toolName === "edit") return { block: true, reason: "first" };
+    if (event.input.command === "throw") throw new Error("handler threw");
+    if (event.input.command === "patch") event.input.command = "patched";
+    return undefined;
+  });
+  pi.on("tool_call", (event) => {
+    if (event.toolName === "edit") return { block: true, reason: "second" };
+    if (event.input.command === "patched") return { block: true, reason: "saw patched" };
+    return undefined;
+  });
+  pi.on("before_agent_start", (event) => ({ systemPrompt: event.systemPrompt + " +one" }));
+  pi.on("before_agent_start", (event) => ({ systemPrompt: event.systemPrompt + " +two", message: { customType: "m", content: "c", display: false } }));
+  pi.on("input", (event) => (event.text === "rewrite" ? { action: "transform", text: "rewritten" } : undefined));
+  pi.on("input", (event) => (event.text === "stop" ? { action: "handled" } : undefined));
+  pi.on("session_before_switch", () => ({ cancel: false }));
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[PiHost]:
+    pi = PiHost("node", timeout=30)
+    pi.start()
+    yield pi
+    pi.close()
+
+
+@pytest.fixture
+def extension(tmp_path: Path) -> Path:
+    path = tmp_path / "ext" / "index.mjs"
+    path.parent.mkdir()
+    path.write_text(textwrap.dedent(EXTENSION), encoding="utf-8")
+    return path
+
+
+def run(host: PiHost, extension: Path, tmp_path: Path, *steps: dict[str, Any]) -> dict[str, Any]:
+    sandbox = Sandbox.create(tmp_path)
+    return host.run(extension, sandbox, [{"do": "start"}, *steps])
+
+
+def notes(answer: dict[str, Any]) -> list[str]:
+    return [t["args"][0] for t in answer["trace"] if t.get("call") == "ui.notify"]
+
+
+def test_handshake_states_the_pi_version_and_api(host: PiHost) -> None:
+    assert host.hello["pi"] == "0.84.2"
+    assert "setActiveTools" in host.hello["api"]["pi"]
+    assert "tool_call" in host.hello["api"]["events"]
+
+
+def test_inactive_and_unregistered_tools_never_reach_tool_call(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "tool_call", "tool": "grep", "input": {"pattern": "x"}},
+        {"do": "tool_call", "tool": "nosuch", "input": {}},
+        {"do": "set_active", "tools": ["read", "bash", "grep", "nosuch"]},
+        {"do": "tool_call", "tool": "grep", "input": {"pattern": "x"}},
+        {"do": "tool_call", "tool": "bash", "input": {"command": 1}},
+    )
+    grep, missing, active, grep2, bad = answer["results"][1:]
+    assert grep == {**grep, "reached": False, "error": "Tool grep not found"}
+    assert missing["error"] == "Tool nosuch not found"
+    assert active["active"] == ["read", "bash", "grep"]  # unknown names are dropped silently
+    assert grep2["reached"] is True and grep2["allowed"] is True
+    assert bad["reached"] is False and "Validation failed" in bad["error"]
+    assert [t for t in answer["trace"] if t.get("hook") == "tool_call"] == [
+        t for t in answer["trace"] if t.get("hook") == "tool_call" and t["t"] == 0
+    ]
+    assert sum(1 for t in answer["trace"] if t.get("hook") == "tool_call") == 2  # only grep2 reached
+
+
+def test_tool_call_first_block_wins_throw_blocks_and_input_patches_carry(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "tool_call", "tool": "edit", "input": {"path": "a", "oldText": "", "newText": ""}},
+        {"do": "tool_call", "tool": "bash", "input": {"command": "throw"}},
+        {"do": "tool_call", "tool": "bash", "input": {"command": "patch"}},
+        {"do": "tool_call", "tool": "helper", "input": {"n": 3}, "execute": True},
+    )
+    edit, thrown, patched, helper = answer["results"][1:]
+    assert edit["blocked"] is True and edit["reason"] == "first"
+    assert thrown["blocked"] is True and thrown["thrown"] == "handler threw"
+    assert patched["reason"] == "saw patched" and patched["input"] == {"command": "patched"}
+    assert helper["allowed"] is True and helper["result"]["content"][0]["text"] == "n=3"
+
+
+def test_chained_system_prompt_collected_messages_and_input_rules(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "emit", "event": "before_agent_start", "payload": {"prompt": "p", "systemPrompt": "base"}},
+        {"do": "emit", "event": "input", "payload": {"text": "rewrite"}},
+        {"do": "emit", "event": "input", "payload": {"text": "stop"}},
+        {"do": "emit", "event": "session_before_switch", "payload": {"reason": "new"}},
+    )
+    before, rewrite, stop, switch = (r["result"] for r in answer["results"][1:])
+    assert before["systemPrompt"] == "base +one +two"
+    assert [m["customType"] for m in before["messages"]] == ["m"]
+    assert rewrite == {"action": "transform", "text": "rewritten"}
+    assert stop == {"action": "handled"}
+    assert switch == {"cancel": False}
+
+
+def test_timers_and_date_run_on_the_virtual_clock(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "command", "name": "probe", "args": "a b"},
+        {"do": "advance", "ms": 999},
+        {"do": "state"},
+        {"do": "advance", "ms": 1},
+    )
+    said = notes(answer)
+    assert said[0].startswith("args=a b ") and said[0].endswith("now=1767225600000")
+    assert said[1:] == ["tick", "tick", "tick", "timer at 1767225601000"]
+    instants = [t["t"] for t in answer["trace"] if t.get("call") == "ui.notify"]
+    assert instants == [0, 300, 600, 900, 1000]
+    assert answer["results"][3]["state"]["now"] == 999
+
+
+def test_a_step_waiting_on_the_clock_stays_pending_until_advanced(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "command", "name": "slow", "wait": False},
+        {"do": "state"},
+        {"do": "advance", "ms": 2000},
+    )
+    slow, state, _ = answer["results"][1:]
+    assert state["state"]["now"] == 0 and notes(answer) == ["slow done at 1767225602000"]
+    assert slow["pending"] is False  # it finished during the advance
+
+
+def test_ui_answers_by_label_and_cancel(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "ui", "answers": [{"select": "Beta"}, {"cancel": True}]},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+    )
+    assert notes(answer) == ["chose Beta", "chose undefined", "chose undefined"]
+    prompts = [t for t in answer["trace"] if t.get("call") == "ui.select"]
+    assert prompts[0]["args"] == ["Pick", ["Alpha", "Beta"]]
+
+
+def test_reload_reevaluates_the_module_and_old_ctx_is_stale(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "command", "name": "probe"},
+        {"do": "reload"},
+        {"do": "command", "name": "stale"},
+        {"do": "stale_call", "method": "getActiveTools"},
+        {"do": "command", "name": "probe"},
+    )
+    said = notes(answer)
+    assert "evaluations=1 leak=1" in said[0]
+    assert said[1].startswith("stale: This extension ctx is stale after session replacement or reload")
+    assert answer["results"][4]["threw"].startswith("This extension ctx is stale")
+    assert "evaluations=1 leak=2" in said[2]  # a fresh module top level; globalThis kept within the run
+    # and a new run starts from a clean globalThis
+    again = run(host, extension, tmp_path, {"do": "command", "name": "probe"})
+    assert "leak=1" in notes(again)[0]
+
+
+def test_write_file_fires_the_watcher_and_debounce_runs_virtually(
+    host: PiHost, extension: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "command", "name": "watch"},
+        {"do": "write_file", "root": "agent", "path": "pi-plan-mode.json", "content": {"a": 1}},
+        {"do": "advance", "ms": 74},
+        {"do": "state"},
+        {"do": "advance", "ms": 1},
+    )
+    assert notes(answer) == ["reloaded pi-plan-mode.json"]
+    assert [t["t"] for t in answer["trace"] if t.get("call") == "ui.notify"] == [75]
+    assert answer["files"] == {"home/.pi/agent/pi-plan-mode.json": '{\n  "a": 1\n}'}
+
+
+def test_writes_outside_the_sandbox_are_refused(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    answer = run(host, extension, tmp_path, {"do": "command", "name": "escape", "args": str(outside)})
+    assert not outside.exists()
+    assert notes(answer) == ["refused: EACCES"]
+    assert [t["escape"] for t in answer["trace"] if "escape" in t] == ["writeFileSync"]
+    assert answer["files"] == {"project/inside.txt": "kept"}
+
+
+def test_a_bad_script_is_refused_with_a_message(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(host, extension, tmp_path, {"do": "fly"})
+    assert "unknown step" in answer["results"][1]["threw"]
+    sandbox = Sandbox.create(tmp_path)
+    with pytest.raises(HostError, match="default export"):
+        bad = tmp_path / "bad.mjs"
+        bad.write_text("export default 42;\n")
+        result = host.run(bad, sandbox, [{"do": "start"}])
+        raise HostError(result["results"][0]["threw"])
+
+
+def test_a_missing_node_command_is_a_clear_error() -> None:
+    with pytest.raises(HostError, match="cannot start the Pi host"):
+        PiHost("no-such-node-binary-here").start()
+
+
+SESSION_EXTENSION = """
+export default function (pi) {
+  pi.on("thinking_level_select", (event, ctx) => ctx.ui.notify(`thinking ${event.previousLevel}->${event.level}`));
+  pi.on("session_start", (event, ctx) => {
+    const mine = ctx.sessionManager.getBranch().filter((e) => e.type === "custom" && e.customType === "t");
+    ctx.ui.notify(`start ${event.reason} entries=${mine.length}`);
+  });
+  pi.registerCommand("go", { handler: async (_args, ctx) => {
+    pi.appendEntry("t", { n: 1 });
+    pi.setThinkingLevel("high");
+    const model = ctx.modelRegistry.find("p", "m");
+    const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
+    ctx.ui.notify(`auth ${auth.ok} at ${Date.now() - 1767225600000}`);
+    ctx.ui.notify(`setModel ${await pi.setModel(model)} other ${await pi.setModel(ctx.modelRegistry.find("p", "x"))}`);
+  }});
+  pi.registerCommand("fresh", { handler: async (_args, ctx) => {
+    await ctx.newSession({ withSession: async (next) => { next.ui.notify(`new session ${next.sessionManager.getSessionId()}`); } });
+    try { ctx.ui.notify("old ctx alive"); } catch (e) { /* stale */ }
+  }});
+}
+"""
+
+
+def test_models_auth_delays_thinking_echo_and_session_replacement(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "session.mjs"
+    ext.write_text(textwrap.dedent(SESSION_EXTENSION), encoding="utf-8")
+    answer = host.run(
+        ext,
+        Sandbox.create(tmp_path),
+        [
+            {
+                "do": "models",
+                "catalogue": [{"provider": "p", "id": "m"}, {"provider": "p", "id": "x"}],
+                "auth": {"p/m": {"ok": True, "delay": 1500}, "p/x": {"ok": False}},
+            },
+            {"do": "start"},
+            {"do": "command", "name": "go", "wait": False},
+            {"do": "advance", "ms": 1500},
+            {"do": "resume"},
+            {"do": "command", "name": "fresh"},
+            {"do": "state"},
+        ],
+    )
+    assert notes(answer) == [
+        "start startup entries=0",
+        "thinking off->high",
+        "auth true at 1500",
+        "setModel true other false",
+        "start resume entries=1",
+        "start new entries=0",
+        "new session session-2",
+    ]
+    state = answer["results"][-1]["state"]
+    assert state["model"] == "p/m" and state["thinkingLevel"] == "high" and state["session"] == "session-2"
+
+
+def test_edit_file_sets_keys_and_fires_the_watcher(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "write_file", "path": "pi-plan-mode.json", "content": {"a": 1, "b": 2}},
+        {"do": "command", "name": "watch"},
+        {"do": "edit_file", "path": "pi-plan-mode.json", "set": {"b": None, "c": 3}},
+        {"do": "advance", "ms": 100},
+    )
+    assert notes(answer) == ["reloaded pi-plan-mode.json"]
+    assert json.loads(answer["files"]["home/.pi/agent/pi-plan-mode.json"]) == {"a": 1, "c": 3}
