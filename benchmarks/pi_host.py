@@ -36,8 +36,8 @@ OPERATIONS = ("planmode.bash.check", "planmode.powershell.check")
 
 def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
     start = time.perf_counter()
-    for operation, input in requests:
-        outcome = target.request(operation, input)
+    for operation, payload in requests:
+        outcome = target.request(operation, payload)
         if outcome.kind != "output":
             sys.exit(f"{target.description}: {operation} answered {outcome.kind}: {outcome.message}")
     return len(requests) / (time.perf_counter() - start)
@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=300, help="cases per round (default 300)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     args = parser.parse_args()
-    requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation in OPERATIONS][: args.cases]
+    requests = [(c.operation, dict(c.payload)) for c in load_suite() if c.operation in OPERATIONS][
+        : args.cases
+    ]
     pi = PiTarget(str(EXAMPLE), timeout=60)
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
     try:

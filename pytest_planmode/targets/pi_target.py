@@ -103,7 +103,7 @@ class PiTarget:
             self._scratch = Path(tempfile.mkdtemp(prefix="planmode-pi-"))
         return Sandbox.create(self._scratch)
 
-    def request(self, operation: str, input: Mapping[str, Any]) -> Outcome:
+    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
         translation = TRANSLATIONS.get(operation)
         if translation is None:
             reason = UNSUPPORTED.get(operation, "no translation for this operation")
@@ -116,7 +116,7 @@ class PiTarget:
             )
         sandbox = self._sandbox()
         try:
-            script = translation.script(input, sandbox)
+            script = translation.script(payload, sandbox)
             run = HostRun.from_answer(self.host.run(self.entry, sandbox, script))
             escapes = [entry for entry in run.trace if "escape" in entry]
             if escapes:
@@ -126,7 +126,7 @@ class PiTarget:
                     message="the extension tried to write outside its sandbox "
                     f"({first['escape']} {first['path']})",
                 )
-            return Outcome("output", output=translation.effects(input, run), details={"trace": run.trace})
+            return Outcome("output", output=translation.effects(payload, run), details={"trace": run.trace})
         except Unsupported as exc:
             return Outcome("unsupported", message=str(exc))
         except HostError as exc:

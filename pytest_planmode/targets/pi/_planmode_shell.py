@@ -15,9 +15,9 @@ SPEC = "pi-plan-mode"
 
 
 def translation(tool: str, *, extra_tool: bool) -> Translation:
-    def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
         steps: list[dict[str, Any]] = []
-        raw = input.get("safeSubcommands", input.get("safe_subcommands"))
+        raw = payload.get("safeSubcommands", payload.get("safe_subcommands"))
         if raw is not None:
             steps.append(
                 {
@@ -38,7 +38,7 @@ def translation(tool: str, *, extra_tool: bool) -> Translation:
                     "properties": {"command": "string"},
                 }
             )
-        command = in_sandbox(str(input.get("command", "")), str(input.get("cwd", "")), str(sandbox.cwd))
+        command = in_sandbox(str(payload.get("command", "")), str(payload.get("cwd", "")), str(sandbox.cwd))
         steps += [
             {"do": "start"},
             {"do": "command", "name": "plan", "args": "start"},
@@ -46,7 +46,7 @@ def translation(tool: str, *, extra_tool: bool) -> Translation:
         ]
         return steps
 
-    def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+    def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         started = run.result(len(run.results) - 2)
         if started.get("error"):
             raise RuntimeError(f"/plan start failed: {started['error']}")

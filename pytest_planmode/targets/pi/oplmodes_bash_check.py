@@ -17,28 +17,28 @@ OPERATION = "oplmodes.bash.check"
 CONFIG_FILE = "configs/opl-modes.json"
 
 
-def script(input: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    mode = str(input.get("mode", "off"))
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    mode = str(payload.get("mode", "off"))
     if mode == "execute":
         raise Unsupported(
             "execute mode is entered only through /execute with a saved plan, "
             "which a decision case does not describe"
         )
     steps: list[dict[str, Any]] = []
-    if input.get("config") is not None:
-        steps.append({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": input["config"]})
+    if payload.get("config") is not None:
+        steps.append({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": payload["config"]})
     steps.append({"do": "start"})
     if mode != "off":
         steps.append({"do": "command", "name": "mode", "args": mode})
-    steps.append({"do": "tool_call", "tool": "bash", "input": {"command": input.get("command")}})
+    steps.append({"do": "tool_call", "tool": "bash", "input": {"command": payload.get("command")}})
     return steps
 
 
-def effects(input: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     if len(run.results) >= 2 and run.results[-2].get("do") == "command":
         entered = run.result(len(run.results) - 2)
         if entered.get("error"):
-            raise RuntimeError(f"/mode {input.get('mode')} failed: {entered['error']}")
+            raise RuntimeError(f"/mode {payload.get('mode')} failed: {entered['error']}")
     return {"allowed": bool(run.result(len(run.results) - 1).get("allowed"))}
 
 
