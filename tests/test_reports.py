@@ -265,6 +265,15 @@ class TestHtmlPage:
         status, printed, _ = run_cli(capsys, "report", "html", str(report_path))
         assert status == 0 and printed.strip() == str(report_path.with_suffix(".html"))
 
+    def test_never_overwrites_the_report(
+        self, report_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        copy = tmp_path / "report.html"
+        copy.write_bytes(report_path.read_bytes())
+        status, _, err = run_cli(capsys, "report", "html", str(copy))
+        assert status == 2 and "would overwrite the report" in err
+        assert copy.read_bytes() == report_path.read_bytes()
+
     def test_values_are_escaped(self, report: dict[str, Any]) -> None:
         from pytest_planmode.reports import html
 

@@ -75,6 +75,12 @@ def _html(args: argparse.Namespace) -> int:
     if report is None:
         return 2
     out = Path(args.out) if args.out else Path(args.file).with_suffix(".html")
+    if out.resolve() == Path(args.file).resolve():
+        print(
+            f"planmode report html: the page would overwrite the report {args.file}; give --out",
+            file=sys.stderr,
+        )
+        return 2
     if not _write("html", out, html.render(report)):
         return 2
     print(out)
