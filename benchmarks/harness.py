@@ -122,7 +122,7 @@ def main() -> None:
         for target in times:
             elapsed, report = timed_run(target)
             times[target].append(elapsed)
-            counts[target] = report["totals"]
+            counts[target] = report["targets"][0]["totals"]
     if counts["reference"] != counts[serve]:
         sys.exit(f"the two targets disagree: {counts}")
     ref = statistics.median(times["reference"])

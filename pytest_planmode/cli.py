@@ -5,6 +5,7 @@
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
+    planmode report summary|diff|badge|html FILE ...   views of a JSON report
     planmode check ...                    decide one command (see `planmode check -h`)
 
 Exit status: 0 success, 1 a check found problems (or a command was blocked),
@@ -262,6 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("--show", action="store_true", help="print the effective settings or modes")
     validate.set_defaults(func=_validate)
+
+    from pytest_planmode.reports.cli import add_report_command
+
+    add_report_command(sub)
 
     try:
         from pytest_planmode.cli_check import add_check_command

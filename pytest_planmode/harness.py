@@ -13,12 +13,13 @@ import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_planmode import SUITE_VERSION
+from pytest_planmode import SUITE_VERSION, failure_text, lineup
 from pytest_planmode.matching import mismatches
 from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
@@ -85,26 +86,52 @@ def check_writable(path: str, flag: str) -> None:
         raise pytest.UsageError(f"{flag} {path}: cannot create files in {probe}")
 
 
+@dataclass
+class Judged:
+    """One target of the run and what it got."""
+
+    name: str
+    spec: str
+    target: Target | None
+    handshake: Handshake
+    expectations: dict[str, str] = field(default_factory=dict)
+    expectations_paths: list[str] = field(default_factory=list)
+    write_path: str | None = None
+    #: What the file to write already records: it survives a partial refresh.
+    written_before: dict[str, str] = field(default_factory=dict)
+    exit_status: int | None = 0
+    counts: dict[tuple[str, str], Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def stop(self) -> None:
+        """End of input: close the target; an exec: target must exit with status 0."""
+        if self.target is not None:
+            status = self.target.close()
+            self.target = None
+            if self.exit_status == 0:
+                self.exit_status = status
+
+
 class TargetClient:
     """What property checks in `conformance/` get from the `planmode_target` fixture."""
 
-    def __init__(self, run: PlanmodeRun) -> None:
+    def __init__(self, run: PlanmodeRun, name: str) -> None:
         self._run = run
+        self.name = name
 
     @property
     def handshake(self) -> Handshake:
-        assert self._run.handshake is not None
-        return self._run.handshake
+        return self._run.judged[self.name].handshake
 
     def supports(self, operation: str) -> bool:
         return operation in self.handshake.operations
 
     def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
-        return self._run.request(operation, payload)
+        return self._run.request(self.name, operation, payload)
 
     def call(self, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """The output for `payload`; an error, unsupported or broken answer fails the check."""
-        outcome = self._run.request(operation, payload)
+        outcome = self._run.request(self.name, operation, payload)
         if outcome.kind == "output":
             assert outcome.output is not None
             return outcome.output
@@ -124,15 +151,22 @@ class FixtureFileCollector(pytest.File):
             cases = load_file(self.path, root=run.fixtures_dir if run else None)
         except FixtureError as exc:
             raise self.CollectError(f"malformed fixture file:\n{exc}") from None
+        names = list(run.judged) if run else []
         for case in cases:
-            yield CaseItem.from_parent(self, name=case.id, case=case)
+            for name in names:
+                # One target keeps the plain case id as the item name.
+                item_name = case.id if len(names) == 1 else f"{case.id}[{name}]"
+                yield CaseItem.from_parent(self, name=item_name, case=case, target_name=name)
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+    def __init__(self, *, case: Case, target_name: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
-        self.add_marker(pytest.mark.planmode(operation=case.operation, level=case.level, id=case.id))
+        self.target_name = target_name
+        self.add_marker(
+            pytest.mark.planmode(operation=case.operation, level=case.level, id=case.id, spec=case.spec)
+        )
 
     @property
     def run(self) -> PlanmodeRun:
@@ -142,7 +176,7 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         case = self.case
-        outcome = self.run.request(case.operation, case.input)
+        outcome = self.run.request(self.target_name, case.operation, case.input)
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
         if outcome.kind == "output":
@@ -161,17 +195,11 @@ class CaseItem(pytest.Item):
             got = f"no legal answer: {outcome.message}"
             what = "the target did not answer legally (it was restarted for the next case)"
             summary = f"no legal answer: {_first_line(outcome.message or '')}"
-        # One line for people and for written expectations files.
+        # One line for people and for written expectations files; the
+        # values for reports that show the failure.
         self.user_properties.append(("planmode_summary", summary[:300]))
-        raise CaseFailure(
-            f"{case.where}\n"
-            f"spec: {case.spec} (level {case.level})\n"
-            f"rule: {case.description}\n"
-            f"input:    {json.dumps(case.input, ensure_ascii=False)[:2000]}\n"
-            f"expected: {json.dumps(case.expect, ensure_ascii=False)[:2000]}\n"
-            f"got:      {got[:4000]}\n"
-            f"{what}"
-        )
+        self.user_properties.append(("planmode_failure", failure_text.detail(case, outcome)))
+        raise CaseFailure(failure_text.message(case, outcome, got, what))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CaseFailure):
@@ -184,18 +212,22 @@ class CaseItem(pytest.Item):
 
 @pytest.fixture(scope="session")
 def planmode_target(request: pytest.FixtureRequest) -> TargetClient:
-    """The target under test, for property checks in `conformance/`."""
+    """The target under test, for property checks in `conformance/` (with
+    several targets, the one this item's parameter names)."""
     run = request.config.pluginmanager.get_plugin(PlanmodeRun.PLUGIN_NAME)
     assert isinstance(run, PlanmodeRun)
-    return TargetClient(run)
+    return TargetClient(run, getattr(request, "param", None) or next(iter(run.judged)))
 
 
 class PlanmodeRun:
     PLUGIN_NAME = "planmode-run"
 
-    def __init__(self, config: pytest.Config, target_spec: str) -> None:
+    def __init__(self, config: pytest.Config, target_specs: list[str]) -> None:
         self.config = config
-        self.target_spec = target_spec
+        try:
+            self.given = lineup.parse_targets(target_specs)
+        except lineup.LineupError as exc:
+            raise pytest.UsageError(str(exc)) from None
         self.timeout = _positive_number(option(config, "timeout"), "timeout", DEFAULT_TIMEOUT)
         self.max_line = int(_positive_number(option(config, "max-line"), "max-line", DEFAULT_MAX_LINE))
         self.strict = bool(option(config, "strict"))
@@ -203,33 +235,29 @@ class PlanmodeRun:
         if level not in ("all", "must"):
             raise pytest.UsageError(f"planmode_level must be 'all' or 'must', got {level!r}")
         self.level = level
-        path = option(config, "expectations")
-        self.expectations = load_expectations(path) if path else {}
-        self.expectations_path = path
+        spec = option(config, "spec")
+        self.spec_filter: str | None = str(spec).strip() if spec is not None else None
+        if spec is not None and not self.spec_filter:
+            raise pytest.UsageError("--planmode-spec needs a non-empty text to look for in spec sections")
+        if self.spec_filter is not None:
+            _check_spec_filter(self.spec_filter)
         fixtures = option(config, "fixtures")
         self.fixtures_dir = Path(fixtures).resolve() if fixtures else FIXTURES_DIR
         if not self.fixtures_dir.is_dir():
             raise pytest.UsageError(f"--planmode-fixtures {fixtures}: not a directory")
         self.report_path = option(config, "report")
-        self.write_path = option(config, "write-expectations")
+        self.html_path = option(config, "html")
         self.is_worker = hasattr(config, "workerinput")
         # Checked now, not after the run: a run whose results cannot be
         # written is wasted.
         if self.report_path:
             check_writable(self.report_path, "--planmode-report")
-        # What an existing file already records survives a partial refresh.
-        self.written_before: dict[str, str] = {}
-        if self.write_path:
-            check_writable(self.write_path, "--planmode-write-expectations")
-            if Path(self.write_path).exists():
-                self.written_before = load_expectations(self.write_path, "--planmode-write-expectations")
+        if self.html_path:
+            check_writable(self.html_path, "--planmode-html")
         self.vacuous: list[str] = []
-        self.target: Target | None = None
-        self.exit_status: int | None = 0
-        self.handshake: Handshake | None = None
-        self.collected_ids: set[str] = set()
-        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
-        self.results: dict[str, dict[str, Any]] = {}
+        #: Target name -> its target, in the order given.
+        self.judged: dict[str, Judged] = {}
+        self.collected_ids: dict[str, set[str]] = defaultdict(set)
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -237,16 +265,30 @@ class PlanmodeRun:
         config = self.config
         if config.option.help or config.option.version:
             return
+        started: list[tuple[Target, Handshake]] = []
         try:
-            self.target = resolve_target(
-                self.target_spec,
-                timeout=self.timeout,
-                max_line=self.max_line,
-                option=lambda name: option(config, name),
-            )
-            self.handshake = self.target.handshake()
+            for given in self.given:
+                target = resolve_target(
+                    given.spec,
+                    timeout=self.timeout,
+                    max_line=self.max_line,
+                    option=lambda name: option(config, name),
+                )
+                started.append((target, target.handshake()))
         except TargetError as exc:
-            raise pytest.UsageError(f"--planmode-target: {exc}") from None
+            for target, _ in started:
+                target.close()
+            where = f" {given.spec}" if len(self.given) > 1 else ""
+            raise pytest.UsageError(f"--planmode-target{where}: {exc}") from None
+        announced = [str(h.implementation.get("name", "")) for _, h in started]
+        names = lineup.assign_names(self.given, announced)
+        for name, given, (target, handshake) in zip(names, self.given, started, strict=True):
+            self.judged[name] = Judged(name, given.spec, target, handshake)
+        try:
+            self._assign_expectations(names)
+        except (lineup.LineupError, pytest.UsageError) as exc:
+            self.stop()
+            raise pytest.UsageError(str(exc)) from None
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = [str(CONFORMANCE_DIR), str(self.fixtures_dir)]
         if not config.getoption("hypothesis_profile", None):
@@ -260,22 +302,39 @@ class PlanmodeRun:
         for level in ("must", "reference"):
             config.addinivalue_line("markers", f"planmode_{level}: cases of level {level!r}")
         if not self.is_worker and getattr(config.option, "dist", "no") != "no":
-            # Under xdist each worker starts its own target; the controller's
-            # process was only needed to check the handshake.
-            self.target.close()
-            self.target = None
+            # Under xdist each worker starts its own targets; the controller's
+            # processes were only needed to check the handshakes.
+            for judged in self.judged.values():
+                if judged.target is not None:
+                    judged.target.close()
+                    judged.target = None
+
+    def _assign_expectations(self, names: list[str]) -> None:
+        read = lineup.assign_files("expectations", option(self.config, "expectations") or [], names)
+        for name, paths in read.items():
+            judged = self.judged[name]
+            judged.expectations_paths = paths
+            for path in paths:
+                judged.expectations.update(load_expectations(path))
+        written = lineup.one_file_each(
+            "write-expectations", option(self.config, "write-expectations") or [], names
+        )
+        flag = "--planmode-write-expectations"
+        for name, path in written.items():
+            judged = self.judged[name]
+            judged.write_path = path
+            check_writable(path, flag)
+            if Path(path).exists():
+                judged.written_before = load_expectations(path, flag)
 
     def stop(self) -> None:
-        """End of input: close the target; an exec: target must exit with status 0."""
-        if self.target is not None:
-            status = self.target.close()
-            self.target = None
-            if self.exit_status == 0:
-                self.exit_status = status
+        for judged in self.judged.values():
+            judged.stop()
 
-    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
-        assert self.target is not None
-        return self.target.request(operation, payload)
+    def request(self, name: str, operation: str, payload: Mapping[str, Any]) -> Outcome:
+        target = self.judged[name].target
+        assert target is not None
+        return target.request(operation, payload)
 
     # -- collection -------------------------------------------------------------
 
@@ -283,6 +342,19 @@ class PlanmodeRun:
         if file_path.suffix == ".toml" and file_path.resolve().is_relative_to(self.fixtures_dir):
             return FixtureFileCollector.from_parent(parent, path=file_path)
         return None
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        """Several targets: every property check runs once against each."""
+        if "planmode_target" in metafunc.fixturenames and len(self.judged) > 1:
+            names = list(self.judged)
+            metafunc.parametrize("planmode_target", names, indirect=True, ids=names, scope="session")
+
+    def item_target(self, item: pytest.Item) -> str:
+        if isinstance(item, CaseItem):
+            return item.target_name
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("planmode_target") if callspec is not None else None
+        return str(name) if name is not None else next(iter(self.judged))
 
     # First, so that duplicate ids are found among all collected items and
     # case ids are keywords before -k deselects.
@@ -292,49 +364,80 @@ class PlanmodeRun:
     ) -> None:
         selected: list[pytest.Item] = []
         deselected: list[pytest.Item] = []
-        first: dict[str, pytest.Item] = {}
+        first: dict[tuple[str, str], pytest.Item] = {}
+        judged_any = False
         for item in items:
             marker = item.get_closest_marker("planmode")
             if marker is None:
                 selected.append(item)
                 continue
+            judged_any = True
             ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
             level = marker.kwargs.get("level", "must")
             case_id = marker.kwargs.get("id") or item.name
+            spec = marker.kwargs.get("spec")
+            name = self.item_target(item)
+            key = (case_id, name)
             # Two cases of one file share a node id: compare the items.
-            if case_id in first and first[case_id] is not item:
+            if key in first and first[key] is not item:
                 raise pytest.UsageError(
-                    f"duplicate case id {case_id!r}: {_where(first[case_id])} and {_where(item)}"
+                    f"duplicate case id {case_id!r}: {_where(first[key])} and {_where(item)}"
                 )
-            first[case_id] = item
-            self.collected_ids.add(case_id)
+            first[key] = item
+            self.collected_ids[name].add(case_id)
             item.extra_keyword_matches.add(case_id)
             item.user_properties.extend(
-                [("planmode_case", case_id), ("planmode_operation", ops[0]), ("planmode_level", level)]
+                [
+                    ("planmode_case", case_id),
+                    ("planmode_operation", ops[0]),
+                    ("planmode_level", level),
+                    ("planmode_target", name),
+                ]
             )
+            if spec:
+                item.user_properties.append(("planmode_spec", spec))
             for op in ops:
                 item.add_marker(marker_name(op))
             item.add_marker(f"planmode_{level}")
-            if case_id in self.expectations:
-                item.add_marker(pytest.mark.xfail(reason=self.expectations[case_id], strict=True))
-            if self.level == "must" and level != "must":
+            expectations = self.judged[name].expectations
+            if case_id in expectations:
+                item.add_marker(pytest.mark.xfail(reason=expectations[case_id], strict=True))
+            if (self.level == "must" and level != "must") or not self._spec_selects(spec):
                 deselected.append(item)
             else:
                 selected.append(item)
+        if (
+            self.spec_filter is not None
+            and judged_any
+            and not self.is_worker  # a worker cannot end the run cleanly; the controller checked
+            and not any(item.get_closest_marker("planmode") for item in selected)
+        ):
+            raise pytest.UsageError(
+                f"--planmode-spec {self.spec_filter!r}: no case's spec section contains it "
+                "(`planmode fixtures export` lists every case with its spec)"
+            )
         if deselected:
             config.hook.pytest_deselected(items=deselected)
             items[:] = selected
 
+    def _spec_selects(self, spec: str | None) -> bool:
+        if self.spec_filter is None:
+            return True
+        return spec is not None and self.spec_filter.casefold() in spec.casefold()
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """A run that selects no fixture case, or none for an operation the
+        """A run that selects no fixture case, or none for an operation a
         target supports, proves nothing about it: a loud warning, an error
         under --planmode-strict."""
-        if self.handshake is None:
+        if not self.judged:
             return
         from pytest_planmode.contract import operations
 
-        covered = {item.case.operation for item in session.items if isinstance(item, CaseItem)}
-        if not covered:
+        covered: dict[str, set[str]] = {name: set() for name in self.judged}
+        for item in session.items:
+            if isinstance(item, CaseItem):
+                covered[item.target_name].add(item.case.operation)
+        if not any(covered.values()):
             has_files = any(self.fixtures_dir.rglob("*.toml"))
             self.vacuous.append(
                 f"no fixture case selected: {self.fixtures_dir} holds no fixture file (*.toml)"
@@ -342,11 +445,14 @@ class PlanmodeRun:
                 else "no fixture case selected: the run's paths and selection leave none"
             )
         else:
-            missing = sorted((set(self.handshake.operations) & set(operations())) - covered)
-            if missing:
-                self.vacuous.append(
-                    "no fixture case selected for operation(s) the target supports: " + ", ".join(missing)
-                )
+            for name, judged in self.judged.items():
+                missing = sorted((set(judged.handshake.operations) & set(operations())) - covered[name])
+                if missing:
+                    who = f"{name}: " if len(self.judged) > 1 else ""
+                    self.vacuous.append(
+                        f"{who}no fixture case selected for operation(s) the target supports: "
+                        + ", ".join(missing)
+                    )
         if not self.vacuous or self.is_worker:
             return
         if self.strict:
@@ -358,12 +464,13 @@ class PlanmodeRun:
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         marker = item.get_closest_marker("planmode")
-        if marker is None or self.handshake is None:
+        if marker is None or not self.judged:
             return
+        handshake = self.judged[self.item_target(item)].handshake
         ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
-        missing = [op for op in ops if op not in self.handshake.operations]
+        missing = [op for op in ops if op not in handshake.operations]
         if missing:
-            pytest.skip(f"unsupported: {self.handshake.label} does not list operation {', '.join(missing)}")
+            pytest.skip(f"unsupported: {handshake.label} does not list operation {', '.join(missing)}")
 
     # -- results ------------------------------------------------------------------
 
@@ -376,8 +483,10 @@ class PlanmodeRun:
         case_id = marker.kwargs.get("id") or item.name
         if str(report.longrepr).startswith("[XPASS(strict)]"):
             # A fixed case: say what to do, not the failure it once had.
-            message = f"passes now: remove `{case_id}` from `{self.expectations_path}`"
-            report.longrepr = f"{message}\n(it was listed as: {self.expectations.get(case_id, '')})"
+            judged = self.judged[self.item_target(item)]
+            files = " or ".join(f"`{p}`" for p in judged.expectations_paths) or "the expectations"
+            message = f"passes now: remove `{case_id}` from {files}"
+            report.longrepr = f"{message}\n(it was listed as: {judged.expectations.get(case_id, '')})"
             report.user_properties.append(("planmode_summary", message))
             report.user_properties.append(("planmode_xpass", True))
         return report
@@ -385,7 +494,8 @@ class PlanmodeRun:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = {str(k): v for k, v in report.user_properties}
         case_id = props.get("planmode_case")
-        if not isinstance(case_id, str):
+        judged = self.judged.get(str(props.get("planmode_target")))
+        if not isinstance(case_id, str) or judged is None:
             return
         outcome: str | None = None
         if report.when == "call":
@@ -405,7 +515,8 @@ class PlanmodeRun:
         if outcome is None:
             return
         op = str(props.get("planmode_operation"))
-        self.counts[op][outcome] += 1
+        level = str(props.get("planmode_level"))
+        judged.counts[(op, level)][outcome] += 1
         entry: dict[str, Any] = {
             "id": case_id,
             "operation": op,
@@ -413,69 +524,76 @@ class PlanmodeRun:
             "nodeid": report.nodeid,
             "outcome": outcome,
         }
+        if isinstance(props.get("planmode_spec"), str):
+            entry["spec"] = props["planmode_spec"]
         if outcome in ("failed", "error"):
             entry["message"] = report.longreprtext[:8000]
             entry["summary"] = _summary(report, props)
+            detail = props.get("planmode_failure")
+            if isinstance(detail, dict):
+                entry.update(detail)
             if props.get("planmode_xpass"):
                 entry["xpassStrict"] = True
         elif outcome == "xfailed":
             entry["message"] = str(getattr(report, "wasxfail", ""))
         elif outcome == "skipped" and isinstance(report.longrepr, tuple):
             entry["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
-        self.results[case_id] = entry
+        judged.results[case_id] = entry
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist: a worker finished; keep its target's exit status."""
+        """xdist: a worker finished; keep its targets' exit statuses."""
         output = getattr(node, "workeroutput", {})
-        status = output.get("planmode_exit_status", 0)
-        if status != 0 and self.exit_status == 0:
-            self.exit_status = status
         for line in output.get("planmode_vacuous", ()):
             if line not in self.vacuous:
                 self.vacuous.append(line)
-
-    def totals(self) -> Counter[str]:
-        total: Counter[str] = Counter()
-        for counts in self.counts.values():
-            total.update(counts)
-        return total
+        for name, status in output.get("planmode_exit_status", {}).items():
+            judged = self.judged.get(name)
+            if judged is not None and status != 0 and judged.exit_status == 0:
+                judged.exit_status = status
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or self.handshake is None:
+        if self.is_worker or not self.judged:
             return
+        from pytest_planmode.reports import summary
+
         tr = terminalreporter
-        tr.write_sep("=", f"planmode: {self.handshake.label} against suite {SUITE_VERSION}")
-        stale = sorted(set(self.expectations) - self.collected_ids)
-        if stale and self.collected_ids:
-            tr.write_line(
-                f"expectations file lists {len(stale)} case id(s) this suite does not have "
-                f"(remove them): {', '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}",
-                yellow=True,
-            )
-        if self.exit_status != 0:
-            tr.write_line(
-                f"the target did not exit with status 0 at end of input "
-                f"({'it hung' if self.exit_status is None else f'status {self.exit_status}'})",
-                red=True,
-            )
+        several = len(self.judged) > 1
+        if several:
+            tr.write_sep("=", f"planmode: {len(self.judged)} targets against suite {SUITE_VERSION}")
+            for judged in self.judged.values():
+                tr.write_line(f"{judged.name}: {judged.handshake.label}  [{judged.spec}]")
+        else:
+            label = next(iter(self.judged.values())).handshake.label
+            tr.write_sep("=", f"planmode: {label} against suite {SUITE_VERSION}")
+        for judged in self.judged.values():
+            who = f"{judged.name}: " if several else ""
+            stale = sorted(set(judged.expectations) - self.collected_ids[judged.name])
+            if stale and self.collected_ids[judged.name]:
+                tr.write_line(
+                    f"{who}expectations file lists {len(stale)} case id(s) this suite does not have "
+                    f"(remove them): {', '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}",
+                    yellow=True,
+                )
+            if judged.exit_status != 0:
+                status = judged.exit_status
+                tr.write_line(
+                    f"{who}the target did not exit with status 0 at end of input "
+                    f"({'it hung' if status is None else f'status {status}'})",
+                    red=True,
+                )
         for line in self.vacuous:
             tr.write_line(
                 f"planmode {'error' if self.strict else 'warning'}: {line}", red=self.strict, yellow=True
             )
-        if not self.counts:
+        if not any(j.counts for j in self.judged.values()):
             tr.write_line("no conformance case ran")
             return
-        width = max(len("operation"), *(len(op) for op in self.counts))
-        header = f"{'operation':<{width}}  " + "  ".join(f"{o:>7}" for o in OUTCOMES)
-        tr.write_line(header)
-        for op in sorted(self.counts):
-            row = self.counts[op]
-            line = f"{op:<{width}}  " + "  ".join(f"{row[o]:>7}" for o in OUTCOMES)
-            tr.write_line(line, red=bool(row["failed"] or row["error"]))
-        total = self.totals()
-        tr.write_line(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>7}" for o in OUTCOMES), bold=True)
-        for path, what in ((self.report_path, "report"), (self.write_path, "expectations")):
+        for line, failing in summary.terminal_table(self.report()):
+            tr.write_line(line, red=failing, bold=line.startswith("total"))
+        written = [(self.report_path, "report"), (self.html_path, "page")]
+        written += [(j.write_path, f"expectations of {j.name}") for j in self.judged.values()]
+        for path, what in written:
             if path:
                 tr.write_line(f"planmode {what} written to {path}")
 
@@ -485,81 +603,135 @@ class PlanmodeRun:
         if self.is_worker:
             # The controller reports the workers' targets' exit statuses.
             workeroutput = self.config.workeroutput  # type: ignore[attr-defined]
-            workeroutput["planmode_exit_status"] = self.exit_status
+            workeroutput["planmode_exit_status"] = {n: j.exit_status for n, j in self.judged.items()}
             workeroutput["planmode_vacuous"] = self.vacuous
             return
+        if not self.judged:
+            return
         failed = pytest.ExitCode.TESTS_FAILED
-        if self.exit_status != 0 and session.exitstatus == pytest.ExitCode.OK:
+        if any(j.exit_status != 0 for j in self.judged.values()) and session.exitstatus == pytest.ExitCode.OK:
             # The message is in the summary; a status the run must not hide.
             session.exitstatus = failed
         if self.vacuous and self.strict and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = failed
         if session.exitstatus == pytest.ExitCode.USAGE_ERROR:
-            return  # nothing ran: no report, and the expectations file stays as it is
-        for path, data in (
-            (self.report_path, self.report),
-            (self.write_path, self.written_expectations),
-        ):
-            if not path:
-                continue
+            return  # nothing ran: no report, and the expectations files stay as they are
+        writes: list[tuple[str, Any]] = []
+        if self.report_path or self.html_path:
+            document = self.report()
+            if self.report_path:
+                writes.append((self.report_path, lambda: _json_text(document)))
+            if self.html_path:
+                from pytest_planmode.reports import html
+
+                writes.append((self.html_path, lambda: html.render(document)))
+        for judged in self.judged.values():
+            if judged.write_path:
+                writes.append((judged.write_path, lambda j=judged: _json_text(_written_expectations(j))))
+        for path, text in writes:
             try:
-                self._write_json(path, data())
+                target = Path(path)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text(), encoding="utf-8")
             except OSError as exc:
                 sys.stderr.write(f"planmode: cannot write {path}: {exc}\n")
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
-    def written_expectations(self) -> dict[str, str]:
-        """The expectations file after this run: an entry leaves only when
-        its case ran and passed (or passed although listed); cases that did
-        not run keep their entries, listed failures keep their reasons, new
-        failures get their one-line summary."""
-        known = {**self.written_before, **self.expectations}
-        written = dict(known)
-        for case_id, entry in self.results.items():
-            outcome = entry["outcome"]
-            if outcome == "passed" or entry.get("xpassStrict"):
-                written.pop(case_id, None)
-            elif outcome in ("failed", "error", "xfailed"):
-                written[case_id] = known.get(case_id) or entry.get("summary") or "failed"
-        return dict(sorted(written.items()))
-
     def report(self) -> dict[str, Any]:
-        assert self.handshake is not None
+        options = self.config.option
         return {
             "suite": SUITE_VERSION,
-            "target": self.target_spec,
-            "implementation": self.handshake.implementation,
             "level": self.level,
-            "targetExitStatus": self.exit_status,
-            "totals": {o: self.totals()[o] for o in OUTCOMES},
-            "operations": {
-                op: {o: counts[o] for o in OUTCOMES} for op, counts in sorted(self.counts.items())
+            "selection": {
+                "level": self.level,
+                "spec": self.spec_filter,
+                "keyword": getattr(options, "keyword", "") or None,
+                "markers": getattr(options, "markexpr", "") or None,
             },
-            "failures": [
-                {k: v for k, v in entry.items() if k != "xpassStrict"}
-                for _, entry in sorted(self.results.items())
-                if entry["outcome"] in ("failed", "error")
-            ],
-            "skipReasons": {
-                case_id: entry.get("message", "")
-                for case_id, entry in sorted(self.results.items())
-                if entry["outcome"] == "skipped"
-            },
-            "results": {case_id: entry["outcome"] for case_id, entry in sorted(self.results.items())},
-            "expectedFailures": sorted(
-                case_id for case_id, entry in self.results.items() if entry["outcome"] == "xfailed"
-            ),
+            "targets": [_target_report(judged) for judged in self.judged.values()],
         }
 
-    @staticmethod
-    def _write_json(path: str, data: Any) -> None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+def _check_spec_filter(text: str) -> None:
+    """A --planmode-spec text that no known spec section contains can select nothing."""
+    from pytest_planmode.suite import spec_sections
+
+    known = sorted(f"{doc} § {head}" for doc, heads in spec_sections().items() for head in heads)
+    if not any(text.casefold() in section.casefold() for section in known):
+        raise pytest.UsageError(
+            f"--planmode-spec {text!r}: no case's spec section contains it; sections read "
+            f"'<document> § <heading>', e.g. {known[0]!r}"
+        )
+
+
+def _json_text(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _written_expectations(judged: Judged) -> dict[str, str]:
+    """A target's expectations file after this run: an entry leaves only
+    when its case ran and passed (or passed although listed); cases that did
+    not run keep their entries, listed failures keep their reasons, new
+    failures get their one-line summary."""
+    known = {**judged.written_before, **judged.expectations}
+    written = dict(known)
+    for case_id, entry in judged.results.items():
+        outcome = entry["outcome"]
+        if outcome == "passed" or entry.get("xpassStrict"):
+            written.pop(case_id, None)
+        elif outcome in ("failed", "error", "xfailed"):
+            written[case_id] = known.get(case_id) or entry.get("summary") or "failed"
+    return dict(sorted(written.items()))
 
 
 def _where(item: pytest.Item) -> str:
     return item.case.where if isinstance(item, CaseItem) else item.nodeid
+
+
+def _counts(counters: Any) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for counter in counters:
+        total.update(counter)
+    return {o: total[o] for o in OUTCOMES}
+
+
+def _target_report(judged: Judged) -> dict[str, Any]:
+    """One target's part of the report."""
+    results = judged.results
+    ops = sorted({op for op, _ in judged.counts})
+    levels = sorted({level for _, level in judged.counts})
+    return {
+        "name": judged.name,
+        "target": judged.spec,
+        "implementation": judged.handshake.implementation,
+        "operationsListed": sorted(judged.handshake.operations),
+        "expectationsFiles": judged.expectations_paths,
+        "targetExitStatus": judged.exit_status,
+        "totals": _counts(judged.counts.values()),
+        "operations": {op: _counts(c for (o, _), c in judged.counts.items() if o == op) for op in ops},
+        "levels": {
+            level: {
+                op: _counts(c for (o, lv), c in judged.counts.items() if o == op and lv == level)
+                for op in ops
+                if (op, level) in judged.counts
+            }
+            for level in levels
+        },
+        "failures": [
+            {k: v for k, v in entry.items() if k != "xpassStrict"}
+            for _, entry in sorted(results.items())
+            if entry["outcome"] in ("failed", "error")
+        ],
+        "skipReasons": {
+            case_id: entry.get("message", "")
+            for case_id, entry in sorted(results.items())
+            if entry["outcome"] == "skipped"
+        },
+        "results": {case_id: entry["outcome"] for case_id, entry in sorted(results.items())},
+        "expectedFailures": sorted(
+            case_id for case_id, entry in results.items() if entry["outcome"] == "xfailed"
+        ),
+    }
 
 
 def _summary(report: pytest.TestReport, props: dict[str, Any]) -> str:

@@ -20,12 +20,14 @@ DEFAULT_MAX_LINE = 16 * 1024 * 1024
 _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "target",
-        {"metavar": "TARGET"},
+        {"metavar": "[NAME=]TARGET", "action": "append"},
         "Run the planmode conformance suite against TARGET: 'reference' (the built-in "
         "reference), 'python:package.module:attribute' (a Python adapter object), "
         "'exec:<command line>' (a process speaking JSON Lines on stdin/stdout) or "
         "'pi:<extension module>' (a Pi extension run through the kit's mock Pi host). "
-        "Without it the plugin adds nothing to the run.",
+        "Give it several times to judge several targets side by side (items are then "
+        "named '<case id>[<name>]'; NAME= sets the name). The ini key takes one target "
+        "per line. Without it the plugin adds nothing to the run.",
     ),
     (
         "level",
@@ -47,16 +49,18 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     ),
     (
         "expectations",
-        {"metavar": "FILE"},
+        {"metavar": "[NAME=]FILE", "action": "append"},
         "JSON file mapping case id -> reason for cases the target is known to fail. They run "
         "as strict xfail: a regression fails the run, and so does a listed case that passes "
-        "(remove it from the file).",
+        "(remove it from the file). With several targets, NAME=FILE gives target NAME its "
+        "own file (repeat the option); a FILE without NAME= applies to every target.",
     ),
     (
         "write-expectations",
-        {"metavar": "FILE"},
+        {"metavar": "[NAME=]FILE", "action": "append"},
         "Write an expectations file listing every case that failed in this run (keeping the "
-        "reasons of cases already listed), to start or update a port's ratchet.",
+        "reasons of cases already listed), to start or update a port's ratchet. With several "
+        "targets, give NAME=FILE once per target.",
     ),
     (
         "fixtures",
@@ -67,8 +71,21 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "report",
         {"metavar": "FILE"},
-        "Write a JSON report: implementation, suite version, counts per operation and every "
-        "failed case with its message (schema: pytest_planmode/schemas/report.schema.json).",
+        "Write a JSON report: suite version, the selection and, per target, implementation, "
+        "counts per operation and level and every case's result (schema: "
+        "pytest_planmode/schemas/report.schema.json).",
+    ),
+    (
+        "html",
+        {"metavar": "FILE"},
+        "Write the run as one self-contained HTML page (the same as `planmode report html`).",
+    ),
+    (
+        "spec",
+        {"metavar": "TEXT"},
+        "Keep only the cases whose spec section contains TEXT (case-insensitive), e.g. "
+        "'Auto model switch' or 'opl-modes.md'; property checks that cite no section are "
+        "deselected. The report records the selection.",
     ),
     (
         "max-line",
@@ -84,16 +101,22 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     ),
 ]
 
+#: Options that may be given several times; their ini keys take one value per line.
+LISTS = ("target", "expectations")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("planmode", "planmode conformance suite (pytest-planmode)")
     for name, kwargs, help_text in _OPTIONS:
         dest = "planmode_" + name.replace("-", "_")
         group.addoption(f"--planmode-{name}", dest=dest, default=None, help=help_text, **kwargs)
+        help_ini = f"Default for --planmode-{name}."
         if name == "strict":
-            parser.addini(dest, f"Default for --planmode-{name}.", type="bool", default=False)
+            parser.addini(dest, help_ini, type="bool", default=False)
+        elif name in LISTS:
+            parser.addini(dest, help_ini + " One per line.", type="linelist", default=None)
         elif name != "write-expectations":
-            parser.addini(dest, f"Default for --planmode-{name}.", default=None)
+            parser.addini(dest, help_ini, default=None)
 
 
 def option(config: pytest.Config, name: str) -> Any:
@@ -108,15 +131,16 @@ def option(config: pytest.Config, name: str) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "planmode(operation, level='must', id=None, operations=()): a conformance check of "
-        "the planmode suite; skipped when the target does not list the operation(s).",
+        "planmode(operation, level='must', id=None, operations=(), spec=None): a conformance "
+        "check of the planmode suite; skipped when the target does not list the operation(s); "
+        "spec (the section it checks) is what --planmode-spec matches.",
     )
-    target = option(config, "target")
-    if not target:
+    targets = option(config, "target")
+    if not targets:
         return
     from pytest_planmode import harness
 
-    run = harness.PlanmodeRun(config, str(target))
+    run = harness.PlanmodeRun(config, [str(t) for t in targets])
     config.pluginmanager.register(run, harness.PlanmodeRun.PLUGIN_NAME)
     config.pluginmanager.register(harness, "planmode-fixtures")
     run.start()

@@ -40,6 +40,9 @@ class Case:
     file: str
     group_index: int
     case_index: int
+    #: The group's description: the rule its cases pin (`description` is the
+    #: case's own, or the same text when the case has none).
+    rule: str = ""
 
     @property
     def where(self) -> str:
@@ -171,6 +174,7 @@ def load_file(path: Path, *, contract: bool = True, root: Path | None = None) ->
                 file=file,
                 group_index=gi,
                 case_index=ci,
+                rule=group.description,
             )
             cases.append(loaded)
             if op is None:

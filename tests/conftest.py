@@ -70,9 +70,20 @@ def python_adapter(
 
 
 class SuiteRun:
-    def __init__(self, result: pytest.RunResult, report: dict[str, Any] | None) -> None:
+    def __init__(self, result: pytest.RunResult, document: dict[str, Any] | None) -> None:
         self.result = result
-        self.report = report
+        #: The whole JSON report; `report` is its one target's part.
+        self.document = document
+        self.report = self.target(None) if document and len(document["targets"]) == 1 else None
+
+    def target(self, name: str | None) -> dict[str, Any]:
+        """One target's part of the report (the only one when `name` is None)."""
+        assert self.document is not None, self.result.stdout.str()
+        targets = self.document["targets"]
+        if name is None:
+            assert len(targets) == 1, [t["name"] for t in targets]
+            return dict(targets[0])
+        return dict(next(t for t in targets if t["name"] == name))
 
     @property
     def outcomes(self) -> dict[str, str]:
@@ -122,3 +133,45 @@ def pytest_configure(config: pytest.Config) -> None:
     hypothesis_profiles.register()
     if not config.getoption("hypothesis_profile", None):
         hypothesis_profiles.load(hypothesis_profiles.CI)
+
+
+#: A python: adapter module that gets one rule wrong: it accepts plan names
+#: without a letter or digit (opl-modes.md § Commands, flags, and shortcuts).
+WRONG_PLANS_ADAPTER = """
+from pytest_planmode.targets.reference.adapter import REFERENCE
+
+
+class Adapter:
+    def hello(self, suite):
+        return {"protocol": 1, "implementation": {"name": "wrong plans", "version": "9.9", "language": "python"},
+                "operations": ["oplmodes.plans.resolve"]}
+
+    def call(self, op, input):
+        answer = REFERENCE.call(op, input)
+        if input["source"] == "command" and not any(ch.isalnum() for ch in input["value"]):
+            answer["output"] = {"accepted": True, "path": ".pi/plans/plan-.md", "reason": None}
+        return answer
+"""
+
+
+def side_by_side_report(directory: Path) -> Path:
+    """Run the plans fixtures against the reference and the wrong adapter in
+    one pytest process; return the JSON report's path."""
+    import os
+    import subprocess
+
+    (directory / "wrongplans.py").write_text(WRONG_PLANS_ADAPTER)
+    report = directory / "report.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env["PYTHONPATH"] = str(directory)
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+            "--planmode-target=reference", "--planmode-target=wrong=python:wrongplans:Adapter",
+            f"--planmode-report={report}", str(PLANS), str(PLANS_PROPERTIES),
+        ],
+        cwd=directory, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    assert report.is_file(), done.stdout[-3000:]
+    return report

@@ -18,7 +18,8 @@ def full_run(pytester: pytest.Pytester, target: str, *args: str) -> dict[str, ob
         f"--planmode-target={target}", f"--planmode-report={report}", "-p", "no:cacheprovider", *args
     )
     assert result.ret == 0, result.stdout.str()[-6000:]
-    data: dict[str, object] = json.loads(Path(report).read_text())
+    (data,) = json.loads(Path(report).read_text())["targets"]
+    assert isinstance(data, dict)
     return data
 
 

@@ -103,8 +103,14 @@ class Result:
 class Run:
     status: int
     output: str
-    report: dict[str, Any]
+    document: dict[str, Any]
     results: dict[str, Result]
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The report's part for the one target of the run."""
+        (target,) = self.document["targets"]
+        return dict(target)
 
     def ids(self, outcome: str) -> set[str]:
         return {r.case_id for r in self.results.values() if r.outcome == outcome}
@@ -380,7 +386,7 @@ def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Pa
     run = run_suite(tmp_path, TARGET)
 
     report = run.report
-    assert report["suite"] == SUITE_VERSION
+    assert run.document["suite"] == SUITE_VERSION
     assert report["implementation"]["name"] == "planmode-node-example"
     assert report["failures"] == [], run.output[-3000:]
     assert report["totals"]["failed"] == 0 and report["totals"]["error"] == 0

@@ -28,8 +28,15 @@ class CaseResult(_Doc):
     level: Literal["must", "reference"] | None
     nodeid: str
     outcome: Outcome
+    spec: str | None = Field(default=None, description="The spec section the case cites.")
     message: str | None = None
     summary: str | None = Field(default=None, description="One line saying why it failed.")
+    rule: str | None = Field(default=None, description="The rule the case's group pins.")
+    description: str | None = Field(default=None, description="The case's own words, when it has them.")
+    input: Any = Field(default=None, description="The case's input (shortened text when very large).")
+    expected: Any = Field(default=None, description="The case's expect: what the output must match.")
+    got: Any = Field(default=None, description="The target's output, when it answered one.")
+    answer: str | None = Field(default=None, description="The target's answer when it was no output.")
 
 
 class Implementation(_Doc):
@@ -38,20 +45,38 @@ class Implementation(_Doc):
     language: str | None = None
 
 
-class Report(_Doc):
-    suite: str = Field(description="Suite version (SemVer).")
+class Selection(_Doc):
+    level: Literal["all", "must"]
+    spec: str | None = Field(description="--planmode-spec: cases whose spec contains this text.")
+    keyword: str | None = Field(description="pytest -k expression, if any.")
+    markers: str | None = Field(description="pytest -m expression, if any.")
+
+
+class TargetReport(_Doc):
+    name: str = Field(description="The target's name in this run (item names, summaries).")
     target: str = Field(description="The --planmode-target string.")
     implementation: Implementation = Field(description="As the target's handshake named it.")
-    level: Literal["all", "must"]
+    operationsListed: list[str] = Field(description="The operations the handshake lists.")
+    expectationsFiles: list[str] = Field(description="The expectations files read for this target.")
     targetExitStatus: int | None = Field(
         description="The exec: target's exit status at end of input (0 expected; null if it hung)."
     )
     totals: Counts
     operations: dict[str, Counts]
+    levels: dict[Literal["must", "reference"], dict[str, Counts]] = Field(
+        description="Per level, per operation: the counts of that level's cases."
+    )
     failures: list[CaseResult] = Field(description="Every failed or erroring case, with its message.")
     results: dict[str, Outcome] = Field(description="Every case id that ran, with its outcome.")
     skipReasons: dict[str, str] = Field(description="Every skipped case id, with the reason.")
     expectedFailures: list[str] = Field(description="Case ids that failed as the expectations file says.")
+
+
+class Report(_Doc):
+    suite: str = Field(description="Suite version (SemVer).")
+    level: Literal["all", "must"]
+    selection: Selection = Field(description="Which cases were selected to run.")
+    targets: list[TargetReport] = Field(min_length=1, description="Every target judged, in the order given.")
 
 
 class Hello(_Doc):
