@@ -4,6 +4,7 @@
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
+    planmode explain --operation OP       one operation's contract: events, fields, an example
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode check ...                    decide one command (see `planmode check -h`)
 
@@ -139,6 +140,21 @@ def _explain(args: argparse.Namespace) -> int:
     except FixtureError as exc:
         print(f"planmode explain: the suite's fixtures are malformed:\n{exc}", file=sys.stderr)
         return 2
+    if (args.case_id is None) == (args.operation is None):
+        print("planmode explain: give a CASE_ID or --operation OP (one of them)", file=sys.stderr)
+        return 2
+    if args.operation is not None:
+        from pytest_planmode.contract_docs import explain_operation
+
+        text = explain_operation(args.operation, list(cases.values()))
+        if text is None:
+            from pytest_planmode.contract import operations
+
+            known = ", ".join(operations())
+            print(f"planmode explain: no operation {args.operation!r}; known: {known}", file=sys.stderr)
+            return 2
+        print(text)
+        return 0
     case = cases.get(args.case_id)
     if case is None:
         from pytest_planmode.properties import property_checks
@@ -292,8 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain = sub.add_parser(
         "explain", help="show one case: its spec rule, input, expectation and a target's answer"
     )
-    explain.add_argument("case_id", metavar="CASE_ID")
+    explain.add_argument("case_id", metavar="CASE_ID", nargs="?")
     explain.add_argument("--target", default="reference", help="reference (default), python:… or exec:…")
+    explain.add_argument(
+        "--operation",
+        metavar="OP",
+        help="instead of a case: an operation's contract (its events, input and output fields, "
+        "an example exchange)",
+    )
     explain.set_defaults(func=_explain)
 
     validate = sub.add_parser(
