@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from conftest import BROKEN
 
-TIMEOUT = 4.0
+TIMEOUT = 10.0
 #: Peak RSS allowed for a harness process facing the target; the flooding
 #: target writes 100 MB, which buffered whole would need well above this.
 MAX_RSS_MB = 120
