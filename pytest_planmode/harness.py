@@ -286,8 +286,8 @@ class PlanmodeRun:
         assert self.target is not None
         return self.target.request(operation, payload)
 
-    def record(self, operation: str, input: Mapping[str, Any], outcome: Outcome) -> None:
-        self.calls.append((operation, input, outcome))
+    def record(self, operation: str, payload: Mapping[str, Any], outcome: Outcome) -> None:
+        self.calls.append((operation, payload, outcome))
         del self.calls[:-MAX_CALLS_SHOWN]
 
     # -- collection -------------------------------------------------------------
@@ -646,8 +646,8 @@ def property_failure(
         f"spec: {spec} (level {marker.get('level', 'must')})",
         f"rule: {rule}",
     ]
-    for operation, input, outcome in calls:
-        lines.append(f"input:    {operation} {_json(input, 2000)}")
+    for operation, payload, outcome in calls:
+        lines.append(f"input:    {operation} {_json(payload, 2000)}")
         if outcome.kind == "output":
             lines.append(f"got:      {_json(outcome.output, 4000)}")
         else:
