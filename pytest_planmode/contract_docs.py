@@ -35,7 +35,9 @@ def _fields(schema: dict[str, Any], indent: str = "  ") -> list[str]:
     lines = []
     for name, prop in schema.get("properties", {}).items():
         flag = "" if name in required else " (optional)"
-        lines.append(f"{indent}{name}: {_type_of(prop)}{flag}")
+        # An output field's class: an effect is checked, an explanation is for people.
+        role = f" [{prop['x-planmode']}]" if "x-planmode" in prop else ""
+        lines.append(f"{indent}{name}: {_type_of(prop)}{flag}{role}")
         description = prop.get("description")
         if description:
             lines.append(f"{indent}    {' '.join(str(description).split())}")
