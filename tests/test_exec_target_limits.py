@@ -34,7 +34,13 @@ PROBE = textwrap.dedent(
     start = time.monotonic()
     status = target.close()
     close = time.monotonic() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM: this process image's own peak (ru_maxrss can carry the peak of
+    # the process that forked it).
+    try:
+        status = open("/proc/self/status").read()
+        peak = int(status.split("VmHWM:")[1].split()[0]) / 1024
+    except (OSError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"durations": durations, "messages": messages, "close": close,
                       "status": status, "peak_rss_mb": peak}))
     """
