@@ -37,8 +37,8 @@ PROBE = textwrap.dedent(
     # VmHWM: this process image's own peak (ru_maxrss can carry the peak of
     # the process that forked it).
     try:
-        status = open("/proc/self/status").read()
-        peak = int(status.split("VmHWM:")[1].split()[0]) / 1024
+        proc_status = open("/proc/self/status").read()
+        peak = int(proc_status.split("VmHWM:")[1].split()[0]) / 1024
     except (OSError, IndexError):
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"durations": durations, "messages": messages, "close": close,
