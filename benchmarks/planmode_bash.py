@@ -8,7 +8,8 @@ Prints, over a corpus of distinct realistic coding-agent commands:
   bare `bashlex.parse` of the same text, and their ratio;
 - the time of a repeated command (answered from the decision cache);
 - the time of the operation through the adapter (input validation included);
-- decision times for inputs of 64 KiB to 1 MiB (growth must be linear).
+- decision times for inputs of 64 KiB to 1 MiB (growth must be linear);
+- limited Bash and limited PowerShell on the same 1 MiB inputs, side by side.
 A benchmark prints figures; it never fails on a slow machine.
 """
 
@@ -24,6 +25,7 @@ from collections.abc import Callable
 import bashlex  # type: ignore[import-untyped]
 
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
+from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
@@ -161,6 +163,25 @@ def main() -> int:
                 f"{len(text) / 1024:7.0f} KiB {_best_of(lambda t=text: check_bash_uncached(t, CWD), 3) / 1000:8.1f} ms"
             )
         print(f"  {name:20s} " + " | ".join(row))
+
+    # Both limited shells on the same 1 MiB inputs, side by side (inputs this
+    # large bypass the decision cache). `&&` is unsupported in PowerShell, so
+    # the chains use `;` and `|`, which both shells split on.
+    print("1 MiB inputs, limited Bash vs limited PowerShell (one decision each):")
+    both = {
+        "one word": "echo " + "a" * (1 << 20),
+        "many words": "echo " + "ab " * ((1 << 20) // 3),
+        "many ; segments": "ls ; " * ((1 << 20) // 5) + "ls",
+        "many | segments": "ls | " * ((1 << 20) // 5) + "ls",
+        "quoted words": "echo " + "'a b' " * ((1 << 20) // 6),
+        "unclosed quote": "echo '" + "a" * (1 << 20),
+    }
+    for name, text in both.items():
+        bash_ms = _best_of(lambda t=text: check_bash_uncached(t, CWD), 3) / 1000
+        ps_ms = _best_of(lambda t=text: check_powershell(t, CWD), 3) / 1000
+        print(
+            f"  {name:20s} bash {bash_ms:8.1f} ms   powershell {ps_ms:8.1f} ms   ratio {ps_ms / bash_ms:5.1f}x"
+        )
     return 0
 
 

@@ -4,6 +4,7 @@
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
+    planmode explain --operation OP       one operation's contract: events, fields, an example
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode report summary|diff|badge|html FILE ...   views of a JSON report
     planmode check ...                    decide one command (see `planmode check -h`)
@@ -20,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pytest_planmode import SUITE_VERSION, __version__
 
@@ -139,8 +141,28 @@ def _explain(args: argparse.Namespace) -> int:
     except FixtureError as exc:
         print(f"planmode explain: the suite's fixtures are malformed:\n{exc}", file=sys.stderr)
         return 2
+    if (args.case_id is None) == (args.operation is None):
+        print("planmode explain: give a CASE_ID or --operation OP (one of them)", file=sys.stderr)
+        return 2
+    if args.operation is not None:
+        from pytest_planmode.contract_docs import explain_operation
+
+        text = explain_operation(args.operation, list(cases.values()))
+        if text is None:
+            from pytest_planmode.contract import operations
+
+            known = ", ".join(operations())
+            print(f"planmode explain: no operation {args.operation!r}; known: {known}", file=sys.stderr)
+            return 2
+        print(text)
+        return 0
     case = cases.get(args.case_id)
     if case is None:
+        from pytest_planmode.properties import property_checks
+
+        check = property_checks().get(args.case_id)
+        if check is not None:
+            return _explain_property(check, args.target)
         near = sorted(i for i in cases if args.case_id in i)[:10]
         hint = f"; ids containing it: {', '.join(near)}" if near else ""
         print(f"planmode explain: no case {args.case_id!r} in suite {SUITE_VERSION}{hint}", file=sys.stderr)
@@ -177,6 +199,45 @@ def _explain(args: argparse.Namespace) -> int:
         print(f"  {problem}")
     print("passes" if not problems else "fails")
     return 0 if not problems else 1
+
+
+def _explain_property(check: Any, target: str) -> int:
+    """A property check: what it states, then one run of it against `target`
+    (through pytest, exactly as the suite runs it)."""
+    import subprocess
+    import tempfile
+
+    from pytest_planmode.suite import CONFORMANCE_DIR
+
+    module_file = CONFORMANCE_DIR / f"{check.module.rsplit('.', 1)[1]}.py"
+    print(f"{check.id}  (property check of {', '.join(check.operations)}, level {check.level})")
+    print(f"where:    {module_file.name}::{check.function}")
+    print(f"spec:     {check.spec}")
+    print(f"rule:     {check.rule}")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        argv = [
+            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+            f"--rootdir={tmp}", f"--planmode-target={target}", f"--planmode-report={report}",
+            "-k", check.id, str(module_file),
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        done = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True, check=False)
+        if not report.exists():
+            print(
+                f"planmode explain: the run failed:\n{(done.stdout + done.stderr)[-3000:]}", file=sys.stderr
+            )
+            return 2
+        data = json.loads(report.read_text(encoding="utf-8"))
+    outcome = data["results"].get(check.id, "not run")
+    label = data["implementation"].get("name", target)
+    for failure in data["failures"]:
+        if failure["id"] == check.id:
+            print(failure["message"])
+    if outcome == "skipped":
+        print(f"{label}: {data['skipReasons'].get(check.id, 'skipped')}")
+    print("passes" if outcome == "passed" else "fails")
+    return 0 if outcome == "passed" else 1
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -248,8 +309,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain = sub.add_parser(
         "explain", help="show one case: its spec rule, input, expectation and a target's answer"
     )
-    explain.add_argument("case_id", metavar="CASE_ID")
+    explain.add_argument("case_id", metavar="CASE_ID", nargs="?")
     explain.add_argument("--target", default="reference", help="reference (default), python:… or exec:…")
+    explain.add_argument(
+        "--operation",
+        metavar="OP",
+        help="instead of a case: an operation's contract (its events, input and output fields, "
+        "an example exchange)",
+    )
     explain.set_defaults(func=_explain)
 
     validate = sub.add_parser(

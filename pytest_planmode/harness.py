@@ -7,9 +7,11 @@ hooks touch an unrelated pytest session.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
@@ -26,6 +28,7 @@ from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureEr
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
 OUTCOMES = ("passed", "failed", "skipped", "xfailed", "error")
+MAX_CALLS_SHOWN = 3
 
 
 class CaseFailure(Exception):
@@ -127,11 +130,13 @@ class TargetClient:
         return operation in self.handshake.operations
 
     def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
-        return self._run.request(self.name, operation, payload)
+        outcome = self._run.request(self.name, operation, payload)
+        self._run.record(operation, payload, outcome)
+        return outcome
 
     def call(self, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """The output for `payload`; an error, unsupported or broken answer fails the check."""
-        outcome = self._run.request(self.name, operation, payload)
+        outcome = self.request(operation, payload)
         if outcome.kind == "output":
             assert outcome.output is not None
             return outcome.output
@@ -258,11 +263,15 @@ class PlanmodeRun:
         #: Target name -> its target, in the order given.
         self.judged: dict[str, Judged] = {}
         self.collected_ids: dict[str, set[str]] = defaultdict(set)
+        #: The requests of the current property example (the last one run is
+        #: the shrunk counterexample when the check fails).
+        self.calls: list[tuple[str, Mapping[str, Any], Outcome]] = []
 
     # -- lifecycle ------------------------------------------------------------
 
     def start(self) -> None:
         config = self.config
+        _ACTIVE["run"] = self
         if config.option.help or config.option.version:
             return
         started: list[tuple[Target, Handshake]] = []
@@ -336,6 +345,10 @@ class PlanmodeRun:
         assert target is not None
         return target.request(operation, payload)
 
+    def record(self, operation: str, payload: Mapping[str, Any], outcome: Outcome) -> None:
+        self.calls.append((operation, payload, outcome))
+        del self.calls[:-MAX_CALLS_SHOWN]
+
     # -- collection -------------------------------------------------------------
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -386,6 +399,8 @@ class PlanmodeRun:
             first[key] = item
             self.collected_ids[name].add(case_id)
             item.extra_keyword_matches.add(case_id)
+            if not isinstance(item, CaseItem):
+                self._track_examples(item)
             item.user_properties.extend(
                 [
                     ("planmode_case", case_id),
@@ -424,6 +439,24 @@ class PlanmodeRun:
         if self.spec_filter is None:
             return True
         return spec is not None and self.spec_filter.casefold() in spec.casefold()
+
+    def _track_examples(self, item: pytest.Item) -> None:
+        """Start each example of a property check with an empty call log, so
+        a failure shows the requests of the (shrunk) failing example."""
+        handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+        if handle is None or getattr(handle.inner_test, "planmode_tracked", False):
+            return
+        inner = handle.inner_test
+
+        @functools.wraps(inner)
+        def each_example(*args: Any, **kwargs: Any) -> Any:
+            run = _ACTIVE.get("run")
+            if run is not None:
+                run.calls.clear()
+            return inner(*args, **kwargs)
+
+        each_example.planmode_tracked = True  # type: ignore[attr-defined]
+        handle.inner_test = each_example
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """A run that selects no fixture case, or none for an operation a
@@ -467,6 +500,7 @@ class PlanmodeRun:
         if marker is None or not self.judged:
             return
         handshake = self.judged[self.item_target(item)].handshake
+        self.calls.clear()
         ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
         missing = [op for op in ops if op not in handshake.operations]
         if missing:
@@ -481,6 +515,14 @@ class PlanmodeRun:
         if marker is None or not report.failed or report.when != "call":
             return report
         case_id = marker.kwargs.get("id") or item.name
+        if (
+            not isinstance(item, CaseItem)
+            and call.excinfo is not None
+            and not str(report.longrepr).startswith("[XPASS(strict)]")
+        ):
+            message, summary = property_failure(item, marker.kwargs, call.excinfo.value, self.calls)
+            report.longrepr = message
+            report.user_properties.append(("planmode_summary", summary[:300]))
         if str(report.longrepr).startswith("[XPASS(strict)]"):
             # A fixed case: say what to do, not the failure it once had.
             judged = self.judged[self.item_target(item)]
@@ -749,3 +791,79 @@ def _first_line(text: str) -> str:
         if line.strip():
             return line.strip()[:300]
     return "failed"
+
+
+#: The run of this session, for hypothesis's per-example wrapper.
+_ACTIVE: dict[str, PlanmodeRun] = {}
+
+
+def property_failure(
+    item: pytest.Item,
+    marker: Mapping[str, Any],
+    exc: BaseException,
+    calls: list[tuple[str, Mapping[str, Any], Outcome]],
+) -> tuple[str, str]:
+    """A failed property check in the layout of a failed fixture case: where,
+    spec, rule, the requests of the shrunk counterexample and the answers,
+    what failed, and a one-line summary."""
+    from hypothesis.errors import FailedHealthCheck, Flaky, HypothesisException, Unsatisfiable
+
+    from pytest_planmode.properties import rule_of, spec_of
+
+    function = getattr(item, "function", None)
+    spec = spec_of(function, marker) if function is not None else "(no section cited)"
+    rule = rule_of(function) if function is not None else item.name
+    lines = [
+        f"{item.nodeid} ({marker.get('id') or item.name})",
+        f"spec: {spec} (level {marker.get('level', 'must')})",
+        f"rule: {rule}",
+    ]
+    for operation, payload, outcome in calls:
+        lines.append(f"input:    {operation} {_json(payload, 2000)}")
+        if outcome.kind == "output":
+            lines.append(f"got:      {_json(outcome.output, 4000)}")
+        else:
+            lines.append(f"got:      {outcome.kind}: {(outcome.message or '')[:2000]}")
+    last = f" (last request: {calls[-1][0]} {_json(calls[-1][1], 120)})" if calls else ""
+    if isinstance(exc, (Unsatisfiable, FailedHealthCheck)):
+        what = (
+            "the target's answers never met the check's precondition (it answers alike for "
+            "inputs the rule tells apart, e.g. it blocks or allows everything)"
+        )
+        lines.append(f"failed:   {what}")
+        return "\n".join(lines), what
+    if isinstance(exc, Flaky):
+        what = "the target answered the same requests differently when they were repeated"
+        lines.append(f"failed:   {what}")
+        return "\n".join(lines), what + last
+    if isinstance(exc, HypothesisException):
+        what = f"the check could not run against this target: {type(exc).__name__}: {_first_line(str(exc))}"
+        lines.append(f"failed:   {what}")
+        return "\n".join(lines), what
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, CaseFailure):
+        lines.append(f"failed:   {text}")
+        return "\n".join(lines), _first_line(text.splitlines()[-1] if text else text)
+    lines.append("failed:   " + text.replace("\n", "\n          "))
+    example: list[str] = []
+    for note in getattr(exc, "__notes__", []):
+        for line in str(note).splitlines():
+            line = line.strip()
+            if "reproduce_failure" in line:
+                lines.append(f"replay:   {line}")
+            elif line and not line.startswith(
+                ("planmode_target=", "Falsifying example", "Failing test case", "#", ")")
+            ):
+                example.append(re.sub(r"\s+# .*$", "", line))
+    if example:
+        lines.append("counterexample: " + " ".join(example).rstrip(",")[:2000])
+    first = _first_line(text)
+    summary = first + last if first.startswith("assert ") else first
+    return "\n".join(lines), summary
+
+
+def _json(value: Any, limit: int) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)[:limit]
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)[:limit]

@@ -168,3 +168,18 @@ def test_export_to_a_file_is_one_line_and_status_2(tmp_path: Path) -> None:
     nested = planmode("fixtures", "export", "--json", str(target / "sub"))
     assert nested.returncode == 2
     assert b"Traceback" not in nested.stderr and len(nested.stderr.strip().splitlines()) == 1
+
+
+def test_explain_every_operation(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_planmode.contract import operations
+
+    for name, op in operations().items():
+        assert cli.main(["explain", "--operation", name]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"{name}  ({op.kind})") and op.summary in out
+        for field in op.output.model_fields.values():
+            assert field.alias in out or any(f"  {n}: " in out for n in op.output.model_fields)
+        assert "example exchange" in out
+    assert cli.main(["explain", "--operation", "planmode.nope"]) == 2
+    assert "no operation 'planmode.nope'" in capsys.readouterr().err
+    assert cli.main(["explain"]) == 2

@@ -56,3 +56,76 @@ def test_bad_adapter_path_is_a_usage_error() -> None:
     _, status, err = converse(HELLO, args=("python:nope_module:X",))
     assert status == 2
     assert "cannot import 'nope_module'" in err
+
+
+def _raw_converse(lines: list[bytes]) -> tuple[list[dict[str, object]], int]:
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_planmode.serve"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return [json.loads(line) for line in out.stdout.splitlines()], out.returncode
+
+
+HELLO_LINE = json.dumps({"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}).encode()
+BASH_LS = json.dumps({"id": 99, "op": "planmode.bash.check", "input": {"command": "ls", "cwd": "/"}}).encode()
+
+
+def test_serve_survives_every_hostile_line() -> None:
+    hostile = [
+        b'{"id": 1, "op": "planmode.bash.check", "input": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        b'{"id": 2, "op": "planmode.bash.check", "input": {"command": "\xff\xfe", "cwd": "/"}}',
+        HELLO_LINE,
+        b"[1, 2]",
+        b'"just a string"',
+        b'{"id": 3, "op": "planmode.bash.check", "input": {"command": "ls"' + b", " * 10,
+        b'{"id": 4, "op": 5, "input": {}}',
+        b'{"id": 5, "op": "no.such.op", "input": {}}',
+    ]
+    answers, status = _raw_converse([HELLO_LINE, *hostile, BASH_LS])
+    assert status == 0
+    assert len(answers) == 1 + len(hostile) + 1  # one line per input line, the session lives on
+    errors = answers[1:-1]
+    assert [a.get("id") for a in errors] == [1, 2, None, None, None, 3, 4, 5]
+    assert all("error" in a or a.get("unsupported") is True for a in errors), errors
+    assert "nested too deeply" in str(errors[0]) and "already answered" in str(errors[2])
+    assert answers[-1]["id"] == 99 and answers[-1]["output"]["allowed"] is True  # type: ignore[index]
+
+
+def _booleans_in(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    if isinstance(value, bool):
+        return [path]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [found for key, inner in items for found in _booleans_in(inner, (*path, key))]
+
+
+def test_serve_validates_strictly_without_coercion() -> None:
+    """A value the published input schema rejects (here: a string or a number
+    where a boolean belongs) is never coerced into an answer."""
+    from schema_check import errors
+
+    from pytest_planmode.suite import load_suite
+
+    requests: list[tuple[str, object]] = []
+    for case in load_suite():
+        for path in _booleans_in(case.input)[:3]:
+            for wrong in ("yes", 0, 1, "true"):
+                data = json.loads(json.dumps(case.input))
+                holder = data
+                for key in path[:-1]:
+                    holder = holder[key]
+                holder[path[-1]] = wrong
+                if errors(f"operations/{case.operation}.input.schema.json", data):
+                    requests.append((case.operation, data))
+        if len(requests) > 400:
+            break
+    assert len({op for op, _ in requests}) >= 2, {op for op, _ in requests}
+    lines = [HELLO_LINE] + [
+        json.dumps({"id": i, "op": op, "input": data}).encode() for i, (op, data) in enumerate(requests)
+    ]
+    answers, status = _raw_converse(lines)
+    assert status == 0 and len(answers) == len(lines)
+    accepted = [requests[int(a["id"])] for a in answers[1:] if "output" in a]  # type: ignore[call-overload]
+    assert accepted == []

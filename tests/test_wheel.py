@@ -75,3 +75,41 @@ def test_wheel_cli_and_plugin_switch(installed: Path, tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert off.returncode == 4 and "unrecognized arguments" in off.stderr
+
+
+def test_wheel_explains_every_operation(installed: Path, tmp_path: Path) -> None:
+    from pytest_planmode.contract import operations
+
+    for name in ("planmode.lifecycle.run", "oplmodes.modes.script", "planmode.bash.check"):
+        out = run([str(installed / "bin" / "planmode"), "explain", "--operation", name], cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith(name) and "output fields:" in out.stdout
+        assert "example exchange" in out.stdout
+    assert (
+        "events (by their `type`):"
+        in run(
+            [str(installed / "bin" / "planmode"), "explain", "--operation", "planmode.lifecycle.run"],
+            cwd=tmp_path,
+        ).stdout
+    )
+    assert len(operations()) > 10
+
+
+def test_sdist_ships_the_docs(tmp_path: Path) -> None:
+    code = "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))"
+    # The build backend pip would use (the project's license expression
+    # needs a recent setuptools), in a venv of its own.
+    venv = tmp_path / "venv"
+    assert run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path).returncode == 0
+    python = str(venv / "bin" / "python")
+    got = run([python, "-m", "pip", "install", "--quiet", "setuptools>=77"], cwd=tmp_path)
+    assert got.returncode == 0, got.stdout + got.stderr
+    built = run([python, "-c", code, str(tmp_path)], cwd=ROOT)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    import tarfile
+
+    (sdist,) = tmp_path.glob("pytest_planmode-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    for doc in ("docs/porting.md", "docs/areas/planmode-lifecycle.md", "CHANGELOG.md", "LICENSE"):
+        assert doc in names, sorted(names)[:50]

@@ -24,6 +24,9 @@ from hypothesis import given
 from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import models as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "pi-plan-mode-settings.md § Auto model switch"
+
 SWITCH = "planmode.models.switch"
 FRESH = "planmode.models.fresh"
 SESSION = "planmode.models.session"

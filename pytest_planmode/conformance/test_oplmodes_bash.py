@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_bash as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "opl-modes.md § Mode behavior"
+
 if TYPE_CHECKING:
     from pytest_planmode.harness import TargetClient
 

@@ -9,6 +9,9 @@ from hypothesis import given
 from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import oplmodes_plans as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "opl-modes.md § Commands, flags, and shortcuts"
+
 OP = "oplmodes.plans.resolve"
 
 

@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 
 from pytest_planmode.strategies import oplmodes_modes as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "opl-modes.md § Lazy tool loading"
+
 if TYPE_CHECKING:
     from pytest_planmode.harness import TargetClient
 

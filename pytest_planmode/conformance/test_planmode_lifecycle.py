@@ -11,6 +11,9 @@ from hypothesis import given
 from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import planmode_lifecycle as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "pi-plan-mode-settings.md § Plan reinjection"
+
 RUN = "planmode.lifecycle.run"
 EXPORT = "planmode.export.run"
 

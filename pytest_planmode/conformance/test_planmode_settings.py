@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from pytest_planmode.harness import TargetClient
 from pytest_planmode.strategies import planmode_settings as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "pi-plan-mode-settings.md § Settings"
+
 LOAD = "planmode.settings.load"
 SAVE = "planmode.settings.save"
 

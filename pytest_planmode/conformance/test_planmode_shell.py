@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 
 from pytest_planmode.strategies import planmode_shell as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "pi-plan-mode-settings.md § Safe shell subcommands"
+
 BASH = "planmode.bash.check"
 PS = "planmode.powershell.check"
 CWD = "/srv/project"
@@ -165,13 +168,26 @@ def test_powershell_unsupported_syntax_names_the_complete_input(
     assert out["blocked"] == command
 
 
-@pytest.mark.planmode(
-    operations=[BASH, PS], level="must", id="planmode.shell.property.whitespace-around-operators"
-)
+def _per_shell(level: str, name: str) -> pytest.MarkDecorator:
+    """One check per limited shell, each with its own id, so a port of one
+    shell meets its share (a Bash-only port meets every Bash property)."""
+    return pytest.mark.parametrize(
+        "op",
+        [
+            pytest.param(
+                op,
+                id=shell,
+                marks=pytest.mark.planmode(operation=op, level=level, id=f"planmode.{shell}.property.{name}"),
+            )
+            for shell, op in (("bash", BASH), ("powershell", PS))
+        ],
+    )
+
+
+@_per_shell("must", "whitespace-around-operators")
 @given(
     chain=s.chains(s.bash_segments, s.BASH_OPERATORS),
     blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
-    op=st.sampled_from([BASH, PS]),
 )
 def test_whitespace_around_operators_never_changes_the_verdict(
     planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
@@ -179,13 +195,10 @@ def test_whitespace_around_operators_never_changes_the_verdict(
     _respaced(planmode_target, op, chain, blanks)
 
 
-@pytest.mark.planmode(
-    operations=[BASH, PS], level="reference", id="planmode.shell.property.whitespace-names-same-segment"
-)
+@_per_shell("reference", "whitespace-names-same-segment")
 @given(
     chain=s.chains(s.bash_segments, s.BASH_OPERATORS),
     blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
-    op=st.sampled_from([BASH, PS]),
 )
 def test_whitespace_around_operators_never_changes_the_named_segment(
     planmode_target: Any, chain: tuple[list[str], list[str]], blanks: list[str], op: str
@@ -257,8 +270,8 @@ def _trust_stays_local(
         assert out["blocked"] == unsafe, f"{command!r}: reported {out['blocked']!r}, expected {unsafe!r}"
 
 
-@pytest.mark.planmode(operations=[BASH, PS], level="must", id="planmode.shell.property.blocked-iff-denied")
-@given(text=s.shell_text, op=st.sampled_from([BASH, PS]))
+@_per_shell("must", "blocked-iff-denied")
+@given(text=s.shell_text)
 def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
     planmode_target: Any, text: str, op: str
 ) -> None:
@@ -270,12 +283,8 @@ def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
         assert isinstance(out["blocked"], str) and out["blocked"], f"{text!r} blocked without naming what"
 
 
-@pytest.mark.planmode(
-    operations=[BASH, PS], level="reference", id="planmode.shell.property.blank-is-empty-command"
-)
-@given(
-    text=st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join), op=st.sampled_from([BASH, PS])
-)
+@_per_shell("reference", "blank-is-empty-command")
+@given(text=st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join))
 def test_a_blank_submission_is_blocked_as_empty_command(planmode_target: Any, text: str, op: str) -> None:
     out = _check(planmode_target, op, text)
     assert out["allowed"] is False and out["blocked"] == "(empty command)", f"{text!r}: {out}"

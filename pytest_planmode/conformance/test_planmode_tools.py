@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 
 from pytest_planmode.strategies import planmode_tools as s
 
+#: The section a failure of these checks cites (a marker's `spec=` overrides it).
+SPEC = "pi-plan-mode-settings.md § Default Plan policy tools"
+
 FREEZE = "planmode.tools.freeze"
 AUTHORIZE = "planmode.tools.authorize"
 

@@ -50,7 +50,8 @@ class ReferenceAdapter:
             return {"unsupported": True}
         spec, func = found
         try:
-            model = spec.input.model_validate(payload)
+            # Strict: JSON types as sent, no coercion ("yes" is not a boolean).
+            model = spec.input.model_validate(payload, strict=True)
         except ValidationError as exc:
             return {"error": {"message": _format_validation(op, exc)}}
         result = func(model)
