@@ -4,6 +4,8 @@
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
+    planmode explain --operation OP       one operation: its input and output fields, each output
+                                          field an effect or an explanation
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode check ...                    decide one command (see `planmode check -h`)
 
@@ -126,7 +128,41 @@ def _schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_operation(name: str) -> int:
+    from pytest_planmode.contract import operations
+    from pytest_planmode.observability import field_rows
+
+    ops = operations()
+    op = ops.get(name)
+    if op is None:
+        near = [o for o in ops if name in o] or sorted(ops)
+        print(f"planmode explain: no operation {name!r}; operations: {', '.join(near)}", file=sys.stderr)
+        return 2
+    print(f"{op.name}  ({op.kind})")
+    print(op.describe())
+    print()
+    print("input fields:")
+    for row in field_rows(op.input):
+        need = "required" if row.required else "optional"
+        print(f"  {row.path}  ({need}){': ' + row.description if row.description else ''}")
+    print()
+    print("output fields (effect: required, what an implementation visibly does; explanation: optional,")
+    print("why the reference did it; must cases pin effects only):")
+    for row in field_rows(op.output):
+        about = f": {row.description}" if row.description else ""
+        print(f"  {row.path}  [{row.cls or 'unclassified'}]{about}")
+    return 0
+
+
 def _explain(args: argparse.Namespace) -> int:
+    if args.operation is not None:
+        if args.case_id is not None:
+            print("planmode explain: give a CASE_ID or --operation, not both", file=sys.stderr)
+            return 2
+        return _explain_operation(args.operation)
+    if args.case_id is None:
+        print("planmode explain: give a CASE_ID or --operation OP", file=sys.stderr)
+        return 2
     from pytest_planmode.contract import operations
     from pytest_planmode.matching import mismatches
     from pytest_planmode.plugin import DEFAULT_TIMEOUT
@@ -247,7 +283,12 @@ def build_parser() -> argparse.ArgumentParser:
     explain = sub.add_parser(
         "explain", help="show one case: its spec rule, input, expectation and a target's answer"
     )
-    explain.add_argument("case_id", metavar="CASE_ID")
+    explain.add_argument("case_id", metavar="CASE_ID", nargs="?")
+    explain.add_argument(
+        "--operation",
+        metavar="OP",
+        help="show an operation instead: its description, input fields, and output fields with their class",
+    )
     explain.add_argument("--target", default="reference", help="reference (default), python:… or exec:…")
     explain.set_defaults(func=_explain)
 

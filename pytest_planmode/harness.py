@@ -24,7 +24,11 @@ from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
-OUTCOMES = ("passed", "failed", "skipped", "xfailed", "error")
+OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
+
+#: The skip reason of a case that needs an explanation field from a target
+#: that observes effects only; such a case counts as `explained`.
+EXPLANATION_SKIP = "explanation: "
 
 
 class CaseFailure(Exception):
@@ -142,6 +146,13 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         case = self.case
+        if self.run.observes_effects_only:
+            from pytest_planmode.contract import operations
+            from pytest_planmode.observability import explanation_pins
+
+            pins = explanation_pins(operations()[case.operation].output, case.expect)
+            if pins:
+                pytest.skip(f"{EXPLANATION_SKIP}{pins[0]}")
         outcome = self.run.request(case.operation, case.input)
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
@@ -272,6 +283,10 @@ class PlanmodeRun:
         assert self.target is not None
         return self.target.request(operation, payload)
 
+    @property
+    def observes_effects_only(self) -> bool:
+        return self.handshake is not None and self.handshake.observes == "effects"
+
     # -- collection -------------------------------------------------------------
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -359,6 +374,10 @@ class PlanmodeRun:
         missing = [op for op in ops if op not in self.handshake.operations]
         if missing:
             pytest.skip(f"unsupported: {self.handshake.label} does not list operation {', '.join(missing)}")
+        # A property check that reads explanation fields names them.
+        explains = list(marker.kwargs.get("explains", ()))
+        if explains and self.observes_effects_only:
+            pytest.skip(f"{EXPLANATION_SKIP}{explains[0]}")
 
     # -- results ------------------------------------------------------------------
 
@@ -399,6 +418,9 @@ class PlanmodeRun:
             outcome = "error"
         if outcome is None:
             return
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if outcome == "skipped" and str(reason).removeprefix("Skipped: ").startswith(EXPLANATION_SKIP):
+            outcome = "explained"
         op = str(props.get("planmode_operation"))
         self.counts[op][outcome] += 1
         entry: dict[str, Any] = {
@@ -415,7 +437,7 @@ class PlanmodeRun:
                 entry["xpassStrict"] = True
         elif outcome == "xfailed":
             entry["message"] = str(getattr(report, "wasxfail", ""))
-        elif outcome == "skipped" and isinstance(report.longrepr, tuple):
+        elif outcome in ("skipped", "explained") and isinstance(report.longrepr, tuple):
             entry["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
         self.results[case_id] = entry
 
@@ -441,6 +463,11 @@ class PlanmodeRun:
             return
         tr = terminalreporter
         tr.write_sep("=", f"planmode: {self.handshake.label} against suite {SUITE_VERSION}")
+        if self.observes_effects_only:
+            tr.write_line(
+                "the target observes effects only: cases that need an explanation field are "
+                "skipped and counted as explained"
+            )
         stale = sorted(set(self.expectations) - self.collected_ids)
         if stale and self.collected_ids:
             tr.write_line(
@@ -462,14 +489,17 @@ class PlanmodeRun:
             tr.write_line("no conformance case ran")
             return
         width = max(len("operation"), *(len(op) for op in self.counts))
-        header = f"{'operation':<{width}}  " + "  ".join(f"{o:>7}" for o in OUTCOMES)
+        cols = {o: max(7, len(o)) for o in OUTCOMES}
+        header = f"{'operation':<{width}}  " + "  ".join(f"{o:>{cols[o]}}" for o in OUTCOMES)
         tr.write_line(header)
         for op in sorted(self.counts):
             row = self.counts[op]
-            line = f"{op:<{width}}  " + "  ".join(f"{row[o]:>7}" for o in OUTCOMES)
+            line = f"{op:<{width}}  " + "  ".join(f"{row[o]:>{cols[o]}}" for o in OUTCOMES)
             tr.write_line(line, red=bool(row["failed"] or row["error"]))
         total = self.totals()
-        tr.write_line(f"{'total':<{width}}  " + "  ".join(f"{total[o]:>7}" for o in OUTCOMES), bold=True)
+        tr.write_line(
+            f"{'total':<{width}}  " + "  ".join(f"{total[o]:>{cols[o]}}" for o in OUTCOMES), bold=True
+        )
         for path, what in ((self.report_path, "report"), (self.write_path, "expectations")):
             if path:
                 tr.write_line(f"planmode {what} written to {path}")
@@ -525,6 +555,7 @@ class PlanmodeRun:
             "target": self.target_spec,
             "implementation": self.handshake.implementation,
             "level": self.level,
+            "observes": self.handshake.observes,
             "targetExitStatus": self.exit_status,
             "totals": {o: self.totals()[o] for o in OUTCOMES},
             "operations": {
@@ -538,7 +569,7 @@ class PlanmodeRun:
             "skipReasons": {
                 case_id: entry.get("message", "")
                 for case_id, entry in sorted(self.results.items())
-                if entry["outcome"] == "skipped"
+                if entry["outcome"] in ("skipped", "explained")
             },
             "results": {case_id: entry["outcome"] for case_id, entry in sorted(self.results.items())},
             "expectedFailures": sorted(
