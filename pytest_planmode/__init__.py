@@ -7,11 +7,18 @@ pytest plugin that runs that suite against any target.
 
 __version__ = "0.1.0"
 
-#: The suite's version. A case keeps its meaning under the same id for the
-#: lifetime of a major version; changed behaviour gets a new id.
-SUITE_VERSION = __version__
+#: The suite's version (SemVer): what its case ids and expectations mean.
+#: It is sent in the handshake and written in the report; CHANGELOG.md lists
+#: the ids each version added, changed and removed, and docs/porting.md
+#: states what a minor and a major bump may change.
+SUITE_VERSION = "0.2.0"
 
-#: The JSON Lines wire protocol version spoken with ``exec:`` targets.
-PROTOCOL_VERSION = 1
+#: The JSON Lines wire protocol version the harness speaks with targets.
+#: Protocol 2 adds `"observes"` to the handshake answer.
+PROTOCOL_VERSION = 2
 
-__all__ = ["PROTOCOL_VERSION", "SUITE_VERSION", "__version__"]
+#: The protocol versions a target may answer the handshake with (a protocol
+#: 1 target observes everything).
+PROTOCOLS = (1, 2)
+
+__all__ = ["PROTOCOLS", "PROTOCOL_VERSION", "SUITE_VERSION", "__version__"]

@@ -4,7 +4,8 @@
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
-    planmode explain --operation OP       one operation's contract: events, fields, an example
+    planmode explain --operation OP       one operation's contract: events, fields (each output
+                                          field an effect or an explanation), an example
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode report summary|diff|badge|html FILE ...   views of a JSON report
     planmode check ...                    decide one command (see `planmode check -h`)

@@ -66,13 +66,23 @@ def explain_operation(name: str, cases: Sequence[Case]) -> str | None:
     if op is None:
         return None
     input_schema = op.input.model_json_schema()
-    output_schema = op.output.model_json_schema()
-    lines = [f"{op.name}  ({op.kind})", op.summary, ""]
+    lines = [f"{op.name}  ({op.kind})", op.describe(), ""]
     events = _events(input_schema)
     if events:
         lines += ["events (by their `type`):", *events, ""]
     lines += ["input fields:", *_fields(input_schema), ""]
-    lines += ["output fields:", *_fields(output_schema), ""]
+    from pytest_planmode.observability import field_rows
+
+    lines += [
+        "output fields (effect: required, what an implementation visibly does; explanation:",
+        "optional, why the reference did it; must cases pin effects only):",
+        *(
+            f"  {row.path}  [{row.cls or 'unclassified'}]"
+            + (f": {row.description}" if row.description else "")
+            for row in field_rows(op.output)
+        ),
+        "",
+    ]
     example = next((case for case in cases if case.operation == name), None)
     if example is not None:
         from pytest_planmode.targets.loader import resolve_target

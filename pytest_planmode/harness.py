@@ -27,8 +27,12 @@ from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
-OUTCOMES = ("passed", "failed", "skipped", "xfailed", "error")
+OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
 MAX_CALLS_SHOWN = 3
+
+#: The skip reason of a case that needs an explanation field from a target
+#: that observes effects only; such a case counts as `explained`.
+EXPLANATION_SKIP = "explanation: "
 
 
 class CaseFailure(Exception):
@@ -181,6 +185,13 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         case = self.case
+        if self.run.observes_effects_only(self.target_name):
+            from pytest_planmode.contract import operations
+            from pytest_planmode.observability import explanation_pins
+
+            pins = explanation_pins(operations()[case.operation].output, case.expect)
+            if pins:
+                pytest.skip(f"{EXPLANATION_SKIP}{pins[0]}")
         outcome = self.run.request(self.target_name, case.operation, case.input)
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
@@ -349,6 +360,9 @@ class PlanmodeRun:
         self.calls.append((operation, payload, outcome))
         del self.calls[:-MAX_CALLS_SHOWN]
 
+    def observes_effects_only(self, name: str) -> bool:
+        return self.judged[name].handshake.observes == "effects"
+
     # -- collection -------------------------------------------------------------
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -505,6 +519,10 @@ class PlanmodeRun:
         missing = [op for op in ops if op not in handshake.operations]
         if missing:
             pytest.skip(f"unsupported: {handshake.label} does not list operation {', '.join(missing)}")
+        # A property check that reads explanation fields names them.
+        explains = list(marker.kwargs.get("explains", ()))
+        if explains and handshake.observes == "effects":
+            pytest.skip(f"{EXPLANATION_SKIP}{explains[0]}")
 
     # -- results ------------------------------------------------------------------
 
@@ -556,6 +574,9 @@ class PlanmodeRun:
             outcome = "error"
         if outcome is None:
             return
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if outcome == "skipped" and str(reason).removeprefix("Skipped: ").startswith(EXPLANATION_SKIP):
+            outcome = "explained"
         op = str(props.get("planmode_operation"))
         level = str(props.get("planmode_level"))
         judged.counts[(op, level)][outcome] += 1
@@ -578,7 +599,7 @@ class PlanmodeRun:
                 entry["xpassStrict"] = True
         elif outcome == "xfailed":
             entry["message"] = str(getattr(report, "wasxfail", ""))
-        elif outcome == "skipped" and isinstance(report.longrepr, tuple):
+        elif outcome in ("skipped", "explained") and isinstance(report.longrepr, tuple):
             entry["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
         judged.results[case_id] = entry
 
@@ -610,6 +631,11 @@ class PlanmodeRun:
             tr.write_sep("=", f"planmode: {label} against suite {SUITE_VERSION}")
         for judged in self.judged.values():
             who = f"{judged.name}: " if several else ""
+            if judged.handshake.observes == "effects":
+                tr.write_line(
+                    f"{who}the target observes effects only: cases that need an explanation field are "
+                    "skipped and counted as explained"
+                )
             stale = sorted(set(judged.expectations) - self.collected_ids[judged.name])
             if stale and self.collected_ids[judged.name]:
                 tr.write_line(
@@ -747,6 +773,7 @@ def _target_report(judged: Judged) -> dict[str, Any]:
         "target": judged.spec,
         "implementation": judged.handshake.implementation,
         "operationsListed": sorted(judged.handshake.operations),
+        "observes": judged.handshake.observes,
         "expectationsFiles": judged.expectations_paths,
         "targetExitStatus": judged.exit_status,
         "totals": _counts(judged.counts.values()),
@@ -767,7 +794,7 @@ def _target_report(judged: Judged) -> dict[str, Any]:
         "skipReasons": {
             case_id: entry.get("message", "")
             for case_id, entry in sorted(results.items())
-            if entry["outcome"] == "skipped"
+            if entry["outcome"] in ("skipped", "explained")
         },
         "results": {case_id: entry["outcome"] for case_id, entry in sorted(results.items())},
         "expectedFailures": sorted(

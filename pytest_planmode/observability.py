@@ -196,10 +196,11 @@ class FieldRow:
 
 
 def field_rows(output: type[BaseModel]) -> list[FieldRow]:
-    """Every field of `output` and of the models nested in it, depth first;
-    a model met again under another path is listed once, at its first path."""
+    """Every field of `output` and of the models nested in it, depth first,
+    under every path that reaches it (a model never nests itself here; the
+    ancestor check only guards against it)."""
     rows: list[FieldRow] = []
-    seen: set[type[BaseModel]] = set()
+    ancestors: list[type[BaseModel]] = []
 
     def visit(shape: Shape, path: str) -> None:
         if shape.items is not None:
@@ -207,9 +208,9 @@ def field_rows(output: type[BaseModel]) -> list[FieldRow]:
         if shape.values is not None:
             visit(shape.values, f"{path}.*")
         for model in shape.models:
-            if model in seen:
+            if model in ancestors:
                 continue
-            seen.add(model)
+            ancestors.append(model)
             prefix = path
             if len(shape.models) > 1 and (lits := _type_literal(model)):
                 prefix = f"{path}{{type={'|'.join(str(v) for v in lits)}}}"
@@ -217,6 +218,7 @@ def field_rows(output: type[BaseModel]) -> list[FieldRow]:
                 key = _join(prefix, info.alias or name)
                 rows.append(FieldRow(key, field_class(info), info.is_required(), info.description))
                 visit(shape_of(info.annotation), key)
+            ancestors.pop()
 
     visit(Shape(models=(output,)), "")
     return rows

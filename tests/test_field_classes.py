@@ -137,3 +137,18 @@ def test_the_reference_answers_every_effect() -> None:
             if missing:
                 problems.append(f"{case.id}: {missing[:5]}")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_explain_operation_lists_each_output_field_with_its_class(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_planmode.cli import main
+
+    assert main(["explain", "--operation", "planmode.tools.authorize"]) == 0
+    out = capsys.readouterr().out
+    assert "planmode.tools.authorize  (script)" in out
+    assert "  verdicts[].verdict  [effect]" in out
+    assert "  verdicts[].reason  [explanation]" in out
+    assert "  trace  [explanation]" in out
+    assert "input fields:" in out and "  registry: array of ToolEntry (optional)" in out
+    assert main(["explain", "--operation", "planmode.tools.nope"]) == 2
+    assert "no operation 'planmode.tools.nope'" in capsys.readouterr().err
+    assert main(["explain"]) == 2

@@ -86,7 +86,12 @@ def _benign_current(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "models": models}
 
 
-@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.applied-is-first-usable")
+@pytest.mark.planmode(
+    operation=SWITCH,
+    level="must",
+    id="planmode.models.property.applied-is-first-usable",
+    explains=("outcome",),
+)
 @given(data=s.switch_inputs())
 def test_applied_is_first_usable_candidate(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     data = _benign_current(data)
@@ -109,7 +114,9 @@ def test_elapsed_is_bounded_by_budgets(planmode_target: TargetClient, data: dict
     assert out["elapsedMs"] <= bound, f"elapsed {out['elapsedMs']} ms > bound {bound} ms"
 
 
-@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.hang-never-stalls")
+@pytest.mark.planmode(
+    operation=SWITCH, level="must", id="planmode.models.property.hang-never-stalls", explains=("outcome",)
+)
 @given(data=s.switch_inputs(all_hang=True))
 def test_hanging_providers_never_stall_a_direction(
     planmode_target: TargetClient, data: dict[str, Any]
@@ -122,7 +129,12 @@ def test_hanging_providers_never_stall_a_direction(
     assert out["model"] == data["currentModel"]
 
 
-@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.late-result-discarded")
+@pytest.mark.planmode(
+    operation=SWITCH,
+    level="must",
+    id="planmode.models.property.late-result-discarded",
+    explains=("candidates",),
+)
 @given(data=s.switch_inputs())
 def test_late_results_never_change_the_model(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
@@ -155,7 +167,12 @@ def test_every_timeout_fires_two_seconds_after_its_start(
             assert entry["at"] - started[entry["model"]] < s.BUDGET_MS
 
 
-@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.one-warning-per-direction")
+@pytest.mark.planmode(
+    operation=SWITCH,
+    level="must",
+    id="planmode.models.property.one-warning-per-direction",
+    explains=("candidates",),
+)
 @given(data=s.switch_inputs())
 def test_one_warning_per_direction(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(SWITCH, data)
@@ -170,7 +187,12 @@ def test_one_warning_per_direction(planmode_target: TargetClient, data: dict[str
     assert out["thinkingLevel"] == data["thinkingLevel"]
 
 
-@pytest.mark.planmode(operation=SWITCH, level="must", id="planmode.models.property.preflight-timeout-aborts")
+@pytest.mark.planmode(
+    operation=SWITCH,
+    level="must",
+    id="planmode.models.property.preflight-timeout-aborts",
+    explains=("outcome",),
+)
 @given(data=s.switch_inputs(trigger="implement"))
 def test_saved_plan_preflight_timeout_aborts(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     data = {**data, "how": "saved"}
@@ -184,7 +206,10 @@ def test_saved_plan_preflight_timeout_aborts(planmode_target: TargetClient, data
 
 
 @pytest.mark.planmode(
-    operations=[SESSION, SWITCH], level="must", id="planmode.models.property.spaced-boundaries-independent"
+    operations=[SESSION, SWITCH],
+    level="must",
+    id="planmode.models.property.spaced-boundaries-independent",
+    explains=("outcome",),
 )
 @given(data=s.session_inputs())
 def test_each_spaced_boundary_starts_again_from_the_first_candidate(
@@ -216,7 +241,10 @@ def test_each_spaced_boundary_starts_again_from_the_first_candidate(
 # Reference level: boundaries asked for while another is switching queue in
 # order, each starting when the one before it ends (the spec does not say).
 @pytest.mark.planmode(
-    operations=[SESSION, SWITCH], level="reference", id="planmode.models.property.boundaries-independent"
+    operations=[SESSION, SWITCH],
+    level="reference",
+    id="planmode.models.property.boundaries-independent",
+    explains=("outcome",),
 )
 @given(data=s.session_inputs())
 def test_each_boundary_starts_again_from_the_first_candidate(
@@ -245,7 +273,9 @@ def test_each_boundary_starts_again_from_the_first_candidate(
     assert out["model"] == model
 
 
-@pytest.mark.planmode(operation=FRESH, level="must", id="planmode.models.property.fresh-menu-one-shot")
+@pytest.mark.planmode(
+    operation=FRESH, level="must", id="planmode.models.property.fresh-menu-one-shot", explains=("chain",)
+)
 @given(data=s.fresh_inputs())
 def test_fresh_menu_values_are_one_shot(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(FRESH, data)
@@ -261,7 +291,9 @@ def test_fresh_menu_values_are_one_shot(planmode_target: TargetClient, data: dic
             assert out["chain"] in ([data["pick"]], [])
 
 
-@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.no-superseded-model")
+@pytest.mark.planmode(
+    operation=OPL, level="must", id="oplmodes.models.property.no-superseded-model", explains=("restorePoint",)
+)
 @given(data=s.opl_scripts())
 def test_rapid_exit_never_leaves_a_mode_model(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(OPL, data)
@@ -276,7 +308,12 @@ def test_rapid_exit_never_leaves_a_mode_model(planmode_target: TargetClient, dat
         end = change["end"]
 
 
-@pytest.mark.planmode(operation=OPL, level="must", id="oplmodes.models.property.override-model-while-in-mode")
+@pytest.mark.planmode(
+    operation=OPL,
+    level="must",
+    id="oplmodes.models.property.override-model-while-in-mode",
+    explains=("restorePoint",),
+)
 @given(data=s.opl_scripts(end_in_off=False))
 def test_mode_model_active_once_settled_spec(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     """Settled in an overriding mode, its model is active and the restore point
@@ -293,7 +330,12 @@ def test_mode_model_active_once_settled_spec(planmode_target: TargetClient, data
 
 # Reference level: a mode without override (`plain`) runs on the model from
 # before any overriding mode.
-@pytest.mark.planmode(operation=OPL, level="reference", id="oplmodes.models.property.override-active-in-mode")
+@pytest.mark.planmode(
+    operation=OPL,
+    level="reference",
+    id="oplmodes.models.property.override-active-in-mode",
+    explains=("restorePoint",),
+)
 @given(data=s.opl_scripts(end_in_off=False))
 def test_mode_model_active_once_settled(planmode_target: TargetClient, data: dict[str, Any]) -> None:
     out = planmode_target.call(OPL, data)

@@ -77,7 +77,10 @@ def _resume(
 
 
 @pytest.mark.planmode(
-    operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.stale-resume-falls-back"
+    operations=[OP, ACTIVE],
+    level="must",
+    id="oplmodes.modes.property.stale-resume-falls-back",
+    explains=("permittedTools",),
 )
 @given(
     entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
@@ -120,7 +123,10 @@ def test_stale_entries_never_resume_into_execute(
 
 
 @pytest.mark.planmode(
-    operations=[OP, ACTIVE], level="must", id="oplmodes.modes.property.restricted-survives-foreign"
+    operations=[OP, ACTIVE],
+    level="must",
+    id="oplmodes.modes.property.restricted-survives-foreign",
+    explains=("permittedTools",),
 )
 @given(
     restricted=s.restricted_entries,

@@ -27,7 +27,10 @@ modes = st.sampled_from(["off", "chat", "plan", "execute", *s.CUSTOM_NAMES])
 
 
 @pytest.mark.planmode(
-    operations=[ACTIVE, LOAD], level="must", id="oplmodes.tools.property.load-within-policy"
+    operations=[ACTIVE, LOAD],
+    level="must",
+    id="oplmodes.tools.property.load-within-policy",
+    explains=("permittedTools",),
 )
 @given(scenario=s.lazy_scenarios(), snapshot=s.registries)
 def test_load_tools_never_enables_what_the_mode_does_not_permit(
@@ -62,6 +65,7 @@ def test_load_tools_never_enables_what_the_mode_does_not_permit(
     operations=["oplmodes.modes.script"],
     level="must",
     id="oplmodes.tools.property.session-load-within-policy",
+    explains=("permittedTools",),
 )
 @given(
     scenario=s.lazy_scenarios(),
@@ -91,7 +95,9 @@ def test_load_tools_in_a_session_stays_within_the_mode(
         assert after["activeTools"] == before, f"{what}: load_tools was not offered but the tools changed"
 
 
-@pytest.mark.planmode(operation=ACTIVE, level="must", id="oplmodes.tools.property.never-wider")
+@pytest.mark.planmode(
+    operation=ACTIVE, level="must", id="oplmodes.tools.property.never-wider", explains=("withheldLazyTools",)
+)
 @given(document=s.well_formed_documents, mode=modes, registered=s.registries, snapshot=s.registries)
 def test_active_set_never_wider_than_the_policy(
     planmode_target: TargetClient,

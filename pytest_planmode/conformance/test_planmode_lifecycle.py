@@ -27,7 +27,10 @@ def test_same_script_same_trace(planmode_target: TargetClient, script: dict[str,
 
 
 @pytest.mark.planmode(
-    operation=RUN, level="must", id="planmode.lifecycle.property.clear-on-start-never-injects"
+    operation=RUN,
+    level="must",
+    id="planmode.lifecycle.property.clear-on-start-never-injects",
+    explains=("final.activePlan",),
 )
 @given(script=s.scripts(policy="clear-on-start", retention_saves=False))
 def test_clear_on_start_never_injects(planmode_target: TargetClient, script: dict[str, Any]) -> None:
@@ -140,7 +143,12 @@ def test_leaving_plan_mode_restores_the_prior_level(
     )
 
 
-@pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.shortcut-waits-for-reload")
+@pytest.mark.planmode(
+    operation=RUN,
+    level="must",
+    id="planmode.lifecycle.property.shortcut-waits-for-reload",
+    explains=("final.shortcut.configured",),
+)
 @given(script=s.shortcut_scripts())
 def test_shortcut_changes_wait_for_a_new_runtime(
     planmode_target: TargetClient, script: dict[str, Any]

@@ -45,14 +45,18 @@ def _check_outcome(out: dict[str, Any], what: str) -> None:
         assert out["readOnly"] is False, f"{what}: a valid file is writable"
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-bytes")
+@pytest.mark.planmode(
+    operation=LOAD, level="must", id="planmode.settings.property.any-bytes", explains=("status",)
+)
 @given(data=s.arbitrary_bytes)
 def test_any_bytes_load_to_settings_or_fallback(planmode_target: TargetClient, data: bytes) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.bytes_entry(data)}})
     _check_outcome(out, f"file bytes {data[:60]!r}")
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.any-json")
+@pytest.mark.planmode(
+    operation=LOAD, level="must", id="planmode.settings.property.any-json", explains=("status",)
+)
 @given(value=s.json_values)
 def test_any_json_value_loads_to_settings_or_fallback(planmode_target: TargetClient, value: Any) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(value)}})
@@ -61,7 +65,9 @@ def test_any_json_value_loads_to_settings_or_fallback(planmode_target: TargetCli
         assert out["status"] == "invalid", f"a non-object document was accepted: {value!r}"
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.valid-document")
+@pytest.mark.planmode(
+    operation=LOAD, level="must", id="planmode.settings.property.valid-document", explains=("status",)
+)
 @given(doc=s.valid_documents())
 def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: dict[str, Any]) -> None:
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
@@ -85,7 +91,9 @@ def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: d
             assert settings[key] == want, f"{key}: {doc[key]!r} loaded as {settings[key]!r}"
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.one-invalid-field")
+@pytest.mark.planmode(
+    operation=LOAD, level="must", id="planmode.settings.property.one-invalid-field", explains=("status",)
+)
 @given(case=s.documents_with_one_invalid_field())
 def test_one_invalid_field_invalidates_everything(
     planmode_target: TargetClient, case: tuple[dict[str, Any], str]
@@ -107,7 +115,9 @@ def test_warnings_never_echo_file_content(
         assert s.MARKER not in warning, f"warning echoes file content: {warning!r}"
 
 
-@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.special-files-alone")
+@pytest.mark.planmode(
+    operation=LOAD, level="must", id="planmode.settings.property.special-files-alone", explains=("status",)
+)
 @given(entry=st.sampled_from([{"kind": "directory"}, {"kind": "fifo"}, {"kind": "unreadable"}]))
 def test_non_regular_or_unreadable_file_is_read_only(
     planmode_target: TargetClient, entry: dict[str, Any]
@@ -122,7 +132,9 @@ def test_non_regular_or_unreadable_file_is_read_only(
 # Reference level: symbolic links count as non-regular files (reference-choices.md) and an unusable
 # canonical entry taking precedence over a legacy file is the area's reading of "the canonical
 # filename takes precedence".
-@pytest.mark.planmode(operation=LOAD, level="reference", id="planmode.settings.property.special-files")
+@pytest.mark.planmode(
+    operation=LOAD, level="reference", id="planmode.settings.property.special-files", explains=("status",)
+)
 @given(entry=s.other_entries, legacy=st.none() | s.valid_documents())
 def test_unusable_canonical_entry_wins_and_is_read_only(
     planmode_target: TargetClient, entry: dict[str, Any], legacy: dict[str, Any] | None
@@ -146,7 +158,9 @@ def _effective(field: str, value: Any) -> Any:
     return value
 
 
-@pytest.mark.planmode(operation=SAVE, level="must", id="planmode.settings.property.save-keeps-the-rest")
+@pytest.mark.planmode(
+    operation=SAVE, level="must", id="planmode.settings.property.save-keeps-the-rest", explains=("status",)
+)
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_keeps_unknown_fields_and_other_settings(
     planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
@@ -176,7 +190,9 @@ def test_save_keeps_unknown_fields_and_other_settings(
 
 # Reference level: every unedited key, known ones included, keeps its raw JSON form, and the saved
 # value is written as given (a model object stays an object).
-@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.save-preserves")
+@pytest.mark.planmode(
+    operation=SAVE, level="reference", id="planmode.settings.property.save-preserves", explains=("status",)
+)
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_changes_only_the_edited_field(
     planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
@@ -264,7 +280,9 @@ def test_every_accepted_save_is_in_effect(planmode_target: TargetClient, edits: 
 
 # Reference level: compares the raw saved document (a model object stays an object, names keep
 # their duplicates) and reads an empty export path as a removal.
-@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.saves-in-order")
+@pytest.mark.planmode(
+    operation=SAVE, level="reference", id="planmode.settings.property.saves-in-order", explains=("status",)
+)
 @given(edits=st.lists(s.edits, min_size=1, max_size=6))
 def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[dict[str, Any]]) -> None:
     out = planmode_target.call(SAVE, {"files": {}, "edits": edits})

@@ -30,7 +30,9 @@ def _effective(registry: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {entry["name"]: entry for entry in registry}
 
 
-@pytest.mark.planmode(operation=FREEZE, level="must", id="planmode.tools.property.allowlist-within-names")
+@pytest.mark.planmode(
+    operation=FREEZE, level="must", id="planmode.tools.property.allowlist-within-names", explains=("basis",)
+)
 @given(registry=s.registries, settings=s.settings_documents(), selection=s.selections)
 def test_allowlist_is_within_configured_or_selected_names(
     planmode_target: Any,
@@ -119,7 +121,10 @@ def _script(
 
 
 @pytest.mark.planmode(
-    operations=[FREEZE, AUTHORIZE], level="must", id="planmode.tools.property.freezing-never-widens"
+    operations=[FREEZE, AUTHORIZE],
+    level="must",
+    id="planmode.tools.property.freezing-never-widens",
+    explains=("trace",),
 )
 @given(
     registry=s.registries,

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["passed", "failed", "skipped", "xfailed", "error"]
+#: `explained`: skipped because the target observes effects only and the
+#: case needs an explanation field; counted apart from other skips.
+Outcome = Literal["passed", "failed", "skipped", "explained", "xfailed", "error"]
 
 
 class _Doc(BaseModel):
@@ -17,7 +19,13 @@ class _Doc(BaseModel):
 class Counts(_Doc):
     passed: int
     failed: int
-    skipped: int
+    skipped: int = Field(description="Skipped for a reason other than an explanation field.")
+    explained: int = Field(
+        description=(
+            "Skipped because the target observes effects only and the case needs an "
+            "explanation field (never failed, never passed)."
+        )
+    )
     xfailed: int
     error: int
 
@@ -57,6 +65,7 @@ class TargetReport(_Doc):
     target: str = Field(description="The --planmode-target string.")
     implementation: Implementation = Field(description="As the target's handshake named it.")
     operationsListed: list[str] = Field(description="The operations the handshake lists.")
+    observes: Literal["everything", "effects"] = Field(description="As the target's handshake declared it.")
     expectationsFiles: list[str] = Field(description="The expectations files read for this target.")
     targetExitStatus: int | None = Field(
         description="The exec: target's exit status at end of input (0 expected; null if it hung)."
@@ -68,7 +77,9 @@ class TargetReport(_Doc):
     )
     failures: list[CaseResult] = Field(description="Every failed or erroring case, with its message.")
     results: dict[str, Outcome] = Field(description="Every case id that ran, with its outcome.")
-    skipReasons: dict[str, str] = Field(description="Every skipped case id, with the reason.")
+    skipReasons: dict[str, str] = Field(
+        description="Every skipped or explained case id, with the reason (`explanation: <field>`)."
+    )
     expectedFailures: list[str] = Field(description="Case ids that failed as the expectations file says.")
 
 
@@ -81,14 +92,22 @@ class Report(_Doc):
 
 class Hello(_Doc):
     op: Literal["hello"]
-    protocol: Literal[1]
-    suite: str
+    protocol: Literal[2] = Field(description="The protocol the harness speaks.")
+    suite: str = Field(description="The suite version (SemVer): what case ids and expectations mean.")
 
 
 class HelloAnswer(_Doc):
-    protocol: Literal[1]
+    protocol: Literal[1, 2] = Field(description="2 (1 is still accepted: it observes everything).")
     implementation: Implementation
     operations: list[str]
+    observes: Literal["everything", "effects"] = Field(
+        default="everything",
+        description=(
+            "`effects`: the target answers effect fields only (an existing extension seen from "
+            "outside); cases whose expectations need an explanation field are skipped with the "
+            "reason `explanation: <field>`. Protocol 2 only."
+        ),
+    )
 
 
 class Request(_Doc):

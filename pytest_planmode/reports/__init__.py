@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-OUTCOMES = ("passed", "failed", "skipped", "xfailed", "error")
+OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
 JUDGED = ("passed", "failed", "xfailed", "error")
 FAILING = ("failed", "error", "xfailed")
 LEVELS = ("must", "reference")

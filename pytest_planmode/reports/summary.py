@@ -24,6 +24,7 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, int]], int]], ...] = (
     ("failed", lambda c: c["failed"] + c["error"]),
     ("xfail", lambda c: c["xfailed"]),
     ("skipped", lambda c: c["skipped"]),
+    ("explained", lambda c: c["explained"]),
 )
 MAX_FAILURES = 50
 
@@ -42,7 +43,7 @@ def terminal_table(report: dict[str, Any]) -> list[tuple[str, bool]]:
     """The table's lines, each with whether it shows a failure."""
     rows = _rows(report)
     width = max(len("operation"), *(len(name) for name, _ in rows))
-    cell = "  ".join(f"{h:>7}" for h, _ in COLUMNS) + f"  {'must':>7}"
+    cell = "  ".join(f"{h:>{max(7, len(h))}}" for h, _ in COLUMNS) + f"  {'must':>7}"
     lines: list[tuple[str, bool]] = []
     if len(report["targets"]) > 1:
         names = "  ".join(f"{t['name'][: len(cell)]:<{len(cell)}}" for t in report["targets"])
@@ -51,7 +52,7 @@ def terminal_table(report: dict[str, Any]) -> list[tuple[str, bool]]:
     for name, cells in rows:
         parts = []
         for counts, must in cells:
-            numbers = "  ".join(f"{get(counts):>7}" for _, get in COLUMNS)
+            numbers = "  ".join(f"{get(counts):>{max(7, len(h))}}" for h, get in COLUMNS)
             parts.append(f"{numbers}  {show_percent(percent(must)):>7}")
         bad = any(c["failed"] or c["error"] for c, _ in cells)
         lines.append((f"{name:<{width}}  " + "    ".join(parts), bad))
@@ -101,6 +102,8 @@ def _md_cell(counts: dict[str, int], must: dict[str, int]) -> str:
         bits.append(f"{counts['xfailed']} xfail")
     if counts["skipped"]:
         bits.append(f"{counts['skipped']} skipped")
+    if counts["explained"]:
+        bits.append(f"{counts['explained']} explained")
     return f"{show_percent(percent(must))} · " + ", ".join(bits)
 
 

@@ -6,11 +6,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pytest_planmode import PROTOCOL_VERSION
+from pytest_planmode import PROTOCOL_VERSION, PROTOCOLS
 
 
 class TargetError(Exception):
     """The target cannot be used at all (unresolvable, or its handshake failed)."""
+
+
+#: What a target can answer: every output field, or only the effects (an
+#: existing extension seen from outside). See `contract.base`.
+Observes = Literal["everything", "effects"]
+OBSERVES: tuple[Observes, ...] = ("everything", "effects")
 
 
 @dataclass(frozen=True)
@@ -18,6 +24,7 @@ class Handshake:
     protocol: int
     implementation: dict[str, Any]
     operations: frozenset[str]
+    observes: Observes = "everything"
 
     @property
     def label(self) -> str:
@@ -62,10 +69,11 @@ def parse_handshake(answer: Any, where: str) -> Handshake:
     if not isinstance(answer, dict):
         raise TargetError(f"{where}: the handshake answer is not a JSON object: {answer!r:.200}")
     protocol = answer.get("protocol")
-    if protocol != PROTOCOL_VERSION:
+    if isinstance(protocol, bool) or protocol not in PROTOCOLS:
         raise TargetError(
             f"{where}: the target speaks protocol {protocol!r}; this suite speaks "
-            f'protocol {PROTOCOL_VERSION} (answer the hello with "protocol": {PROTOCOL_VERSION})'
+            f"protocol {PROTOCOL_VERSION} and accepts {', '.join(map(str, PROTOCOLS))} "
+            f'(answer the hello with "protocol": {PROTOCOL_VERSION})'
         )
     impl = answer.get("implementation")
     if not isinstance(impl, dict) or not isinstance(impl.get("name"), str):
@@ -75,7 +83,17 @@ def parse_handshake(answer: Any, where: str) -> Handshake:
     ops = answer.get("operations")
     if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
         raise TargetError(f'{where}: the handshake\'s "operations" must be a list of strings')
-    return Handshake(protocol, impl, frozenset(ops))
+    observes = answer.get("observes", "everything")
+    if observes not in OBSERVES:
+        raise TargetError(
+            f'{where}: the handshake\'s "observes" must be one of {", ".join(map(repr, OBSERVES))} '
+            f"(omit it to observe everything), got {observes!r:.100}"
+        )
+    if observes != "everything" and protocol < 2:
+        raise TargetError(
+            f'{where}: "observes" needs protocol 2; the handshake answer says protocol {protocol}'
+        )
+    return Handshake(protocol, impl, frozenset(ops), observes)
 
 
 def parse_response(answer: Any, where: str) -> Outcome:

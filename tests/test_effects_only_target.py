@@ -1,0 +1,99 @@
+"""A target that observes effects only: the reference behind a black-box
+adapter that leaves every explanation field out of its answers
+(`tests/targets/effects_only.py`). It passes every must case and every
+reference case that pins effects only; every case that needs an
+explanation is skipped with its reason and counted apart."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+import pytest
+from conftest import TESTS
+
+from pytest_planmode.contract import operations
+from pytest_planmode.observability import explanation_pins
+from pytest_planmode.suite import FIXTURES_DIR, load_suite
+
+EFFECTS_ONLY = f"exec:{shlex.join([sys.executable, str(TESTS / 'targets' / 'effects_only.py')])}"
+
+
+def test_every_effect_case_passes_and_every_explanation_case_is_explained(suite) -> None:  # type: ignore[no-untyped-def]
+    run = suite(EFFECTS_ONLY, str(FIXTURES_DIR), "-n", "2", subprocess=True)
+    report = run.report
+    assert report is not None, run.text[-4000:]
+    assert run.result.ret == 0, run.text[-4000:]
+    assert report["observes"] == "effects"
+    ops = operations()
+    explained = 0
+    for case in load_suite():
+        pins = explanation_pins(ops[case.operation].output, case.expect)
+        outcome = report["results"].get(case.id)
+        if pins:
+            assert case.level == "reference", case.id
+            assert outcome == "explained", (case.id, outcome)
+            assert report["skipReasons"][case.id] == f"explanation: {pins[0]}"
+            explained += 1
+        else:
+            assert outcome == "passed", (case.id, outcome, report["skipReasons"].get(case.id))
+    assert explained > 500
+    assert report["totals"]["explained"] == explained
+    assert report["totals"]["failed"] == report["totals"]["error"] == report["totals"]["skipped"] == 0
+    assert "the target observes effects only" in run.text
+
+
+def test_an_effects_only_target_fails_where_an_effect_is_wrong(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        wrong_effects=(
+            "import sys\n"
+            f"sys.path.insert(0, {str(TESTS / 'targets')!r})\n"
+            "from effects_only import EffectsOnly\n"
+            "class Wrong(EffectsOnly):\n"
+            "    def call(self, op, input):\n"
+            "        answer = super().call(op, input)\n"
+            "        if 'output' in answer:\n"
+            "            answer['output']['accepted'] = True\n"
+            "        return answer\n"
+        )
+    )
+    pytester.syspathinsert()
+    plans = FIXTURES_DIR / "oplmodes" / "plans.toml"
+    run = suite("python:wrong_effects:Wrong", str(plans))
+    assert run.report is not None and run.report["observes"] == "effects"
+    assert "oplmodes.plans.name.dot-rejected" in run.outcomes
+
+
+def test_observes_must_be_a_known_value_and_needs_protocol_2(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    pytester.makepyfile(
+        bad_observes=(
+            "class Odd:\n"
+            "    def hello(self, suite):\n"
+            "        return {'protocol': 2, 'implementation': {'name': 'odd'},\n"
+            "                'operations': ['oplmodes.plans.resolve'], 'observes': 'outputs'}\n"
+            "    def call(self, op, input):\n"
+            "        return {'unsupported': True}\n"
+            "class Old(Odd):\n"
+            "    def hello(self, suite):\n"
+            "        return {**super().hello(suite), 'protocol': 1, 'observes': 'effects'}\n"
+        )
+    )
+    pytester.syspathinsert()
+    plans = str(FIXTURES_DIR / "oplmodes" / "plans.toml")
+    odd = suite("python:bad_observes:Odd", plans)
+    assert odd.result.ret != 0 and "\"observes\" must be one of 'everything', 'effects'" in odd.text
+    old = suite("python:bad_observes:Old", plans)
+    assert old.result.ret != 0 and '"observes" needs protocol 2' in old.text
+
+
+def test_property_checks_that_read_explanations_are_explained(suite) -> None:  # type: ignore[no-untyped-def]
+    from pytest_planmode.suite import CONFORMANCE_DIR
+
+    run = suite(EFFECTS_ONLY, str(CONFORMANCE_DIR / "test_planmode_tools.py"), subprocess=True)
+    report = run.report
+    assert report is not None and run.result.ret == 0, run.text[-4000:]
+    results = report["results"]
+    assert results["planmode.tools.property.freezing-never-widens"] == "explained"
+    assert report["skipReasons"]["planmode.tools.property.freezing-never-widens"] == "explanation: trace"
+    passed = [case_id for case_id, outcome in results.items() if outcome == "passed"]
+    assert passed and set(results.values()) == {"passed", "explained"}
