@@ -95,7 +95,7 @@ class TestSummary:
         assert "reference: pytest-planmode reference" in out
         assert "wrong: wrong plans 9.9 (python)  [python:wrongplans:Adapter]" in out
         row = next(line for line in out.splitlines() if line.startswith("oplmodes.plans.resolve"))
-        assert row.split()[5] == "100"  # the reference's must column
+        assert row.split()[6] == "100"  # the reference's must column
         dot = next(c for c in CASES.values() if c.input["value"] == "." and c.id in BROKEN)
         block = out.split(f"{dot.id} (must, failed)")[1]
         assert f"spec: {dot.spec}" in block.splitlines()[1]
@@ -234,8 +234,8 @@ def summary_must(report: dict[str, Any], name: str) -> str:
     index = [t["name"] for t in report["targets"]].index(name)
     total = next(line for line, _ in summary_view.terminal_table(report) if line.startswith("total"))
     groups = total.split()[1:]
-    # per target: passed failed xfail skipped <percent> %
-    return " ".join(groups[index * 6 + 4 : index * 6 + 6])
+    # per target: passed failed xfail skipped explained <percent> %
+    return " ".join(groups[index * 7 + 5 : index * 7 + 7])
 
 
 def test_the_must_percentage_counts_must_cases_only(report: dict[str, Any]) -> None:
