@@ -17,12 +17,11 @@ from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_l
 from pytest_planmode.strategies import oplmodes_modes as s
 from pytest_planmode.targets.reference.ops.oplmodes_modes import script, script_events
 
-CONFIG = cfg.load(
-    {
-        "shortcuts": {"cycleMode": "f2"},
-        "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
-    }
-)
+DOCUMENT = {
+    "shortcuts": {"cycleMode": "f2"},
+    "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
+}
+CONFIG = cfg.load(DOCUMENT)
 
 
 def run_script(config: cfg.OplConfig, events: list[dict[str, Any]], **options: Any) -> lifecycle.Session:
@@ -171,17 +170,68 @@ def test_stale_entries_never_restore_execute(entries: list[dict[str, Any]]) -> N
 
 @given(events=s.event_lists)
 def test_any_script_runs_and_stays_consistent(events: list[dict[str, Any]]) -> None:
-    session = run_script(CONFIG, events, existing_plans=["plan-auth.md"])
-    assert len(session.steps) == len(events)
-    for step in session.steps:
-        assert step["published"]["__agentMode"]["mode"] == step["mode"]
-        if step["mode"] in ("chat", "plan"):
-            assert "write" not in step["activeTools"] and "edit" not in step["activeTools"]
+    out = script(
+        ModesScriptInput.model_validate({"config": DOCUMENT, "plans": ["plan-auth.md"], "events": events})
+    )
+    assert len(out.steps) == len(events), "one step per host event"
+    for step in out.steps:
+        assert step.published["__agentMode"]["mode"] == step.mode
+        if step.mode in ("chat", "plan"):
+            assert "write" not in step.active_tools and "edit" not in step.active_tools
+
+
+def test_a_settle_is_agent_end_then_agent_before_settle_in_one_step() -> None:
+    out = script(
+        ModesScriptInput.model_validate(
+            {
+                "plans": ["plan-a.md"],
+                "events": [
+                    {"type": "command", "name": "execute", "args": "a"},
+                    {"type": "agent.start"},
+                    {"type": "agent.settle"},
+                ],
+            }
+        )
+    )
+    assert [step.event for step in out.steps] == ["command", "agent.start", "agent.settle"]
+    assert out.steps[-1].mode == "off"
+
+
+def test_reload_reads_the_config_last_written() -> None:
+    out = script(
+        ModesScriptInput.model_validate(
+            {
+                "events": [
+                    {"type": "config.write", "config": {"modes": {"chat": {"enabled": False}}}},
+                    {"type": "command", "name": "chat"},
+                    {"type": "session.reload"},
+                    {"type": "command", "name": "chat"},
+                ]
+            }
+        )
+    )
+    assert out.steps[1].mode == "chat", "a written file is read only when the module loads"
+    assert out.steps[3].mode != "chat"
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([{"type": "tool.call", "tool": "read"}], "inside an agent run"),
+        ([{"type": "agent.settle"}], "inside an agent run"),
+        ([{"type": "agent.start"}, {"type": "session.reload"}], "between runs"),
+        ([{"type": "agent.start"}, {"type": "tool.call", "tool": "bash"}], "carries its command"),
+        ([{"type": "session.tree", "to": "x"}], "entries"),
+    ],
+)
+def test_unreplayable_scripts_are_refused(events: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ModesScriptInput.model_validate({"events": events})
 
 
 def test_operation_through_contract_model() -> None:
     inp = ModesScriptInput.model_validate(
-        {"plans": ["plan-a.md"], "events": [{"type": "command", "text": "/execute a"}]}
+        {"plans": ["plan-a.md"], "events": [{"type": "command", "name": "execute", "args": "a"}]}
     )
     out = script(inp)
     assert out.final.mode == "execute"
@@ -192,5 +242,10 @@ def test_operation_through_contract_model() -> None:
 def test_script_instants_must_not_go_back() -> None:
     with pytest.raises(ValueError, match="never go back"):
         ModesScriptInput.model_validate(
-            {"events": [{"type": "agent_end", "at": 5}, {"type": "agent_end", "at": 1}]}
+            {
+                "events": [
+                    {"type": "key.press", "key": "f2", "at": 5},
+                    {"type": "key.press", "key": "f2", "at": 1},
+                ]
+            }
         )

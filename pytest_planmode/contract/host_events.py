@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_planmode.contract.base import ContractInput
 from pytest_planmode.contract.events import ScriptEvent
@@ -29,6 +29,34 @@ from pytest_planmode.contract.events import ScriptEvent
 #: as Pi validates a tool call's arguments against its schema before any
 #: extension sees it.
 SHELL_TOOLS = ("bash", "powershell")
+
+
+class SessionEntry(BaseModel):
+    """A session entry as Pi stores it. Entries of other extensions, or with
+    any other shape, are allowed: an extension restoring its state must skip
+    what is not its own."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True)
+
+    type: str = Field(default="custom", description="Pi's entry kind; extensions write `custom`.")
+    custom_type: str | None = Field(
+        default=None,
+        alias="customType",
+        description="The extension's entry type (e.g. `mode-switcher`); anything else is foreign.",
+    )
+    data: Any = None
+
+
+class SessionStart(ScriptEvent):
+    """Pi starts on a session: the extension loads (the factory runs with the
+    CLI `flags` applied after it), then `session_start{startup}` on the
+    session's stored `entries`."""
+
+    type: Literal["session.start"]
+    flags: list[str] = Field(default_factory=list, description="CLI flags, e.g. `--chat`, `--plan`.")
+    entries: list[SessionEntry] = Field(
+        default_factory=list, description="Entries of the session being opened."
+    )
 
 
 class AgentStart(ScriptEvent):
@@ -94,6 +122,14 @@ class UiAnswer(ScriptEvent):
     label: str | None
 
 
+class KeyPress(ScriptEvent):
+    """The user presses a key: every handler bound to it fires (extension
+    shortcuts and Pi's own bindings alike)."""
+
+    type: Literal["key.press"]
+    key: str = Field(description="A key id, e.g. `shift+tab`.")
+
+
 class UiShow(ScriptEvent):
     """The host reads the screen that is open now, choosing nothing."""
 
@@ -115,11 +151,14 @@ class SessionReload(ScriptEvent):
 
 
 class SessionResume(ScriptEvent):
-    """`/resume` of this session: `session_before_switch{resume}`,
-    `session_shutdown{resume}`, a new runtime, `session_start{resume}` on
-    the session's stored entries."""
+    """`/resume`: `session_before_switch{resume}`, `session_shutdown{resume}`,
+    a new runtime, `session_start{resume}` on the resumed session's stored
+    entries: `entries` when given, else this session's own."""
 
     type: Literal["session.resume"]
+    entries: list[SessionEntry] | None = Field(
+        default=None, description="The resumed session's entries; omitted: this session's."
+    )
 
 
 class SessionNew(ScriptEvent):
@@ -127,6 +166,29 @@ class SessionNew(ScriptEvent):
     runtime, `session_start{new}` on an empty session."""
 
     type: Literal["session.new"]
+
+
+class SessionLabel(ScriptEvent):
+    """The user labels the current leaf entry in `/tree` (Pi's entry labels)."""
+
+    type: Literal["session.label"]
+    label: str = Field(min_length=1)
+
+
+class SessionTree(ScriptEvent):
+    """`/tree` navigation: `session_before_tree`, the leaf moves,
+    `session_tree`. The target is the entry labelled `to`, or a branch
+    whose entries are `entries` (one of the two)."""
+
+    type: Literal["session.tree"]
+    to: str | None = Field(default=None, min_length=1, description="A label given by `session.label`.")
+    entries: list[SessionEntry] | None = Field(default=None, description="Entries on the new branch.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> SessionTree:
+        if (self.to is None) == (self.entries is None):
+            raise ValueError("session.tree names its target: either `to` (a label) or `entries`")
+        return self
 
 
 class SettingsWrite(ScriptEvent):
@@ -164,7 +226,8 @@ class HandlerSettle(ScriptEvent):
 
 
 HostEvent = Annotated[
-    AgentStart
+    SessionStart
+    | AgentStart
     | AgentSettle
     | Context
     | ToolCall
@@ -175,6 +238,9 @@ HostEvent = Annotated[
     | SessionReload
     | SessionResume
     | SessionNew
+    | SessionLabel
+    | SessionTree
+    | KeyPress
     | SettingsWrite
     | SettingsScreen
     | HandlerHold
@@ -192,8 +258,6 @@ class HostVocabulary(ContractInput):
 SCHEMAS = {"events/host.schema.json": HostVocabulary}
 
 __all__ = [
-    "HostEvent",
-    "HostVocabulary",
     "SHELL_TOOLS",
     "AgentSettle",
     "AgentStart",
@@ -202,9 +266,16 @@ __all__ = [
     "Context",
     "HandlerHold",
     "HandlerSettle",
+    "HostEvent",
+    "HostVocabulary",
+    "KeyPress",
+    "SessionEntry",
+    "SessionLabel",
     "SessionNew",
     "SessionReload",
     "SessionResume",
+    "SessionStart",
+    "SessionTree",
     "SettingsScreen",
     "SettingsWrite",
     "ToolCall",

@@ -11,7 +11,7 @@ registers or activates anything.
 ``host_events`` (agent runs, `context`, `tool.call` with its input, `/plan`
 commands, UI answers, settings writes and saves, reload, resume, new
 session, tree navigation, another extension's held `before_agent_start`
-handler); the registry events and tree labels are the tool policy's own.
+handler, tree labels); the registry events are the tool policy's own.
 """
 
 from __future__ import annotations
@@ -187,21 +187,6 @@ class ChooseEvent(ScriptEvent):
     start: bool = False
 
 
-class LabelEvent(ScriptEvent):
-    """The user labels the current leaf entry in `/tree` (Pi's entry labels)."""
-
-    type: Literal["session.label"]
-    label: str = Field(min_length=1)
-
-
-class NavigateEvent(ScriptEvent):
-    """`/tree` navigation to the entry labelled `to`: `session_before_tree`,
-    the leaf moves, `session_tree`."""
-
-    type: Literal["session.tree"]
-    to: str = Field(min_length=1, description="A label given earlier by `session.label`.")
-
-
 #: `/plan` arguments this operation's scripts use: start, exit (or off),
 #: and the tools picker.
 PLAN_COMMAND_ARGS = ("start", "exit", "off", "tools")
@@ -229,8 +214,8 @@ ToolScriptEvent = Annotated[
     | host.SessionReload
     | host.SessionResume
     | host.SessionNew
-    | LabelEvent
-    | NavigateEvent,
+    | host.SessionLabel
+    | host.SessionTree,
     Field(discriminator="type"),
 ]
 
@@ -287,10 +272,14 @@ class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
                 if event.handler not in held:
                     raise ValueError(f"{where}: no extension.hold for handler {event.handler!r}")
                 held.discard(event.handler)
-            elif isinstance(event, LabelEvent):
+            elif isinstance(event, host.SessionLabel):
                 labels.add(event.label)
-            elif isinstance(event, NavigateEvent) and event.to not in labels:
-                raise ValueError(f"{where}: no session.label {event.to!r} before it")
+            elif isinstance(event, host.SessionTree) and event.to not in labels:
+                raise ValueError(
+                    f"{where}: no session.label {event.to!r} before it (entries are not used here)"
+                )
+            elif isinstance(event, host.SessionResume) and event.entries is not None:
+                raise ValueError(f"{where}: resumes this session here (no entries)")
             elif isinstance(event, host.SessionNew):
                 labels = set()
         return self
