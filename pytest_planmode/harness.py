@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from pytest_planmode import SUITE_VERSION
+from pytest_planmode.contract import operations
+from pytest_planmode.contract.virtual_paths import sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
@@ -274,8 +276,14 @@ class PlanmodeRun:
                 self.exit_status = status
 
     def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
+        """One request; an operation whose inputs name files gets a fresh
+        sandbox (one directory per root), removed after the answer."""
         assert self.target is not None
-        return self.target.request(operation, payload)
+        spec = operations().get(operation)
+        if spec is None or not spec.sandbox:
+            return self.target.request(operation, payload)
+        with sandbox() as roots:
+            return self.target.request(operation, payload, roots)
 
     # -- collection -------------------------------------------------------------
 
