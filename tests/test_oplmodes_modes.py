@@ -15,7 +15,7 @@ from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes import lifecycle, state
 from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label
 from pytest_planmode.strategies import oplmodes_modes as s
-from pytest_planmode.targets.reference.ops.oplmodes_modes import script, script_events
+from pytest_planmode.targets.reference.ops.oplmodes_modes import _Translation, script
 
 DOCUMENT = {
     "shortcuts": {"cycleMode": "f2"},
@@ -26,12 +26,16 @@ CONFIG = cfg.load(DOCUMENT)
 
 def run_script(config: cfg.OplConfig, events: list[dict[str, Any]], **options: Any) -> lifecycle.Session:
     """The reference session over events written as the contract writes them."""
-    typed = script_events(ModesScriptInput.model_validate({"events": events}))
+    inp = ModesScriptInput.model_validate(
+        {"events": events, "piVersion": options.get("pi_version", "0.87.0")}
+    )
+    translate = _Translation(inp)
+    typed = [event for e in inp.events for event in translate(e)]
     return lifecycle.run_script(config, typed, **options)
 
 
 def cmd(text: str) -> dict[str, Any]:
-    return {"type": "command", "text": text}
+    return s.command_event(text)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +85,7 @@ def test_every_mode_change_is_persisted_and_published() -> None:
 
 
 def test_cycle_skips_hidden_and_execute() -> None:
-    session = run_script(CONFIG, [{"type": "key", "key": "f2"}] * 5, existing_plans=["plan-a.md"])
+    session = run_script(CONFIG, [{"type": "key.press", "key": "f2"}] * 5, existing_plans=["plan-a.md"])
     assert [st["mode"] for st in session.steps] == ["chat", "plan", "review", "off", "chat"]
 
 
@@ -94,20 +98,20 @@ def test_plan_complete_message_and_cleanup() -> None:
     config = cfg.load({"cleanup": {"cleanupOnComplete": True}})
     session = run_script(
         config,
-        [cmd("/execute a"), {"type": "tool_call", "tool": "plan_complete"}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "tool.call", "tool": "plan_complete"}],
         existing_plans=["plan-a.md"],
     )
-    assert session.steps[1]["result"]["message"] == "Plan implemented. Plan mode OFF."
+    assert session.steps[2]["result"]["message"] == "Plan implemented. Plan mode OFF."
     assert session.plans == [] and session.mode == "off"
 
 
 @pytest.mark.parametrize(
-    ("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("errored", "execute")]
+    ("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("error", "execute")]
 )
 def test_settle_outcomes(outcome: str, mode: str) -> None:
     session = run_script(
         CONFIG,
-        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": outcome}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "agent.settle", "outcome": outcome}],
         existing_plans=["plan-a.md"],
     )
     assert session.mode == mode
@@ -116,7 +120,7 @@ def test_settle_outcomes(outcome: str, mode: str) -> None:
 def test_settle_ignored_before_087() -> None:
     session = run_script(
         CONFIG,
-        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": "completed"}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "agent.settle"}],
         existing_plans=["plan-a.md"],
         pi_version="0.86.0",
     )
@@ -131,8 +135,9 @@ def test_allow_execute_false_hides_and_refuses_but_menu_executes() -> None:
             cmd("/plan a"),
             cmd("/mode"),
             cmd("/execute"),
-            {"type": "agent_end"},
-            {"type": "pick", "entry": "Execute"},
+            {"type": "agent.start"},
+            {"type": "agent.settle"},
+            {"type": "ui.answer", "label": "Execute"},
         ],
         existing_plans=["plan-a.md"],
     )
