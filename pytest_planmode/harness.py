@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 from pytest_planmode import SUITE_VERSION, failure_text, lineup
+from pytest_planmode.contract import operations
+from pytest_planmode.contract.virtual_paths import sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
@@ -352,9 +354,15 @@ class PlanmodeRun:
             judged.stop()
 
     def request(self, name: str, operation: str, payload: Mapping[str, Any]) -> Outcome:
+        """One request to target `name`; an operation whose inputs name files
+        gets a fresh sandbox (one directory per root), removed after the answer."""
         target = self.judged[name].target
         assert target is not None
-        return target.request(operation, payload)
+        spec = operations().get(operation)
+        if spec is None or not spec.sandbox:
+            return target.request(operation, payload)
+        with sandbox() as roots:
+            return target.request(operation, payload, roots)
 
     def record(self, operation: str, payload: Mapping[str, Any], outcome: Outcome) -> None:
         self.calls.append((operation, payload, outcome))

@@ -10,6 +10,7 @@ with exactly one line carrying the same id, and exit 0 at end of input.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -56,7 +57,11 @@ class _Session:
         if not isinstance(op, str) or not isinstance(message.get("input"), dict):
             return {"id": rid, "error": {"message": 'a request needs "op" (string) and "input" (object)'}}
         try:
-            answer = dict(self.adapter.call(op, message["input"]))
+            roots = message.get("roots")
+            if isinstance(roots, dict) and "roots" in inspect.signature(self.adapter.call).parameters:
+                answer = dict(self.adapter.call(op, message["input"], roots=roots))
+            else:
+                answer = dict(self.adapter.call(op, message["input"]))
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)
             answer = {"error": {"message": f"{type(exc).__name__}: {str(exc)[:2000]}"}}

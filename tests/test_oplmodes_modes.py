@@ -15,24 +15,27 @@ from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes import lifecycle, state
 from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label
 from pytest_planmode.strategies import oplmodes_modes as s
-from pytest_planmode.targets.reference.ops.oplmodes_modes import script, script_events
+from pytest_planmode.targets.reference.ops.oplmodes_modes import _Translation, script
 
-CONFIG = cfg.load(
-    {
-        "shortcuts": {"cycleMode": "f2"},
-        "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
-    }
-)
+DOCUMENT = {
+    "shortcuts": {"cycleMode": "f2"},
+    "modes": {"review": {"tools": ["read"]}, "secret": {"tools": ["read"], "visible": False}},
+}
+CONFIG = cfg.load(DOCUMENT)
 
 
 def run_script(config: cfg.OplConfig, events: list[dict[str, Any]], **options: Any) -> lifecycle.Session:
     """The reference session over events written as the contract writes them."""
-    typed = script_events(ModesScriptInput.model_validate({"events": events}))
+    inp = ModesScriptInput.model_validate(
+        {"events": events, "piVersion": options.get("pi_version", "0.87.0")}
+    )
+    translate = _Translation(inp)
+    typed = [event for e in inp.events for event in translate(e)]
     return lifecycle.run_script(config, typed, **options)
 
 
 def cmd(text: str) -> dict[str, Any]:
-    return {"type": "command", "text": text}
+    return s.command_event(text)
 
 
 @pytest.mark.parametrize(
@@ -82,7 +85,7 @@ def test_every_mode_change_is_persisted_and_published() -> None:
 
 
 def test_cycle_skips_hidden_and_execute() -> None:
-    session = run_script(CONFIG, [{"type": "key", "key": "f2"}] * 5, existing_plans=["plan-a.md"])
+    session = run_script(CONFIG, [{"type": "key.press", "key": "f2"}] * 5, existing_plans=["plan-a.md"])
     assert [st["mode"] for st in session.steps] == ["chat", "plan", "review", "off", "chat"]
 
 
@@ -95,20 +98,20 @@ def test_plan_complete_message_and_cleanup() -> None:
     config = cfg.load({"cleanup": {"cleanupOnComplete": True}})
     session = run_script(
         config,
-        [cmd("/execute a"), {"type": "tool_call", "tool": "plan_complete"}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "tool.call", "tool": "plan_complete"}],
         existing_plans=["plan-a.md"],
     )
-    assert session.steps[1]["result"]["message"] == "Plan implemented. Plan mode OFF."
+    assert session.steps[2]["result"]["message"] == "Plan implemented. Plan mode OFF."
     assert session.plans == [] and session.mode == "off"
 
 
 @pytest.mark.parametrize(
-    ("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("errored", "execute")]
+    ("outcome", "mode"), [("completed", "off"), ("aborted", "execute"), ("error", "execute")]
 )
 def test_settle_outcomes(outcome: str, mode: str) -> None:
     session = run_script(
         CONFIG,
-        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": outcome}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "agent.settle", "outcome": outcome}],
         existing_plans=["plan-a.md"],
     )
     assert session.mode == mode
@@ -117,7 +120,7 @@ def test_settle_outcomes(outcome: str, mode: str) -> None:
 def test_settle_ignored_before_087() -> None:
     session = run_script(
         CONFIG,
-        [cmd("/execute a"), {"type": "agent_before_settle", "outcome": "completed"}],
+        [cmd("/execute a"), {"type": "agent.start"}, {"type": "agent.settle"}],
         existing_plans=["plan-a.md"],
         pi_version="0.86.0",
     )
@@ -132,8 +135,9 @@ def test_allow_execute_false_hides_and_refuses_but_menu_executes() -> None:
             cmd("/plan a"),
             cmd("/mode"),
             cmd("/execute"),
-            {"type": "agent_end"},
-            {"type": "pick", "entry": "Execute"},
+            {"type": "agent.start"},
+            {"type": "agent.settle"},
+            {"type": "ui.answer", "label": "Execute"},
         ],
         existing_plans=["plan-a.md"],
     )
@@ -171,17 +175,68 @@ def test_stale_entries_never_restore_execute(entries: list[dict[str, Any]]) -> N
 
 @given(events=s.event_lists)
 def test_any_script_runs_and_stays_consistent(events: list[dict[str, Any]]) -> None:
-    session = run_script(CONFIG, events, existing_plans=["plan-auth.md"])
-    assert len(session.steps) == len(events)
-    for step in session.steps:
-        assert step["published"]["__agentMode"]["mode"] == step["mode"]
-        if step["mode"] in ("chat", "plan"):
-            assert "write" not in step["activeTools"] and "edit" not in step["activeTools"]
+    out = script(
+        ModesScriptInput.model_validate({"config": DOCUMENT, "plans": ["plan-auth.md"], "events": events})
+    )
+    assert len(out.steps) == len(events), "one step per host event"
+    for step in out.steps:
+        assert step.published["__agentMode"]["mode"] == step.mode
+        if step.mode in ("chat", "plan"):
+            assert "write" not in step.active_tools and "edit" not in step.active_tools
+
+
+def test_a_settle_is_agent_end_then_agent_before_settle_in_one_step() -> None:
+    out = script(
+        ModesScriptInput.model_validate(
+            {
+                "plans": ["plan-a.md"],
+                "events": [
+                    {"type": "command", "name": "execute", "args": "a"},
+                    {"type": "agent.start"},
+                    {"type": "agent.settle"},
+                ],
+            }
+        )
+    )
+    assert [step.event for step in out.steps] == ["command", "agent.start", "agent.settle"]
+    assert out.steps[-1].mode == "off"
+
+
+def test_reload_reads_the_config_last_written() -> None:
+    out = script(
+        ModesScriptInput.model_validate(
+            {
+                "events": [
+                    {"type": "config.write", "config": {"modes": {"chat": {"enabled": False}}}},
+                    {"type": "command", "name": "chat"},
+                    {"type": "session.reload"},
+                    {"type": "command", "name": "chat"},
+                ]
+            }
+        )
+    )
+    assert out.steps[1].mode == "chat", "a written file is read only when the module loads"
+    assert out.steps[3].mode != "chat"
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([{"type": "tool.call", "tool": "read"}], "inside an agent run"),
+        ([{"type": "agent.settle"}], "inside an agent run"),
+        ([{"type": "agent.start"}, {"type": "session.reload"}], "between runs"),
+        ([{"type": "agent.start"}, {"type": "tool.call", "tool": "bash"}], "carries its command"),
+        ([{"type": "session.tree", "to": "x"}], "entries"),
+    ],
+)
+def test_unreplayable_scripts_are_refused(events: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ModesScriptInput.model_validate({"events": events})
 
 
 def test_operation_through_contract_model() -> None:
     inp = ModesScriptInput.model_validate(
-        {"plans": ["plan-a.md"], "events": [{"type": "command", "text": "/execute a"}]}
+        {"plans": ["plan-a.md"], "events": [{"type": "command", "name": "execute", "args": "a"}]}
     )
     out = script(inp)
     assert out.final.mode == "execute"
@@ -192,5 +247,10 @@ def test_operation_through_contract_model() -> None:
 def test_script_instants_must_not_go_back() -> None:
     with pytest.raises(ValueError, match="never go back"):
         ModesScriptInput.model_validate(
-            {"events": [{"type": "agent_end", "at": 5}, {"type": "agent_end", "at": 1}]}
+            {
+                "events": [
+                    {"type": "key.press", "key": "f2", "at": 5},
+                    {"type": "key.press", "key": "f2", "at": 1},
+                ]
+            }
         )

@@ -14,8 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_planmode.contract.planmode_lifecycle import ExportRunInput
+from pytest_planmode.contract.virtual_paths import ROOTS
 from pytest_planmode.reference.planmode.export import RealFileSystem
 from pytest_planmode.suite import decode_nulls
+from pytest_planmode.targets.reference.adapter import under_roots
 from pytest_planmode.targets.reference.ops.planmode_lifecycle import export_once, model_fs
 
 FIXTURE = Path(__file__).resolve().parents[1] / "pytest_planmode" / "fixtures" / "planmode" / "export.toml"
@@ -32,36 +34,19 @@ def _export_cases() -> list[tuple[str, dict[str, Any]]]:
     return cases
 
 
-def _rebase(root: Path, inp: dict[str, Any]) -> dict[str, Any]:
-    """Move every absolute path of an input under `root`."""
-
-    def move(path: str) -> str:
-        if path.startswith("@/"):
-            return "@" + str(root) + path[1:]
-        return str(root) + path if path.startswith("/") else path
-
-    out = dict(inp)
-    out["cwd"] = move(inp.get("cwd", "/project"))
-    out["home"] = move(inp.get("home", "/home/user"))
-    out["paths"] = [
-        {
-            **entry,
-            "path": move(entry["path"]),
-            **({"target": move(entry["target"])} if entry.get("target") else {}),
-        }
-        for entry in inp.get("paths", [])
-    ]
-    request = dict(inp.get("request", {}))
-    if isinstance(request.get("path"), str):
-        request["path"] = move(request["path"])
-    out["request"] = request
-    configured = inp.get("settings", {}).get("defaultPlanExportPath")
-    if isinstance(configured, str):
-        out["settings"] = {**inp["settings"], "defaultPlanExportPath": move(configured)}
-    return out
+def _roots(root: Path) -> dict[str, str]:
+    return {token: str(root / token.removeprefix("$").lower()) for token in ROOTS}
 
 
-def _materialize(inp: ExportRunInput) -> None:
+def _rebase(root: Path, raw: dict[str, Any]) -> ExportRunInput:
+    """The input as a target sees it: its rooted paths moved under `root`."""
+    moved: ExportRunInput = under_roots(ExportRunInput.model_validate(raw), _roots(root))
+    return moved
+
+
+def _materialize(root: Path, inp: ExportRunInput) -> None:
+    for directory in _roots(root).values():
+        os.makedirs(directory, exist_ok=True)
     os.makedirs(inp.cwd, exist_ok=True)
     os.makedirs(inp.home, exist_ok=True)
     for entry in sorted(inp.paths, key=lambda e: e.kind != "directory"):
@@ -92,10 +77,11 @@ def _tree(root: Path) -> dict[str, Any]:
 def _both(
     root: Path, raw: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
-    inp = ExportRunInput.model_validate(_rebase(root, raw))
-    _materialize(inp)
+    inp = _rebase(root, raw)
+    _materialize(root, inp)
     before = _tree(root)
-    model = export_once(inp, model_fs(inp.paths, inp.cwd, inp.home)).model_dump(mode="json", by_alias=True)
+    fs = model_fs(inp.paths, inp.cwd, inp.home, _roots(root).values())
+    model = export_once(inp, fs).model_dump(mode="json", by_alias=True)
     real = export_once(inp, RealFileSystem()).model_dump(mode="json", by_alias=True)
     return model, real, before, _tree(root)
 
@@ -125,15 +111,15 @@ def test_written_file_keeps_bytes_exactly(tmp_path: Path) -> None:
         tmp_path, {"state": {"source": "saved", "plan": plan}, "request": {"path": "@out/deep/p.md"}}
     )
     assert real == model
-    assert (tmp_path / "project/out/deep/p.md").read_bytes() == plan.encode("utf-8") + b"\n"
-    assert real["createdDirectories"] == [str(tmp_path / "project/out"), str(tmp_path / "project/out/deep")]
+    assert (tmp_path / "cwd/out/deep/p.md").read_bytes() == plan.encode("utf-8") + b"\n"
+    assert real["createdDirectories"] == [str(tmp_path / "cwd/out"), str(tmp_path / "cwd/out/deep")]
 
 
 def test_real_refuses_existing_targets_and_leaves_them(tmp_path: Path) -> None:
     (tmp_path / "project").mkdir()
     (tmp_path / "project/PLAN.md").write_text("keep me", encoding="utf-8")
-    inp = ExportRunInput.model_validate(
-        {"cwd": str(tmp_path / "project"), "state": {"source": "ready", "plan": "new"}}
+    inp = ExportRunInput.model_validate({"state": {"source": "ready", "plan": "new"}}).model_copy(
+        update={"cwd": str(tmp_path / "project")}
     )
     out = export_once(inp, RealFileSystem())
     assert (out.outcome, out.code) == ("refused", "exists-file")
@@ -144,8 +130,8 @@ def test_real_refuses_existing_targets_and_leaves_them(tmp_path: Path) -> None:
 def test_real_never_writes_through_a_dangling_link(tmp_path: Path) -> None:
     (tmp_path / "project").mkdir()
     os.symlink(tmp_path / "outside.md", tmp_path / "project/PLAN.md")
-    inp = ExportRunInput.model_validate(
-        {"cwd": str(tmp_path / "project"), "state": {"source": "ready", "plan": "x"}}
+    inp = ExportRunInput.model_validate({"state": {"source": "ready", "plan": "x"}}).model_copy(
+        update={"cwd": str(tmp_path / "project")}
     )
     out = export_once(inp, RealFileSystem())
     assert out.code == "exists-symlink"
@@ -159,12 +145,8 @@ def test_real_failed_write_removes_created_directories(tmp_path: Path) -> None:
 
     (tmp_path / "project").mkdir()
     inp = ExportRunInput.model_validate(
-        {
-            "cwd": str(tmp_path / "project"),
-            "request": {"path": "a/b/p.md"},
-            "state": {"source": "ready", "plan": "x"},
-        }
-    )
+        {"request": {"path": "a/b/p.md"}, "state": {"source": "ready", "plan": "x"}}
+    ).model_copy(update={"cwd": str(tmp_path / "project")})
     out = export_once(inp, Failing())
     assert (out.outcome, out.code) == ("failed", "write-failed")
     assert out.state_after.plan_mode is True and out.state_after.source_kept is True
@@ -176,7 +158,7 @@ _entries = st.lists(
     st.tuples(
         st.lists(_name, min_size=1, max_size=3).map("/".join),
         st.sampled_from(["file", "directory", "symlink"]),
-        st.sampled_from(["a", "/project/b", "missing", "/project/a/PLAN.md"]),
+        st.sampled_from(["a", "$CWD/b", "missing", "$CWD/a/PLAN.md"]),
     ),
     max_size=5,
 )
@@ -193,7 +175,7 @@ def test_random_trees_agree(
 ) -> None:
     paths: dict[str, dict[str, Any]] = {}
     for rel, kind, target in entries:
-        full = "/project/" + rel
+        full = "$CWD/" + rel
         # Skip entries nested under an earlier non-directory (an impossible tree).
         if any(full.startswith(p + "/") and e["kind"] != "directory" for p, e in paths.items()):
             continue

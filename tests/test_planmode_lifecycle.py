@@ -160,9 +160,9 @@ def test_lifecycle_export_writes_into_the_model_only() -> None:
     out = run(
         [{"type": "export", "path": "@plans/a.md"}],
         savedPlan=PLAN,
-        paths=[{"path": "/project/plans", "kind": "directory"}],
+        paths=[{"path": "$CWD/plans", "kind": "directory"}],
     )
-    assert out["final"]["written"] == [{"path": "/project/plans/a.md", "content": PLAN + "\n"}]
+    assert out["final"]["written"] == [{"path": "$CWD/plans/a.md", "content": PLAN + "\n"}]
 
 
 def test_input_schema_uses_a_discriminator() -> None:
@@ -179,5 +179,5 @@ def test_destination_length_boundary(length: int, taken: bool) -> None:
         savedPlan=PLAN,
     )
     assert (out["notices"] == []) is taken
-    expected = "/project/" + value if taken else "/project/PLAN.md"
+    expected = "$CWD/" + value if taken else "$CWD/PLAN.md"
     assert out["exports"][0]["destination"] == expected

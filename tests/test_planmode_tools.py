@@ -188,14 +188,22 @@ def _replay(events: list[dict[str, object]], **extra: object):  # type: ignore[n
     return replay(registry, inp.settings, inp.session_selection, script_events(inp))
 
 
+START = {"type": "command", "name": "plan", "args": "start"}
+EXIT = {"type": "command", "name": "plan", "args": "exit"}
+RUN = {"type": "agent.start"}
+
+
 def test_resolution_waits_for_the_last_handler_to_settle() -> None:
     result = _replay(
         [
-            {"at": 0, "type": "plan.start"},
-            {"at": 0, "type": "before-agent-start", "settlesAt": 50},
-            {"at": 1, "type": "before-agent-start", "settlesAt": 30},
+            START,
+            {"type": "extension.hold", "handler": "a"},
+            {"type": "extension.hold", "handler": "b"},
+            RUN,
             {"at": 10, "type": "context"},
-            {"at": 50, "type": "registry.activate", "names": ["grep"]},
+            {"at": 30, "type": "extension.settle", "handler": "b"},
+            {"at": 50, "type": "tools.activate", "names": ["grep"]},
+            {"type": "extension.settle", "handler": "a"},
             {"at": 51, "type": "tool.call", "tool": "grep"},
         ],
         settings={"defaultPlanTools": ["grep"]},
@@ -206,29 +214,109 @@ def test_resolution_waits_for_the_last_handler_to_settle() -> None:
     assert result.trace[-1]["verdict"] == "allow"
 
 
-def test_a_call_at_the_boundary_instant_of_a_late_handler_precedes_resolution() -> None:
+def test_a_call_before_the_late_handler_settles_precedes_resolution() -> None:
     result = _replay(
         [
-            {"at": 0, "type": "plan.start"},
-            {"at": 0, "type": "before-agent-start", "settlesAt": 20},
-            {"at": 10, "type": "context"},
-            {"at": 20, "type": "tool.call", "tool": "read"},
-            {"at": 21, "type": "tool.call", "tool": "read"},
+            START,
+            {"type": "extension.hold", "handler": "a"},
+            RUN,
+            {"type": "context"},
+            {"type": "tool.call", "tool": "read"},
+            {"type": "extension.settle", "handler": "a"},
+            {"type": "tool.call", "tool": "read"},
         ]
     )
     verdicts = [e["reason"] for e in result.trace if e["type"] == "verdict"]
     assert verdicts == ["before-resolution", "allowed"]
 
 
+def test_a_handler_held_after_the_run_started_waits_for_the_next_run() -> None:
+    result = _replay([START, RUN, {"type": "extension.hold", "handler": "a"}, {"type": "context"}])
+    assert result.allowlist == ("read",), "resolved at the context: the hold is for the next run"
+
+
 def test_script_without_context_never_resolves() -> None:
-    result = _replay([{"type": "plan.start"}])
+    result = _replay([START])
     assert result.allowlist is None
     assert not [e for e in result.trace if e["type"] == "resolved"]
 
 
 def test_plan_exit_before_context_closes_the_boundary() -> None:
-    result = _replay([{"type": "plan.start"}, {"type": "plan.exit"}, {"type": "context"}])
+    result = _replay([START, EXIT, RUN, {"type": "context"}])
     assert result.allowlist is None
+
+
+def test_pi_refuses_an_inactive_tool_before_the_extension() -> None:
+    result = _replay([START, RUN, {"type": "context"}, {"type": "tool.call", "tool": "grep"}])
+    verdict = result.trace[-1]
+    assert (verdict["decidedBy"], verdict["verdict"], verdict["reason"]) == ("pi", "deny", "not-found")
+
+
+def test_an_admitted_bash_call_is_decided_by_its_command() -> None:
+    result = _replay(
+        [
+            START,
+            RUN,
+            {"type": "context"},
+            {"type": "tool.call", "tool": "bash", "input": {"command": "ls -la"}},
+            {"type": "tool.call", "tool": "bash", "input": {"command": "rm -rf build"}},
+        ],
+        registry=[{"name": "bash"}],
+        settings={"defaultPlanTools": ["bash"]},
+    )
+    verdicts = [(e["decidedBy"], e["verdict"]) for e in result.trace if e["type"] == "verdict"]
+    assert verdicts == [("extension", "allow"), ("extension", "deny")]
+
+
+def test_a_stale_helper_call_belongs_to_a_run_of_an_earlier_workflow() -> None:
+    result = _replay(
+        [
+            START,
+            RUN,
+            {"type": "context"},
+            START,
+            {"type": "tool.call", "tool": "plan_mode_complete"},
+            {"type": "agent.settle"},
+            RUN,
+            {"type": "tool.call", "tool": "plan_mode_complete"},
+        ]
+    )
+    assert [e["reason"] for e in result.trace if e["type"] == "verdict"] == [
+        "stale-plan-contract",
+        "plan-helper",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([{"type": "context"}], "inside an agent run"),
+        ([{"type": "tool.call", "tool": "read"}], "inside an agent run"),
+        ([RUN, {"type": "session.reload"}], "between runs"),
+        ([RUN, RUN], "already open"),
+        ([{"type": "agent.settle"}], "no agent run is open"),
+        ([{"type": "command", "name": "plan", "args": "frobnicate"}], "/plan start"),
+        ([{"type": "command", "name": "mode", "args": "plan"}], "/plan start"),
+        ([{"type": "ui.answer", "label": "Start Plan mode"}], "dismissed"),
+        ([{"type": "extension.settle", "handler": "x"}], "no extension.hold"),
+        ([{"type": "session.tree", "to": "x"}], "no session.label"),
+        ([RUN, {"type": "tool.call", "tool": "bash"}], "carries its command"),
+        (
+            [{"at": 5, "type": "command", "name": "plan", "args": "start"}, {"at": 1, "type": "agent.start"}],
+            "never go back",
+        ),
+    ],
+)
+def test_unreplayable_scripts_are_refused(events: list[dict[str, object]], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ToolsAuthorizeInput.model_validate({"events": events})
+
+
+def test_omitted_instants_follow_the_clock() -> None:
+    inp = ToolsAuthorizeInput.model_validate(
+        {"events": [{"at": 5, **START}, {"type": "clock.advance", "ms": 20}, RUN, {"type": "context"}]}
+    )
+    assert [e.at for e in inp.events] == [5, 25, 25, 25]
 
 
 def test_adapter_round_trip_reports_json_shapes() -> None:

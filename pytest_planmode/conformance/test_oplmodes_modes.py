@@ -84,7 +84,7 @@ def _resume(
 )
 @given(
     entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
-    kind=st.sampled_from(["session_start", "session_resume", "branch_change"]),
+    kind=st.sampled_from(["session.start", "session.resume", "session.tree"]),
     before=s.event_lists,
 )
 def test_only_foreign_or_stale_entries_resume_to_normal(
@@ -108,7 +108,7 @@ def test_only_foreign_or_stale_entries_resume_to_normal(
 )
 @given(
     entries=st.lists(s.foreign_or_stale_entries, min_size=1, max_size=4),
-    kind=st.sampled_from(["session_start", "session_resume", "branch_change"]),
+    kind=st.sampled_from(["session.start", "session.resume", "session.tree"]),
     before=s.event_lists,
 )
 def test_stale_entries_never_resume_into_execute(
@@ -141,7 +141,7 @@ def test_foreign_entries_after_a_restricted_one_keep_it(
 ) -> None:
     entries = [restricted, *foreign]
     out = planmode_target.call(
-        OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "session_resume", "entries": entries}]}
+        OP, {"config": CONFIG, "plans": PLANS, "events": [{"type": "session.resume", "entries": entries}]}
     )
     what = f"resume from {json.dumps(entries)[:300]}"
     assert out["final"]["mode"] == restricted["data"]["mode"], (
@@ -155,7 +155,7 @@ def test_foreign_entries_after_a_restricted_one_keep_it(
         {
             "config": CONFIG,
             "plans": PLANS,
-            "events": [{"type": "session_resume", "entries": entries}, *events],
+            "events": [{"type": "session.resume", "entries": entries}, *events],
         },
     )
     _check_restricted(planmode_target, out, f"{what} then {json.dumps(events)[:300]}")
@@ -174,9 +174,7 @@ def test_cycling_never_reaches_execute_hidden_or_disabled(
 ) -> None:
     registry = planmode_target.call("oplmodes.config.load", {"document": document})
     modes = registry["modes"]
-    events = ([{"type": "command", "text": start}] if start else []) + [
-        {"type": "key", "key": "f2"}
-    ] * presses
+    events = ([s.command_event(start)] if start else []) + [{"type": "key.press", "key": "f2"}] * presses
     out = planmode_target.call(OP, {"config": document, "plans": PLANS, "events": events})
     what = f"config {json.dumps(document)[:300]}, {start or 'normal'} then {presses} presses"
     before = out["steps"][0]["mode"] if start else "off"

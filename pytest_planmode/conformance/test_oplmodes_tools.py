@@ -76,15 +76,15 @@ def test_load_tools_in_a_session_stays_within_the_mode(
 ) -> None:
     document, _mode, request = scenario
     call: dict[str, Any] = {
-        "type": "tool_call",
+        "type": "tool.call",
         "tool": "load_tools",
         "input": {} if request is None else {"tools": request},
     }
-    events = ([{"type": "command", "text": prefix}] if prefix else []) + [call]
+    events = ([s.command_event(prefix)] if prefix else []) + [{"type": "agent.start"}, call]
     out = planmode_target.call(
         "oplmodes.modes.script", {"config": document, "registeredTools": s.TOOL_NAMES, "events": events}
     )
-    before, after = (out["steps"][-2]["activeTools"] if prefix else None), out["steps"][-1]
+    before, after = (out["steps"][-3]["activeTools"] if prefix else None), out["steps"][-1]
     mode = after["mode"]
     policy = planmode_target.call(ACTIVE, {"config": document, "mode": mode, "registeredTools": s.TOOL_NAMES})
     what = f"{prefix or 'normal'} then load_tools {request} with {json.dumps(document)[:300]}"

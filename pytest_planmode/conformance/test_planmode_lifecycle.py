@@ -89,7 +89,7 @@ def test_export_keeps_settings_and_resolves_under_cwd(
     out = planmode_target.call(EXPORT, inp)
     assert out["settingsAfter"] == inp["settings"], "an export edited the settings"
     if out["destination"] is not None:
-        assert out["destination"].startswith("/project/"), f"a relative path left the cwd: {out}"
+        assert out["destination"].startswith("$CWD/"), f"a relative path left the cwd: {out}"
 
 
 # Reference level: the bytes written (Markdown plus one newline), creating missing
@@ -105,7 +105,7 @@ def test_export_writes_plan_plus_newline_and_keeps_settings(
         "the Markdown was not written byte-exact plus one newline"
     )
     assert out["settingsAfter"] == inp["settings"], "an export edited the settings"
-    assert out["destination"].startswith("/project/"), f"a relative path left the working directory: {out}"
+    assert out["destination"].startswith("$CWD/"), f"a relative path left the working directory: {out}"
 
 
 @pytest.mark.planmode(operation=RUN, level="must", id="planmode.lifecycle.property.thinking-restored-on-exit")

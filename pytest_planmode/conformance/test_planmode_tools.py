@@ -105,15 +105,18 @@ def _script(
     registry: list[dict[str, Any]],
     settings: dict[str, Any],
     selection: list[str] | None,
-    later: list[dict[str, Any]],
+    later: list[list[dict[str, Any]]],
 ) -> dict[str, Any]:
     events: list[dict[str, Any]] = [
-        {"at": 0, "type": "plan.start", "contract": "c1"},
-        {"at": 1, "type": "context"},
+        {"type": "command", "name": "plan", "args": "start"},
+        {"type": "session.label", "label": "c1"},
+        {"type": "agent.start"},
+        {"type": "context"},
+        {"type": "agent.settle"},
     ]
-    events += [{**event, "at": 2} for event in later]
-    calls = s.calls_for_every_name() + s.calls_for_every_name(via="codemode")
-    events += [{**call, "at": 3} for call in calls]
+    events += [event for step in later for event in step]
+    events.append({"type": "agent.start"})
+    events += s.calls_for_every_name() + s.calls_for_every_name(via="codemode")
     inp: dict[str, Any] = {"registry": registry, "settings": settings, "events": events}
     if selection is not None:
         inp["sessionSelection"] = selection
@@ -137,7 +140,7 @@ def test_freezing_never_widens(
     registry: list[dict[str, Any]],
     settings: dict[str, Any],
     selection: list[str] | None,
-    later: list[dict[str, Any]],
+    later: list[list[dict[str, Any]]],
 ) -> None:
     """Later registrations, reactivations, declarations, saves, selections,
     reloads, resumes, contexts and tree navigation never add a name."""
@@ -197,19 +200,22 @@ def test_calls_never_run_blocked_hidden_or_nested_model_only(
     registry: list[dict[str, Any]],
     settings: dict[str, Any],
     selection: list[str] | None,
-    later: list[dict[str, Any]],
+    later: list[list[dict[str, Any]]],
 ) -> None:
     inp = _script(registry, settings, selection, later)
     out = planmode_target.call(AUTHORIZE, inp)
     # Replay the registry changes to know each tool's exposure at call time.
     tools = _effective(registry)
-    for event in later:
-        if event["type"] == "registry.register":
+    for event in (event for step in later for event in step):
+        if event["type"] == "tools.register":
             tools[event["tool"]["name"]] = event["tool"]
-        elif event["type"] == "registry.expose" and event["name"] in tools:
+        elif event["type"] == "tools.expose" and event["name"] in tools:
             tools[event["name"]] = {**tools[event["name"]], "exposure": event["exposure"]}
     for verdict in out["verdicts"]:
         name = verdict["tool"]
+        if name in ("bash", "powershell"):
+            # Each shell call carries a command its limited shell blocks.
+            assert verdict["verdict"] == "deny", f"{name} skipped its limited shell: {verdict}"
         if name in s.HELPER_NAMES or verdict["verdict"] == "deny":
             continue
         tool = tools.get(name, {})
@@ -217,8 +223,6 @@ def test_calls_never_run_blocked_hidden_or_nested_model_only(
         assert tool.get("exposure") != "hidden", f"hidden {name} ran: {verdict}"
         if verdict.get("via") is not None:
             assert tool.get("exposure") != "model-only", f"model-only {name} ran nested: {verdict}"
-        if name in ("bash", "powershell"):
-            assert verdict["verdict"] == "shell-policy", f"{name} skipped its limited shell: {verdict}"
 
 
 @pytest.mark.planmode(

@@ -28,6 +28,9 @@ class Operation:
     #: "pure" decides from the input alone; "script" runs an event script
     #: on a virtual clock and answers with an observation trace.
     kind: str = "pure"
+    #: Its inputs name files (under the roots of `contract.virtual_paths`):
+    #: the harness gives each case a fresh sandbox and passes its roots.
+    sandbox: bool = False
 
     def describe(self) -> str:
         """The summary and what the kind means, as the schemas publish it."""

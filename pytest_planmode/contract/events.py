@@ -2,10 +2,15 @@
 
 A stateful behaviour (reinjection across runs, thinking restore, serialized
 saves, fallback chains, mode resume) is tested as an *event script*: a list
-of events, each stamped with a virtual instant in milliseconds, and answered
-by an *observation trace*. Time is virtual: no implementation sleeps; an
-event that says "authentication answers after 2500 ms" is a statement about
-the virtual clock.
+of events on a virtual clock, answered by an *observation trace*. Time is
+virtual: no implementation sleeps; an event that says "authentication
+answers after 2500 ms" is a statement about the virtual clock.
+
+An event's instant ``at`` (milliseconds) is optional: an event without one
+happens at the clock's current instant, which is the previous event's
+instant plus any ``clock.advance`` in between. Scripts give instants only
+where the spec times something (the 2 s budgets); elsewhere events are
+simply ordered.
 
 Each area declares its own event and observation types by subclassing
 :class:`ScriptEvent` and :class:`Observation` with a ``type`` literal, and
@@ -15,7 +20,7 @@ envelope (``at``, ``type``, non-decreasing instants) is the same everywhere.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -28,8 +33,35 @@ class ScriptEvent(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
-    at: int = Field(default=0, ge=0, description="Virtual instant, in milliseconds.")
+    at: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Virtual instant, in milliseconds. Optional: by default the previous event's "
+            "instant plus any `clock.advance` since."
+        ),
+    )
     type: str
+
+
+def _stamp(events: list[Any]) -> list[Any]:
+    """Give each raw event without `at` the clock's current instant: the last
+    instant seen, moved on by `clock.advance` events (`ms`)."""
+    clock = 0
+    stamped: list[Any] = []
+    for event in events:
+        if isinstance(event, dict):
+            given = event.get("at")
+            if isinstance(given, int) and not isinstance(given, bool):
+                clock = given
+            elif given is None:
+                if event.get("type") == "clock.advance" and isinstance(event.get("ms"), int):
+                    clock += event["ms"]
+                event = {**event, "at": clock}
+        elif isinstance(event, ScriptEvent):
+            clock = event.at
+        stamped.append(event)
+    return stamped
 
 
 class Observation(BaseModel):
@@ -54,6 +86,13 @@ class EventScript(BaseModel, Generic[E]):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
     events: list[E]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _instants(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("events"), list):
+            return {**data, "events": _stamp(data["events"])}
+        return data
 
     @model_validator(mode="after")
     def _ordered(self) -> EventScript[E]:

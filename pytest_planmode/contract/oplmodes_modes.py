@@ -8,112 +8,61 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 
-
-class SessionEntry(BaseModel):
-    """A session entry as Pi stores it. Entries of other extensions, or with
-    any other shape, are allowed: resume must skip what is not its own."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True)
-
-    type: str = Field(default="custom", description="Pi's entry kind; opl-modes writes `custom`.")
-    custom_type: str | None = Field(
-        default=None,
-        alias="customType",
-        description="`mode-switcher`, or the legacy `chat-mode` / `plan-mode`; anything else is foreign.",
-    )
-    data: Any = None
-
-
-class SessionStart(ScriptEvent):
-    type: Literal["session_start"]
-    flags: list[str] = Field(default_factory=list, description="`--chat` and/or `--plan`.")
-    entries: list[SessionEntry] = Field(
-        default_factory=list, description="Entries of the session being opened."
-    )
-
-
-class SessionResume(ScriptEvent):
-    type: Literal["session_resume"]
-    entries: list[SessionEntry] = Field(default_factory=list)
-
-
-class BranchChange(ScriptEvent):
-    type: Literal["branch_change"]
-    entries: list[SessionEntry] = Field(default_factory=list, description="Entries on the new branch.")
-
-
-class Command(ScriptEvent):
-    type: Literal["command"]
-    text: str = Field(description="What was typed, e.g. `/plan auth`.")
-
-
-class Key(ScriptEvent):
-    type: Literal["key"]
-    key: str = Field(description="A key press, e.g. `shift+tab`.")
-
-
-class Pick(ScriptEvent):
-    type: Literal["pick"]
-    entry: str | None = Field(description="The chosen entry of the open menu; null dismisses it.")
-
-
-class AgentEnd(ScriptEvent):
-    type: Literal["agent_end"]
-
-
-class ToolCall(ScriptEvent):
-    type: Literal["tool_call"]
-    tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
-
-
-class AgentBeforeSettle(ScriptEvent):
-    type: Literal["agent_before_settle"]
-    outcome: Literal["completed", "aborted", "errored"]
+SessionEntry = host.SessionEntry
 
 
 class ToolsRegistered(ScriptEvent):
-    type: Literal["tools_registered"]
+    """Pi's tool registry changes (extensions register tools): these names
+    from now on."""
+
+    type: Literal["tools.registry"]
     tools: list[str] = Field(description="Pi's tool registry from now on.")
 
 
 class ActiveToolsChanged(ScriptEvent):
-    type: Literal["active_tools_changed"]
+    """Another extension or the user sets Pi's active tools
+    (`pi.setActiveTools`), outside opl-modes."""
+
+    type: Literal["tools.set-active"]
     tools: list[str] = Field(description="The active tools as changed outside opl-modes.")
 
 
-class Reload(ScriptEvent):
-    """`/reload`: the module is loaded again, reading opl-modes.json anew;
-    the mode is restored from the session's own entries."""
+class ConfigWrite(ScriptEvent):
+    """`~/.pi/agent/configs/opl-modes.json` is written as JSON (an editor);
+    opl-modes reads it when its module loads, so `/reload` picks it up."""
 
-    type: Literal["reload"]
-    config: Any = Field(
-        default=None, description="The opl-modes.json document now on disk; omit for no file."
-    )
+    type: Literal["config.write"]
+    config: Any = Field(default=None, description="The document written; omit to remove the file.")
 
 
 ModesEvent = Annotated[
-    SessionStart
-    | SessionResume
-    | BranchChange
-    | Command
-    | Key
-    | Pick
-    | AgentEnd
-    | ToolCall
-    | AgentBeforeSettle
+    host.SessionStart
+    | host.SessionResume
+    | host.SessionTree
+    | host.SessionReload
+    | host.Command
+    | host.KeyPress
+    | host.UiAnswer
+    | host.AgentStart
+    | host.ToolCall
+    | host.AgentSettle
+    | host.ClockAdvance
     | ToolsRegistered
     | ActiveToolsChanged
-    | Reload,
+    | ConfigWrite,
     Field(discriminator="type"),
 ]
+
+_IN_RUN = ("tool.call", "agent.settle")
+_BETWEEN_RUNS = ("session.start", "session.resume", "session.tree", "session.reload", "agent.start")
 
 
 class ModesScriptInput(EventScript[ModesEvent], ContractInput):
@@ -132,6 +81,25 @@ class ModesScriptInput(EventScript[ModesEvent], ContractInput):
         default_factory=dict,
         description='Pi\'s keybindings.json, e.g. {"app.thinking.cycle": "ctrl+t"}.',
     )
+
+    @model_validator(mode="after")
+    def _replayable(self) -> ModesScriptInput:
+        """Tool calls happen inside an agent run, session moves between runs
+        (a session move aborts a run: settle it first, `outcome = "aborted"`)."""
+        in_run = False
+        for index, event in enumerate(self.events):
+            where = f"events[{index}] ({event.type})"
+            if event.type in _IN_RUN and not in_run:
+                raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
+            if event.type in _BETWEEN_RUNS and in_run:
+                raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
+            if isinstance(event, host.SessionTree) and event.entries is None:
+                raise ValueError(f"{where}: give the new branch's entries")
+            if event.type == "agent.start":
+                in_run = True
+            elif event.type == "agent.settle":
+                in_run = False
+        return self
 
 
 class Notification(ContractOutput):
@@ -167,7 +135,13 @@ class Step(ContractOutput):
     active_tools: list[str] = effect()
     notifications: list[Notification] = effect()
     menu: Menu | None = effect(description="A menu the event opened.")
-    result: dict[str, Any] | None = effect(description="The result of a tool_call.")
+    result: dict[str, Any] | None = effect(
+        description=(
+            "The result of a tool.call: `tool`, `allowed`, `decidedBy` (`pi`: the tool is not "
+            "active, Pi answers it and opl-modes never sees it; `extension`: opl-modes' "
+            "`tool_call` gate or the tool itself), `message`."
+        )
+    )
     persisted: dict[str, Any] | None = effect(description="The session entry the event appended.")
     plan_files: list[PlanFileChange] = effect()
     thinking_cycled: bool = effect(description="Pi's app.thinking.cycle fired on this key press too.")
@@ -204,7 +178,10 @@ SCRIPT = Operation(
     name="oplmodes.modes.script",
     input=ModesScriptInput,
     output=ModesScriptOutput,
-    summary="Run an opl-modes session script (commands, keys, menus, tool calls, resume) and trace it.",
+    summary=(
+        "Run an opl-modes host script (commands, keys, menu answers, agent runs, tool calls, "
+        "resume, reload) and trace it."
+    ),
     kind="script",
 )
 

@@ -27,6 +27,7 @@ from pydantic import Field
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+from pytest_planmode.contract.virtual_paths import ROOTED_PATTERN, TYPED_PATTERN
 
 #: Pi's own thinking levels (a level Pi can be at). `inherit` is a setting
 #: value only, never a level.
@@ -52,12 +53,15 @@ class PathEntry(ContractInput):
     """One path that exists before the script starts. Every ancestor of a
     listed path, and of the working directory, exists as a directory."""
 
-    path: str = Field(description="Absolute POSIX path.", pattern=r"^/")
+    path: str = Field(
+        description="A path under a root (`$CWD/…`, `$HOME/…`, `$TMP/…`).", pattern=ROOTED_PATTERN
+    )
     kind: Literal["file", "directory", "symlink"]
     content: str = Field(default="", description="A file's text (UTF-8).")
     target: str | None = Field(
         default=None,
-        description="A symlink's target, absolute or relative to the link's directory.",
+        description="A symlink's target, under a root or relative to the link's directory.",
+        pattern=TYPED_PATTERN,
     )
 
 
@@ -198,14 +202,20 @@ class CwdChange(ScriptEvent):
     """Pi's working directory changes (relative export paths resolve against it)."""
 
     type: Literal["cwd.change"]
-    cwd: str = Field(pattern=r"^/")
+    cwd: str = Field(pattern=ROOTED_PATTERN)
 
 
 class Export(ScriptEvent):
     """`/plan export [path]`."""
 
     type: Literal["export"]
-    path: str | None = Field(default=None, description="The explicit path; omitted: the configured one.")
+    path: str | None = Field(
+        default=None,
+        pattern=TYPED_PATTERN,
+        description=(
+            "The explicit path as typed (relative, `~/…`, `@…` or under a root); omitted: the configured one."
+        ),
+    )
     source: PlanSource | None = Field(
         default=None,
         description="Which plan; omitted: the ready, else the active, else the saved plan.",
@@ -240,8 +250,8 @@ class LifecycleRunInput(EventScript[LifecycleEvent]):
     settings: dict[str, Any] = Field(default_factory=dict, description=_SETTINGS_DOC)
     thinking: PiThinking = Field(default="medium", description="Pi's thinking level at start.")
     saved_plan: str | None = Field(default=None, description="A plan saved earlier, if any.")
-    cwd: str = Field(default="/project", pattern=r"^/")
-    home: str = Field(default="/home/user", pattern=r"^/", description="Where `~` points.")
+    cwd: str = Field(default="$CWD", pattern=ROOTED_PATTERN, description="Pi's working directory.")
+    home: str = Field(default="$HOME", pattern=ROOTED_PATTERN, description="Where `~` points.")
     paths: list[PathEntry] = Field(default_factory=list)
 
 
@@ -397,7 +407,9 @@ class LifecycleRunOutput(ContractOutput):
 
 
 class ExportRequest(ContractInput):
-    path: str | None = Field(default=None, description="`/plan export <path>`; omitted: configured.")
+    path: str | None = Field(
+        default=None, pattern=TYPED_PATTERN, description="`/plan export <path>`; omitted: configured."
+    )
     cancel: bool = False
     preview_width: int | None = Field(
         default=None, ge=2, description="Terminal columns available for the destination preview."
@@ -410,8 +422,8 @@ class PlanState(ContractInput):
 
 
 class ExportRunInput(ContractInput):
-    cwd: str = Field(default="/project", pattern=r"^/")
-    home: str = Field(default="/home/user", pattern=r"^/")
+    cwd: str = Field(default="$CWD", pattern=ROOTED_PATTERN, description="Pi's working directory.")
+    home: str = Field(default="$HOME", pattern=ROOTED_PATTERN, description="Where `~` points.")
     paths: list[PathEntry] = Field(default_factory=list)
     settings: dict[str, Any] = Field(
         default_factory=dict,
@@ -461,6 +473,7 @@ RUN = Operation(
         "prompts, thinking level, exports, toggle shortcut registration."
     ),
     kind="script",
+    sandbox=True,
 )
 
 EXPORT_RUN = Operation(
@@ -468,6 +481,7 @@ EXPORT_RUN = Operation(
     input=ExportRunInput,
     output=ExportRunOutput,
     summary="Resolve and perform one /plan export against described pre-existing paths.",
+    sandbox=True,
 )
 
 OPERATIONS = [RUN, EXPORT_RUN]

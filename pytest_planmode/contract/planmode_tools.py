@@ -7,32 +7,26 @@ Pi's tool registry is data here: each entry has a name, registered/active
 flags, an exposure and source metadata. Plan mode reads it; it never
 registers or activates anything.
 
-`planmode.tools.authorize` scripts speak the Plan-lifecycle vocabulary of
-``planmode_lifecycle`` wherever an event is the same real-world event
-(`plan.start`, `plan.exit`, `reload`, `resume`, `settings.save`, `context`,
-`tree.navigate`); the registry, picker, selection, handler-settling, call and
-fresh-session events are the tool policy's own.
+`planmode.tools.authorize` scripts speak the host vocabulary of
+``host_events`` (agent runs, `context`, `tool.call` with its input, `/plan`
+commands, UI answers, settings writes and saves, reload, resume, new
+session, tree navigation, another extension's held `before_agent_start`
+handler, tree labels); the registry events are the tool policy's own.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
-from pytest_planmode.contract.planmode_lifecycle import (
-    PlanExit,
-    PlanStart,
-    Reload,
-    Resume,
-    SettingsSave,
-)
 
 Source = Literal["built-in", "user-extension", "project-extension", "override"]
-Verdict = Literal["allow", "deny", "shell-policy"]
+Verdict = Literal["allow", "deny"]
 
 
 class ToolEntry(ContractInput):
@@ -146,26 +140,32 @@ class ToolsPickerOutput(ContractOutput):
 
 
 class RegisterEvent(ScriptEvent):
-    """Pi (or an extension) registers a tool; the same name replaces the entry."""
+    """An extension registers a tool (`pi.registerTool`); the same name
+    replaces the entry."""
 
-    type: Literal["registry.register"]
+    type: Literal["tools.register"]
     tool: ToolEntry
 
 
 class UnregisterEvent(ScriptEvent):
-    type: Literal["registry.unregister"]
+    """The tool's extension is gone (e.g. a reload without it)."""
+
+    type: Literal["tools.unregister"]
     name: str
 
 
 class ActivateEvent(ScriptEvent):
-    """Pi changes its active set (Plan mode itself never does)."""
+    """Pi's active set changes (`pi.setActiveTools` by another extension or
+    the user); Plan mode itself never does this."""
 
-    type: Literal["registry.activate", "registry.deactivate"]
+    type: Literal["tools.activate", "tools.deactivate"]
     names: list[str]
 
 
 class ExposeEvent(ScriptEvent):
-    type: Literal["registry.expose"]
+    """Pi changes a tool's public exposure."""
+
+    type: Literal["tools.expose"]
     name: str
     exposure: str | None
 
@@ -173,71 +173,23 @@ class ExposeEvent(ScriptEvent):
 class DeclareEvent(ScriptEvent):
     """Pi's `tool_search` declares a tool (it becomes active) mid-workflow."""
 
-    type: Literal["tool-search.declare"]
+    type: Literal["tools.declare"]
     name: str
 
 
-class SelectionEvent(ScriptEvent):
-    """A selection accepted through 'Choose tools, then start…' or `/plan tools`."""
+class ChooseEvent(ScriptEvent):
+    """The user accepts a selection in the tools chooser: `/plan tools`
+    (`start = false`) or the menu's **Choose tools, then start…**
+    (`start = true`: Plan mode starts with it)."""
 
-    type: Literal["selection"]
+    type: Literal["tools.choose"]
     tools: list[Any]
+    start: bool = False
 
 
-class PlanStartEvent(PlanStart):
-    """`plan.start` of the shared Plan-lifecycle vocabulary: a new Plan
-    workflow starts, recording a new Plan contract. The tool policy does not
-    model Plan mode's states, so a start while a contract is active always
-    opens a new workflow that supersedes it."""
-
-    contract: str | None = Field(default=None, description="Contract id; default `plan-<n>`.")
-
-
-class BeforeAgentStartEvent(ScriptEvent):
-    """A `before_agent_start` handler that settles at `settlesAt`."""
-
-    type: Literal["before-agent-start"]
-    handler: str = "handler"
-    settles_at: int = Field(ge=0)
-
-
-class ContextEvent(ScriptEvent):
-    """A provider-bound context; the workflow's first one is the resolution boundary."""
-
-    type: Literal["context"]
-
-
-class NewSessionEvent(ScriptEvent):
-    """A fresh session (no selection, no Plan contract). Specific to the tool
-    policy: the shared Plan-lifecycle vocabulary has no fresh-session event
-    (its `implement` with `how = "fresh"` also hands a plan over)."""
-
-    type: Literal["session.new"]
-
-
-class NavigateEvent(ScriptEvent):
-    """Tree navigation to a branch whose latest Plan contract is `contract`
-    (null: none), `active` or not on that branch."""
-
-    type: Literal["tree.navigate"]
-    contract: str | None
-    active: bool = True
-
-
-class PickerEvent(ScriptEvent):
-    """The inactive `/plan` tools picker: `picker.open` takes a fresh registry
-    snapshot, `picker.show` renders the open picker again, `picker.close`."""
-
-    type: Literal["picker.open", "picker.show", "picker.close"]
-
-
-class ToolCallEvent(ScriptEvent):
-    type: Literal["tool.call"]
-    tool: str
-    via: str | None = Field(default=None, description="The orchestrator of a nested call.")
-    contract: str | None = Field(
-        default=None, description="The Plan contract the call was issued under, when known."
-    )
+#: `/plan` arguments this operation's scripts use: start, exit (or off),
+#: and the tools picker.
+PLAN_COMMAND_ARGS = ("start", "exit", "off", "tools")
 
 
 ToolScriptEvent = Annotated[
@@ -246,28 +198,91 @@ ToolScriptEvent = Annotated[
     | ActivateEvent
     | ExposeEvent
     | DeclareEvent
-    | SettingsSave
-    | SelectionEvent
-    | PlanStartEvent
-    | PlanExit
-    | BeforeAgentStartEvent
-    | ContextEvent
-    | Reload
-    | Resume
-    | NewSessionEvent
-    | NavigateEvent
-    | PickerEvent
-    | ToolCallEvent,
+    | ChooseEvent
+    | host.Command
+    | host.UiAnswer
+    | host.UiShow
+    | host.SettingsWrite
+    | host.SettingsScreen
+    | host.HandlerHold
+    | host.HandlerSettle
+    | host.AgentStart
+    | host.Context
+    | host.ToolCall
+    | host.AgentSettle
+    | host.ClockAdvance
+    | host.SessionReload
+    | host.SessionResume
+    | host.SessionNew
+    | host.SessionLabel
+    | host.SessionTree,
     Field(discriminator="type"),
 ]
 
+#: Events that need an open agent run, and events that need none open.
+_IN_RUN = ("context", "tool.call")
+_BETWEEN_RUNS = ("session.reload", "session.resume", "session.new", "session.tree")
+
 
 class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
-    registry: list[ToolEntry] = Field(default_factory=list, description="The registry at instant 0.")
+    registry: list[ToolEntry] = Field(
+        default_factory=list,
+        description=(
+            "Pi's registry when the script starts. The extension's own helpers "
+            "(`plan_mode_question`, `plan_mode_complete`) are registered and active unless listed."
+        ),
+    )
     settings: dict[str, Any] = Field(default_factory=dict, description=SETTINGS_DESCRIPTION)
     session_selection: list[Any] | None = Field(
         default=None, description="A selection already stored in the session."
     )
+
+    @model_validator(mode="after")
+    def _replayable(self) -> ToolsAuthorizeInput:
+        """Each script is one a Pi host can replay: calls and contexts inside
+        a run, session moves between runs, known commands and labels."""
+        in_run = False
+        labels: set[str] = set()
+        held: set[str] = set()
+        for index, event in enumerate(self.events):
+            where = f"events[{index}] ({event.type})"
+            if event.type in _IN_RUN and not in_run:
+                raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
+            if event.type in _BETWEEN_RUNS and in_run:
+                raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
+            if isinstance(event, host.AgentStart):
+                if in_run:
+                    raise ValueError(f"{where}: a run is already open (agent.settle ends it)")
+                in_run = True
+            elif isinstance(event, host.AgentSettle):
+                if not in_run:
+                    raise ValueError(f"{where}: no agent run is open")
+                in_run = False
+            elif isinstance(event, host.Command):
+                if event.name != "plan" or event.args.strip() not in PLAN_COMMAND_ARGS:
+                    raise ValueError(
+                        f"{where}: this operation's scripts use /plan "
+                        f"{' | '.join(PLAN_COMMAND_ARGS)}, not /{event.name} {event.args}".rstrip()
+                    )
+            elif isinstance(event, host.UiAnswer) and event.label is not None:
+                raise ValueError(f"{where}: the tools picker is only dismissed here (label = null)")
+            elif isinstance(event, host.HandlerHold):
+                held.add(event.handler)
+            elif isinstance(event, host.HandlerSettle):
+                if event.handler not in held:
+                    raise ValueError(f"{where}: no extension.hold for handler {event.handler!r}")
+                held.discard(event.handler)
+            elif isinstance(event, host.SessionLabel):
+                labels.add(event.label)
+            elif isinstance(event, host.SessionTree) and event.to not in labels:
+                raise ValueError(
+                    f"{where}: no session.label {event.to!r} before it (entries are not used here)"
+                )
+            elif isinstance(event, host.SessionResume) and event.entries is not None:
+                raise ValueError(f"{where}: resumes this session here (no entries)")
+            elif isinstance(event, host.SessionNew):
+                labels = set()
+        return self
 
 
 class ResolvedObservation(Observation):
@@ -296,10 +311,18 @@ class VerdictObservation(Observation):
     type: Literal["verdict"] = effect()
     tool: str = effect(description="The tool called.")
     via: str | None = effect(description="The orchestrator of a nested call (null: a direct call).")
-    verdict: Verdict = effect(description="What the `tool_call` hook answered.")
+    decided_by: Literal["pi", "extension"] = effect(
+        description=(
+            "`pi`: Pi's own gate answered (the tool, or the orchestrator of a nested call, is "
+            "not registered or not active) and the call never reached the extension; "
+            "`extension`: the extension's `tool_call` verdict."
+        )
+    )
+    verdict: Verdict = effect(description="What the call came to (a shell call: after its limited shell).")
     reason: str = explanation(
         description=(
-            "allow: `allowed`, `outside-plan-mode`, `plan-helper`; shell-policy: `limited-shell`; "
+            "pi: `not-found`; allow: `allowed`, `outside-plan-mode`, `plan-helper`; "
+            "allow or deny after the shell's own policy: `limited-shell`; "
             "deny: `policy-blocked`, `no-active-plan-contract`, `stale-plan-contract`, "
             "`before-resolution`, `unregistered`, `hidden`, `unsupported-exposure`, "
             "`orchestrator-not-admitted`, `nested-model-only`, `not-selected`, `not-admitted`, "
@@ -361,7 +384,7 @@ AUTHORIZE = Operation(
     input=ToolsAuthorizeInput,
     output=ToolsAuthorizeOutput,
     summary=(
-        "Run a script of registry changes, workflow boundaries and tool calls; "
+        "Run a host script of registry changes, /plan commands, agent runs and tool calls; "
         "answer a verdict and a reason for each call."
     ),
     kind="script",

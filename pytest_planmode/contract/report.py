@@ -114,6 +114,13 @@ class Request(_Doc):
     id: int
     op: str
     input: dict[str, Any]
+    roots: dict[str, str] | None = Field(
+        default=None,
+        description=(
+            "For an operation whose inputs name files: the real directory of each root token "
+            "(`$CWD`, `$HOME`, `$AGENT`, `$TMP`) of a fresh sandbox for this request."
+        ),
+    )
 
 
 class ErrorBody(_Doc):

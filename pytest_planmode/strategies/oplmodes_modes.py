@@ -210,9 +210,22 @@ commands = st.sampled_from(
     ]
 )
 
+
+def command_event(text: str) -> dict[str, Any]:
+    """`/name args` as a host `command` event."""
+    name, _, args = text.removeprefix("/").partition(" ")
+    return {"type": "command", "name": name, **({"args": args} if args else {})}
+
+
+def _in_run(*events: dict[str, Any], outcome: str = "completed") -> list[dict[str, Any]]:
+    return [{"type": "agent.start"}, *events, {"type": "agent.settle", "outcome": outcome}]
+
+
+#: One host step each: a command, a key press, a menu answer, or an agent
+#: run (with a tool call, settling with some outcome).
 script_events = st.one_of(
-    commands.map(lambda text: {"type": "command", "text": text}),
-    st.sampled_from(["f2", "shift+tab", "ctrl+x"]).map(lambda key: {"type": "key", "key": key}),
+    commands.map(lambda text: [command_event(text)]),
+    st.sampled_from(["f2", "shift+tab", "ctrl+x"]).map(lambda key: [{"type": "key.press", "key": key}]),
     st.sampled_from(
         [
             "normal",
@@ -226,19 +239,26 @@ script_events = st.one_of(
             "Save & Exit",
             "Discard & Exit",
         ]
-    ).map(lambda entry: {"type": "pick", "entry": entry}),
-    st.just({"type": "agent_end"}),
-    st.sampled_from(["plan_complete", "write", "read"]).map(lambda tool: {"type": "tool_call", "tool": tool}),
+    ).map(lambda label: [{"type": "ui.answer", "label": label}]),
+    st.just(_in_run()),
+    st.sampled_from(["plan_complete", "write", "read"]).map(
+        lambda tool: _in_run({"type": "tool.call", "tool": tool}, outcome="aborted")
+    ),
+    st.sampled_from(["ls -la", "rm -rf build", "cat f && node -e 1"]).map(
+        lambda command: _in_run(
+            {"type": "tool.call", "tool": "bash", "input": {"command": command}}, outcome="aborted"
+        )
+    ),
     st.lists(st.sampled_from(TOOL_NAMES), max_size=3).map(
-        lambda tools: {"type": "tool_call", "tool": "load_tools", "input": {"tools": tools}}
+        lambda tools: _in_run(
+            {"type": "tool.call", "tool": "load_tools", "input": {"tools": tools}}, outcome="aborted"
+        )
     ),
-    st.sampled_from(["completed", "aborted", "errored"]).map(
-        lambda o: {"type": "agent_before_settle", "outcome": o}
-    ),
+    st.sampled_from(["completed", "aborted", "error"]).map(lambda o: _in_run(outcome=o)),
 )
 
 #: Event scripts (no session-start event), instants all 0.
-event_lists = st.lists(script_events, max_size=12)
+event_lists = st.lists(script_events, max_size=8).map(lambda steps: [e for step in steps for e in step])
 
 LAZY_CANDIDATES = ["subagent", "subagent_wait", "browser", "web_search", "fetch_content"]
 

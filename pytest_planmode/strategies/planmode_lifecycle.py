@@ -70,7 +70,7 @@ def any_events(with_retention_saves: bool = True) -> st.SearchStrategy[dict[str,
         _event("handoff.failed"),
         _event("export"),
         _event("export", path=st.sampled_from(["a.md", "@b/c.md", "~/d.md"])),
-        _event("cwd.change", cwd=st.sampled_from(["/project", "/project/sub", "/other"])),
+        _event("cwd.change", cwd=st.sampled_from(["$CWD", "$CWD/sub", "$TMP/other"])),
         _event("settings.save", settings=_settings_changes(with_retention_saves)),
     )
 
@@ -156,7 +156,7 @@ relative_paths = st.lists(_names, min_size=1, max_size=3).map("/".join)
 def exports(draw: st.DrawFn) -> dict[str, Any]:
     """A `planmode.export.run` input with no pre-existing paths."""
     return {
-        "cwd": "/project",
+        "cwd": "$CWD",
         "request": {"path": draw(st.one_of(st.none(), relative_paths, relative_paths.map("@".__add__)))},
         "settings": draw(st.fixed_dictionaries({}, optional={"defaultPlanExportPath": relative_paths})),
         "state": {"source": draw(st.sampled_from(["ready", "saved", "active"])), "plan": draw(plans)},

@@ -79,9 +79,9 @@ selections = st.none() | name_lists
 
 
 @st.composite
-def later_events(draw: st.DrawFn) -> dict[str, Any]:
-    """One event that may happen after the resolution boundary without
-    starting a new Plan workflow."""
+def later_events(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """One host step that may happen after the resolution boundary, between
+    agent runs, without starting a new Plan workflow: its events."""
     kind = draw(
         st.sampled_from(
             (
@@ -101,41 +101,41 @@ def later_events(draw: st.DrawFn) -> dict[str, Any]:
         )
     )
     if kind == "register":
-        return {"type": "registry.register", "tool": draw(tool_entries())}
+        return [{"type": "tools.register", "tool": draw(tool_entries())}]
     if kind == "unregister":
-        return {"type": "registry.unregister", "name": draw(names)}
+        return [{"type": "tools.unregister", "name": draw(names)}]
     if kind in ("activate", "deactivate"):
-        return {"type": f"registry.{kind}", "names": draw(name_lists)}
+        return [{"type": f"tools.{kind}", "names": draw(name_lists)}]
     if kind == "expose":
-        return {
-            "type": "registry.expose",
-            "name": draw(names),
-            "exposure": draw(st.sampled_from(EXPOSURES)),
-        }
+        return [{"type": "tools.expose", "name": draw(names), "exposure": draw(st.sampled_from(EXPOSURES))}]
     if kind == "declare":
-        return {"type": "tool-search.declare", "name": draw(names)}
+        return [{"type": "tools.declare", "name": draw(names)}]
     if kind == "settings":
-        return {
-            "type": "settings.save",
-            "settings": {"defaultPlanTools": draw(st.one_of(st.none(), name_lists))},
-            "via": draw(st.sampled_from(("settings", "json"))),
-        }
+        way = draw(st.sampled_from(("settings.screen", "settings.write")))
+        return [{"type": way, "settings": {"defaultPlanTools": draw(st.one_of(st.none(), name_lists))}}]
     if kind == "selection":
-        return {"type": "selection", "tools": draw(name_lists)}
+        return [{"type": "tools.choose", "tools": draw(name_lists)}]
     if kind == "navigate":
-        return {"type": "tree.navigate", "contract": "c1"}
+        return [{"type": "session.tree", "to": "c1"}]
     if kind == "context":
-        return {"type": "context"}
-    if kind == "reload":
-        return {"type": "reload", "restart": draw(st.booleans())}
-    return {"type": kind}
+        # Another run of the same workflow: its contexts are not boundaries.
+        return [{"type": "agent.start"}, {"type": "context"}, {"type": "agent.settle"}]
+    return [{"type": f"session.{kind}"}]
+
+
+#: Commands the limited shells block, whatever `safeSubcommands` says:
+#: an admitted shell call must still be decided by its limited shell.
+BLOCKED_COMMANDS = {"bash": "rm -rf build", "powershell": "Remove-Item -Recurse build"}
 
 
 def calls_for_every_name(via: str | None = None) -> list[dict[str, Any]]:
-    """A call of every strategy name, directly or nested through `via`."""
+    """A call of every strategy name, directly or nested through `via`; a
+    shell call carries a command its limited shell blocks."""
     calls = []
     for name in TOOL_NAMES:
         call: dict[str, Any] = {"type": "tool.call", "tool": name}
+        if name in BLOCKED_COMMANDS:
+            call["input"] = {"command": BLOCKED_COMMANDS[name]}
         if via is not None:
             call["via"] = via
         calls.append(call)

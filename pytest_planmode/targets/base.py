@@ -57,7 +57,12 @@ class Target(Protocol):
 
     def handshake(self) -> Handshake: ...
 
-    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome: ...
+    def request(
+        self, operation: str, payload: Mapping[str, Any], roots: Mapping[str, str] | None = None
+    ) -> Outcome:
+        """`roots`: the sandbox's directory per root token, for operations
+        whose inputs name files (see `contract.virtual_paths`)."""
+        ...
 
     def close(self) -> int | None:
         """Release the target; an exec: target's exit status (None if it hung)."""

@@ -318,7 +318,9 @@ class ExecTarget:
 
     # -- requests ------------------------------------------------------------
 
-    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
+    def request(
+        self, operation: str, payload: Mapping[str, Any], roots: Mapping[str, str] | None = None
+    ) -> Outcome:
         if self._proc is None:
             try:
                 self._proc, self._handshake = self._start()
@@ -329,7 +331,10 @@ class ExecTarget:
         rid = self._next_id
         where = f"{self.description}: request {rid} ({operation})"
         try:
-            proc.send({"id": rid, "op": operation, "input": dict(payload)}, self.timeout)
+            message: dict[str, Any] = {"id": rid, "op": operation, "input": dict(payload)}
+            if roots is not None:
+                message["roots"] = dict(roots)
+            proc.send(message, self.timeout)
         except OSError:
             return self._fail(self._describe_death(proc, f"{where}: the target stopped reading"))
         line = proc.receive(self.timeout)

@@ -103,7 +103,11 @@ class PiTarget:
             self._scratch = Path(tempfile.mkdtemp(prefix="planmode-pi-"))
         return Sandbox.create(self._scratch)
 
-    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
+    def request(
+        self, operation: str, payload: Mapping[str, Any], roots: Mapping[str, str] | None = None
+    ) -> Outcome:
+        # The sandbox roots are not used yet: the host keeps its own temporary
+        # directories per session.
         translation = TRANSLATIONS.get(operation)
         if translation is None:
             reason = UNSUPPORTED.get(operation, "no translation for this operation")

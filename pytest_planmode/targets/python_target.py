@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import traceback
 from collections.abc import Mapping
@@ -46,6 +47,15 @@ def load_object(path: str) -> Any:
     return obj
 
 
+def _takes_roots(call: Any) -> bool:
+    """An adapter's `call` receives the sandbox roots when it has a `roots`
+    parameter (adapters written before roots existed keep working)."""
+    try:
+        return "roots" in inspect.signature(call).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 class PythonTarget:
     """An in-process adapter object. Its answers pass the same checks as
     answers read from a process, and inputs/outputs round-trip through JSON
@@ -62,9 +72,15 @@ class PythonTarget:
             raise TargetError(f"{self.description}: hello() raised {exc!r}") from exc
         return parse_handshake(answer, self.description)
 
-    def request(self, operation: str, payload: Mapping[str, Any]) -> Outcome:
+    def request(
+        self, operation: str, payload: Mapping[str, Any], roots: Mapping[str, str] | None = None
+    ) -> Outcome:
         try:
-            answer = self.adapter.call(operation, json.loads(json.dumps(payload)))
+            copied = json.loads(json.dumps(payload))
+            if roots is not None and _takes_roots(self.adapter.call):
+                answer = self.adapter.call(operation, copied, roots=dict(roots))
+            else:
+                answer = self.adapter.call(operation, copied)
             answer = json.loads(json.dumps(answer))
         except Exception:
             return Outcome(

@@ -102,6 +102,28 @@ class Reloaded:
     config_present: bool = False
 
 
+@dataclass(frozen=True)
+class AgentStarted:
+    """A user prompt opens an agent run."""
+
+    kind: ClassVar[str] = "agent.start"
+    at: int = 0
+
+
+@dataclass(frozen=True)
+class ConfigWritten:
+    """opl-modes.json is written; the module reads it when it loads again."""
+
+    kind: ClassVar[str] = "config.write"
+    at: int = 0
+
+
+@dataclass(frozen=True)
+class ClockAdvanced:
+    kind: ClassVar[str] = "clock.advance"
+    at: int = 0
+
+
 SessionEvent = (
     SessionStarted
     | SessionResumed
@@ -115,4 +137,7 @@ SessionEvent = (
     | ToolsRegistered
     | ActiveToolsChanged
     | Reloaded
+    | AgentStarted
+    | ConfigWritten
+    | ClockAdvanced
 )

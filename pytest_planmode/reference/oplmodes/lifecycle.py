@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.reference.oplmodes import appearance as ap
-from pytest_planmode.reference.oplmodes import commands, plans, state
+from pytest_planmode.reference.oplmodes import bash_gate, commands, plans, state
 from pytest_planmode.reference.oplmodes import events as ev
 from pytest_planmode.reference.oplmodes import messages as msg
 from pytest_planmode.reference.oplmodes.config import (
@@ -41,6 +41,8 @@ from pytest_planmode.reference.oplmodes.registry import (
 )
 from pytest_planmode.reference.oplmodes.tools import active_set
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
+
+BASH_TOOL = "bash"
 
 #: Pi's built-in tools, registered in every session (default of a script).
 #: The first Pi release that emits `agent_before_settle`.
@@ -311,6 +313,16 @@ class Session:
         self.config = config_load(event.config, present=event.config_present)
         self._restore(self.entries)
 
+    def _on_config_written(self, event: ev.ConfigWritten) -> None:
+        self._step.ignored = "the configuration is read when the module loads: /reload applies it"
+
+    def _on_clock(self, event: ev.ClockAdvanced) -> None:
+        self._step.ignored = "nothing here is timed"
+
+    def _on_agent_start(self, event: ev.AgentStarted) -> None:
+        # The mode's prompt and tools are already in place when a run starts.
+        pass
+
     def _on_tools_registered(self, event: ev.ToolsRegistered) -> None:
         self.registered = list(dict.fromkeys(event.tools))
         self._step.ignored = "the registry changed; the active set is re-applied on the next mode change"
@@ -552,17 +564,32 @@ class Session:
     def _on_tool_call(self, event: ev.ToolCalled) -> None:
         tool = event.tool
         args = event.input
+        if tool not in self.active:
+            # Pi emits tool_call only for an active tool; it answers any
+            # other call itself, so opl-modes never sees it.
+            self._step.result = {
+                "tool": tool,
+                "allowed": False,
+                "decidedBy": "pi",
+                "message": f"Tool {tool} not found",
+            }
+            return
         if tool == PLAN_COMPLETE:
             self._plan_complete()
         elif tool == LOAD_TOOLS:
             self._load_tools(args)
-        else:
-            allowed = tool in self.active
+        elif tool == BASH_TOOL:
+            # § Mode behavior: the mode's Bash gate decides the command.
+            decision = bash_gate.check(args.get("command"), self.mode, self.config.document)
             self._step.result = {
                 "tool": tool,
-                "allowed": allowed,
-                "message": None if allowed else f"{tool} is not active in {display_name(self.mode)} mode",
+                "allowed": decision.allowed,
+                "message": None if decision.allowed else decision.reason,
             }
+        else:
+            self._step.result = {"tool": tool, "allowed": True, "message": None}
+        if self._step.result is not None:
+            self._step.result = {**self._step.result, "decidedBy": "extension"}
 
     def _plan_complete(self) -> None:
         mode = self.config.modes[self.mode]
@@ -583,13 +610,6 @@ class Session:
         self._enter(OFF, announce=False)
 
     def _load_tools(self, args: Mapping[str, Any]) -> None:
-        if LOAD_TOOLS not in self.active:
-            self._step.result = {
-                "tool": LOAD_TOOLS,
-                "allowed": False,
-                "message": f"load_tools is not active in {display_name(self.mode)} mode",
-            }
-            return
         raw = args.get("tools") if isinstance(args, Mapping) else None
         if raw is not None and not (isinstance(raw, list) and all(isinstance(t, str) for t in raw)):
             # A malformed argument is refused rather than read as "no
@@ -644,6 +664,9 @@ _EVENTS: Mapping[type[Any], Callable[[Session, Any], None]] = {
     ev.ToolsRegistered: Session._on_tools_registered,
     ev.ActiveToolsChanged: Session._on_active_tools_changed,
     ev.Reloaded: Session._on_reload,
+    ev.AgentStarted: Session._on_agent_start,
+    ev.ConfigWritten: Session._on_config_written,
+    ev.ClockAdvanced: Session._on_clock,
 }
 
 

@@ -1,6 +1,7 @@
 """The events a tool-policy script replays (pi-plan-mode-settings.md
 § Default Plan policy tools; § Plan helper tools), as the reference's own
-values: registry changes, workflow boundaries, session moves and calls."""
+values: registry changes, workflow boundaries, agent runs, session moves
+and calls."""
 
 from __future__ import annotations
 
@@ -74,11 +75,30 @@ class PlanExited:
 
 
 @dataclass(frozen=True)
-class AgentStartHandler:
-    """A `before_agent_start` handler that settles at `settles_at`."""
+class HandlerHeld:
+    """Another extension's `before_agent_start` handler: at the next run
+    start it stays unsettled until the matching :class:`HandlerSettled`."""
 
     at: int
-    settles_at: int
+    handler: str
+
+
+@dataclass(frozen=True)
+class HandlerSettled:
+    at: int
+    handler: str
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """A user prompt opens an agent run (`before_agent_start` fires)."""
+
+    at: int
+
+
+@dataclass(frozen=True)
+class RunSettled:
+    at: int
 
 
 @dataclass(frozen=True)
@@ -102,10 +122,19 @@ class NewSession:
 
 
 @dataclass(frozen=True)
-class Navigated:
+class Labelled:
+    """The user labels the current leaf entry of the session tree."""
+
     at: int
-    contract: str | None
-    active: bool
+    label: str
+
+
+@dataclass(frozen=True)
+class Navigated:
+    """Tree navigation to the entry labelled `label`."""
+
+    at: int
+    label: str
 
 
 @dataclass(frozen=True)
@@ -118,10 +147,12 @@ class PickerAction:
 
 @dataclass(frozen=True)
 class ToolCalled:
+    """A call in the open run; `command` is a shell call's command text."""
+
     at: int
     tool: str
     via: str | None
-    contract: str | None
+    command: str | None = None
 
 
 ToolEvent = (
@@ -134,10 +165,14 @@ ToolEvent = (
     | SelectionMade
     | PlanStarted
     | PlanExited
-    | AgentStartHandler
+    | HandlerHeld
+    | HandlerSettled
+    | RunStarted
+    | RunSettled
     | ContextBuilt
     | StateRestored
     | NewSession
+    | Labelled
     | Navigated
     | PickerAction
     | ToolCalled

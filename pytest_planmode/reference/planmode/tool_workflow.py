@@ -2,12 +2,16 @@
 it, and which contract a call is judged under (pi-plan-mode-settings.md
 § Default Plan policy tools; § Plan helper tools).
 
-A script of events is replayed on a virtual clock. Resolution happens once
-per Plan workflow, at its first provider-bound context, after every
-`before_agent_start` handler has settled: at instant
-R = max(context instant, latest `settlesAt`). If R is the context's own
-instant, resolution happens as the context event is processed; otherwise
-after every event stamped at or before R and before any event stamped later.
+A script of events is replayed in order. Resolution happens once per Plan
+workflow, at its first provider-bound context, after every
+`before_agent_start` handler has settled: at that context when no handler
+of the run is still held, else when the last held handler settles.
+
+A call first meets Pi's own gate: Pi emits `tool_call` only for a
+registered, active tool (for a nested call: an active orchestrator); any
+other call is Pi's refusal, not the extension's verdict. A call that
+reaches the extension gets the Plan policy's verdict; an admitted shell
+call is then decided by the limited-shell policy on its command.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.reference.planmode import tool_events as ev
-from pytest_planmode.reference.planmode.plan_helpers import PlanContract
+from pytest_planmode.reference.planmode.bash_policy import check_bash
+from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES, PlanContract
+from pytest_planmode.reference.planmode.powershell_policy import check_powershell
+from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.tool_freeze import (
     FrozenPolicy,
@@ -26,8 +33,11 @@ from pytest_planmode.reference.planmode.tool_freeze import (
     policy_names,
 )
 from pytest_planmode.reference.planmode.tool_picker import PickerRow, picker_rows
-from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
+from pytest_planmode.reference.planmode.tool_policy import ALLOW, DENY, SHELL_POLICY, CallContext, authorize
 from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
+
+#: The session's working directory, as the virtual root it is in scripts.
+CWD = "$CWD"
 
 
 @dataclass
@@ -49,8 +59,17 @@ class _Workflows:
     effective: str | None = None
     #: Contract whose resolution boundary is still open.
     opening: str | None = None
-    settle_until: int = 0
-    resolve_at: int | None = None
+    #: The open boundary saw its context while a handler was still held.
+    context_seen: bool = False
+    #: Handlers held for the next run, and those of the open run not yet settled.
+    held: set[str] = field(default_factory=set)
+    running: set[str] = field(default_factory=set)
+    #: The open run, and the contract effective when it started (None: none).
+    in_run: bool = False
+    run_contract: str | None = None
+    #: What each tree label pointed at: the branch's latest contract and
+    #: whether it was active at that entry.
+    labels: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
     trace: list[dict[str, Any]] = field(default_factory=list)
     counter: int = 0
     #: Rows of the open picker: a snapshot, never updated in place.
@@ -58,17 +77,12 @@ class _Workflows:
 
     # -- resolution -----------------------------------------------------
 
-    def due(self, now: int, inclusive: bool) -> None:
-        """Resolve a scheduled boundary that lies before `now` (or at it)."""
-        if self.resolve_at is None:
-            return
-        if self.resolve_at < now or (inclusive and self.resolve_at <= now):
-            self.resolve(self.resolve_at)
+    def close_boundary(self) -> None:
+        self.opening, self.context_seen = None, False
 
     def resolve(self, at: int) -> None:
         contract = self.contracts[self.opening] if self.opening else None
-        self.resolve_at = None
-        self.opening = None
+        self.close_boundary()
         if contract is None:
             return
         contract.policy = freeze(self.registry, contract.names)
@@ -135,18 +149,36 @@ class _Workflows:
         if contract is not None:
             contract.active = False
             if self.opening == contract.id:
-                self.opening, self.resolve_at = None, None
+                self.close_boundary()
 
-    def handler_settles(self, event: ev.AgentStartHandler) -> None:
-        if self.opening is not None:
-            self.settle_until = max(self.settle_until, event.settles_at)
-            if self.resolve_at is not None:
-                self.resolve_at = max(self.resolve_at, event.settles_at)
+    def hold(self, event: ev.HandlerHeld) -> None:
+        self.held.add(event.handler)
+
+    def settle_handler(self, event: ev.HandlerSettled) -> None:
+        self.held.discard(event.handler)
+        self.running.discard(event.handler)
+        if self.opening is not None and self.context_seen and not self.running:
+            self.resolve(event.at)
+
+    def start_run(self, event: ev.RunStarted) -> None:
+        # Every extension's before_agent_start runs now; held ones stay
+        # unsettled until their extension settles them.
+        self.in_run = True
+        self.run_contract = self.effective
+        self.running |= self.held
+        self.held = set()
+
+    def settle_run(self, event: ev.RunSettled) -> None:
+        self.in_run = False
+        self.run_contract = None
 
     def context(self, event: ev.ContextBuilt) -> None:
-        if self.opening is not None and self.resolve_at is None:
-            self.resolve_at = max(event.at, self.settle_until)
-            self.due(event.at, inclusive=True)
+        if self.opening is None or self.context_seen:
+            return
+        if self.running:
+            self.context_seen = True
+        else:
+            self.resolve(event.at)
 
     def restore(self, event: ev.StateRestored) -> None:
         # Reload (or a restart) and resume restore the stored state as it
@@ -188,8 +220,7 @@ class _Workflows:
         )
         self.effective = contract_id
         self.opening = contract_id
-        self.settle_until = event.at
-        self.resolve_at = None
+        self.context_seen = False
 
     def new_session(self, event: ev.NewSession) -> None:
         # A fresh session stores no selection and no Plan contract: the
@@ -197,19 +228,25 @@ class _Workflows:
         self.selection = None
         self.contracts = {}
         self.effective = None
-        self.opening, self.resolve_at = None, None
+        self.labels = {}
+        self.close_boundary()
         self.restored(event.at, "new")
 
+    def label(self, event: ev.Labelled) -> None:
+        contract = self.current()
+        self.labels[event.label] = (contract.id, contract.active) if contract else (None, False)
+
     def navigate(self, event: ev.Navigated) -> None:
-        target = self.contracts.get(event.contract) if event.contract else None
+        contract_id, active = self.labels.get(event.label, (None, False))
+        target = self.contracts.get(contract_id) if contract_id else None
         if target is None:
             self.effective = None
         else:
-            target.active = event.active
+            target.active = active
             self.effective = target.id
         if self.opening is not None and self.opening != self.effective:
             # The open boundary belonged to the branch we left.
-            self.opening, self.resolve_at = None, None
+            self.close_boundary()
         self.restored(event.at, "navigate")
 
     def use_picker(self, event: ev.PickerAction) -> None:
@@ -233,24 +270,43 @@ class _Workflows:
             }
         )
 
+    def callable_in_pi(self, name: str) -> bool:
+        """Pi's gate: only a registered, active tool reaches `tool_call`.
+        The helpers are the extension's own tools, registered (and so
+        activated) with it unless the registry says otherwise."""
+        entry = self.registry.get(name)
+        if entry is None:
+            return name in HELPER_NAMES
+        return entry.registered and entry.active
+
     def call(self, event: ev.ToolCalled) -> None:
+        entry: dict[str, Any] = {"at": event.at, "type": "verdict", "tool": event.tool, "via": event.via}
+        caller = event.via if event.via is not None else event.tool
+        if not self.callable_in_pi(caller):
+            # Pi answers "Tool NAME not found" itself: no extension sees it.
+            entry.update(decidedBy="pi", verdict=DENY, reason="not-found", cause=None)
+            self.trace.append(entry)
+            return
         contract = self.current()
         ctx = CallContext(
             contract=PlanContract(contract.id, contract.active) if contract else None,
             policy=contract.policy if contract else None,
             registry=self.registry,
         )
-        verdict = authorize(ctx, event.tool, event.via, event.contract)
-        entry: dict[str, Any] = {
-            "at": event.at,
-            "type": "verdict",
-            "tool": event.tool,
-            "via": event.via,
-            "verdict": verdict.verdict,
-            "reason": verdict.reason,
-            "cause": verdict.cause,
-        }
+        verdict = authorize(ctx, event.tool, event.via, self.run_contract)
+        outcome, reason = verdict.verdict, verdict.reason
+        if outcome == SHELL_POLICY:
+            shell = check_powershell if event.tool == "powershell" else check_bash
+            decided = shell(event.command or "", CWD, self.trust())
+            outcome = ALLOW if decided.allowed else DENY
+        entry.update(decidedBy="extension", verdict=outcome, reason=reason, cause=verdict.cause)
         self.trace.append(entry)
+
+    def trust(self) -> TrustedPrefixes:
+        # The limited shell of a Plan call trusts what the current settings
+        # document grants (read as every consumer reads it: an invalid
+        # document trusts nothing).
+        return TrustedPrefixes.of(read_document(self.settings).settings)
 
 
 #: Each event's handler, by the event's type.
@@ -264,10 +320,14 @@ _HANDLERS: Mapping[type[Any], Callable[[_Workflows, Any], None]] = {
     ev.SelectionMade: _Workflows.select,
     ev.PlanStarted: _Workflows.start,
     ev.PlanExited: _Workflows.exit_plan,
-    ev.AgentStartHandler: _Workflows.handler_settles,
+    ev.HandlerHeld: _Workflows.hold,
+    ev.HandlerSettled: _Workflows.settle_handler,
+    ev.RunStarted: _Workflows.start_run,
+    ev.RunSettled: _Workflows.settle_run,
     ev.ContextBuilt: _Workflows.context,
     ev.StateRestored: _Workflows.restore,
     ev.NewSession: _Workflows.new_session,
+    ev.Labelled: _Workflows.label,
     ev.Navigated: _Workflows.navigate,
     ev.PickerAction: _Workflows.use_picker,
     ev.ToolCalled: _Workflows.call,
@@ -288,12 +348,11 @@ def replay(
     events: Sequence[ev.ToolEvent],
 ) -> Replay:
     """§ Default Plan policy tools: replay a script of registry changes,
-    workflow boundaries and calls; every call gets a verdict and a reason."""
+    workflow boundaries, agent runs and calls; every call gets a verdict,
+    who decided it (Pi's gate or the extension) and a reason."""
     state = _Workflows(Registry.of(registry), dict(settings), selection)
     for event in events:
-        state.due(event.at, inclusive=False)
         _HANDLERS[type(event)](state, event)
-    state.due(2**63, inclusive=True)
     contract = state.current()
     policy = contract.policy if contract else None
     return Replay(

@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from pytest_planmode import PROTOCOL_VERSION, __version__
-from pytest_planmode.targets.reference.ops import handlers
+from pytest_planmode.contract.virtual_paths import map_rooted, unmap
+from pytest_planmode.targets.reference.ops import MODEL_ROOTS, handlers
 
 
 def _format_validation(operation: str, error: ValidationError) -> str:
@@ -26,6 +27,16 @@ def _format_validation(operation: str, error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"]) or "(input)"
         parts.append(f"{where}: {item['msg']}")
     return f"invalid input for {operation}: " + "; ".join(parts)
+
+
+def under_roots(value: Any, roots: dict[str, str]) -> Any:
+    """A validated input with its rooted paths moved under `roots`."""
+    if isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        return value.model_copy(update={name: under_roots(getattr(value, name), roots) for name in fields})
+    if isinstance(value, (list, tuple)):
+        return type(value)(under_roots(item, roots) for item in value)
+    return map_rooted(value, roots)
 
 
 class ReferenceAdapter:
@@ -44,7 +55,9 @@ class ReferenceAdapter:
             "operations": sorted(handlers()),
         }
 
-    def call(self, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def call(self, op: str, payload: dict[str, Any], roots: dict[str, str] | None = None) -> dict[str, Any]:
+        """`roots` (the harness's sandbox) is not needed: the reference
+        writes nothing to disk, it maps the roots into its model file system."""
         found = handlers().get(op)
         if found is None:
             return {"unsupported": True}
@@ -54,9 +67,13 @@ class ReferenceAdapter:
             model = spec.input.model_validate(payload, strict=True)
         except ValidationError as exc:
             return {"error": {"message": _format_validation(op, exc)}}
+        if spec.sandbox:
+            model = under_roots(model, MODEL_ROOTS)
         result = func(model)
         if isinstance(result, BaseModel):
             result = result.model_dump(mode="json", by_alias=True)
+        if spec.sandbox:
+            result = unmap(result, MODEL_ROOTS)
         return {"output": result}
 
 

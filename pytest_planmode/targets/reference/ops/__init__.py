@@ -20,6 +20,12 @@ from pytest_planmode.contract import Operation
 
 _REGISTRY: dict[str, tuple[Operation, Callable[[Any], Any]]] = {}
 
+#: Where the reference puts each root of `contract.virtual_paths`: its file
+#: system is a model in memory, so its sandbox is a fixed set of directories
+#: of that model, each as long as its token (a path's length, and so an
+#: export preview cut to a width, reads the same in either spelling).
+MODEL_ROOTS = {"$CWD": "/cwd", "$HOME": "/home", "$AGENT": "/agent", "$TMP": "/tmp"}
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 

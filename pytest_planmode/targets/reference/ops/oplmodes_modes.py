@@ -1,60 +1,110 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes
 from pytest_planmode.contract import oplmodes_modes as modes
 from pytest_planmode.contract.oplmodes_modes import ModesScriptInput, ModesScriptOutput
 from pytest_planmode.reference.oplmodes import events as ev
-from pytest_planmode.reference.oplmodes.lifecycle import run_script
-from pytest_planmode.targets.reference.convert import value
+from pytest_planmode.reference.oplmodes.lifecycle import SETTLE_MIN_VERSION, parse_version, run_script
 from pytest_planmode.targets.reference.ops import handler
 from pytest_planmode.targets.reference.ops.oplmodes_config import load_from_input
 
 
-def _entries(event: Any) -> tuple[dict[str, Any], ...]:
+def _entries(entries: list[host.SessionEntry] | None) -> tuple[dict[str, Any], ...]:
     """Session entries as Pi stores them (JSON objects, camelCase keys)."""
-    return tuple(entry.model_dump(mode="json", by_alias=True) for entry in event.entries)
+    return tuple(entry.model_dump(mode="json", by_alias=True) for entry in entries or ())
 
 
-#: Each script event's reference value, by its contract class.
-_EVENTS: dict[type[Any], Callable[[Any], ev.SessionEvent]] = {
-    modes.SessionStart: lambda e: value(ev.SessionStarted, e, flags=tuple(e.flags), entries=_entries(e)),
-    modes.SessionResume: lambda e: value(ev.SessionResumed, e, entries=_entries(e)),
-    modes.BranchChange: lambda e: value(ev.BranchChanged, e, entries=_entries(e)),
-    modes.Command: lambda e: value(ev.CommandTyped, e),
-    modes.Key: lambda e: value(ev.KeyPressed, e),
-    modes.Pick: lambda e: value(ev.MenuPicked, e),
-    modes.AgentEnd: lambda e: value(ev.AgentEnded, e),
-    modes.ToolCall: lambda e: value(ev.ToolCalled, e),
-    modes.AgentBeforeSettle: lambda e: value(ev.AgentSettling, e),
-    modes.ToolsRegistered: lambda e: value(ev.ToolsRegistered, e, tools=tuple(e.tools)),
-    modes.ActiveToolsChanged: lambda e: value(ev.ActiveToolsChanged, e, tools=tuple(e.tools)),
-    modes.Reload: lambda e: value(ev.Reloaded, e, config_present="config" in e.model_fields_set),
-}
+class _Translation:
+    """Host events as the reference session's own events. One host event
+    may be several of them (a run that settles is `agent_end`, then, from
+    Pi 0.87.0, `agent_before_settle`); the config file on disk is tracked
+    so that `/reload` reads what was last written."""
+
+    def __init__(self, inp: ModesScriptInput) -> None:
+        self.present = "config" in inp.model_fields_set
+        self.config = inp.config
+        version = parse_version(inp.pi_version)
+        self.emits_settle = version is not None and version >= SETTLE_MIN_VERSION
+
+    def __call__(self, e: Any) -> list[ev.SessionEvent]:
+        at = e.at
+        if isinstance(e, host.SessionStart):
+            return [ev.SessionStarted(at, tuple(e.flags), _entries(e.entries))]
+        if isinstance(e, host.SessionResume):
+            if e.entries is None:
+                return [ev.SessionResumed(at, ())]
+            return [ev.SessionResumed(at, _entries(e.entries))]
+        if isinstance(e, host.SessionTree):
+            return [ev.BranchChanged(at, _entries(e.entries))]
+        if isinstance(e, host.SessionReload):
+            return [ev.Reloaded(at, self.config, self.present)]
+        if isinstance(e, modes.ConfigWrite):
+            self.present = "config" in e.model_fields_set
+            self.config = e.config
+            return [ev.ConfigWritten(at)]
+        if isinstance(e, host.Command):
+            return [ev.CommandTyped(at, f"/{e.name} {e.args}" if e.args else f"/{e.name}")]
+        if isinstance(e, host.KeyPress):
+            return [ev.KeyPressed(at, e.key)]
+        if isinstance(e, host.UiAnswer):
+            return [ev.MenuPicked(at, e.label)]
+        if isinstance(e, host.AgentStart):
+            return [ev.AgentStarted(at)]
+        if isinstance(e, host.ToolCall):
+            return [ev.ToolCalled(at, e.tool, dict(e.input))]
+        if isinstance(e, host.AgentSettle):
+            ended: list[ev.SessionEvent] = [ev.AgentEnded(at)]
+            return [*ended, ev.AgentSettling(at, e.outcome)] if self.emits_settle else ended
+        if isinstance(e, host.ClockAdvance):
+            return [ev.ClockAdvanced(at)]
+        if isinstance(e, modes.ToolsRegistered):
+            return [ev.ToolsRegistered(at, tuple(e.tools))]
+        if isinstance(e, modes.ActiveToolsChanged):
+            return [ev.ActiveToolsChanged(at, tuple(e.tools))]
+        raise TypeError(f"no translation for {e.type}")
 
 
-def script_events(inp: ModesScriptInput) -> list[ev.SessionEvent]:
-    return [_EVENTS[type(e)](e) for e in inp.events]
+def _merge(steps: list[dict[str, Any]], event: str) -> dict[str, Any]:
+    """One host event's step from the reference steps it became: the state
+    after the last, everything any of them showed, and `ignored` only when
+    none of them acted."""
+    merged = dict(steps[-1])
+    merged["event"] = event
+    merged["notifications"] = [n for s in steps for n in s["notifications"]]
+    merged["planFiles"] = [f for s in steps for f in s["planFiles"]]
+    merged["thinkingCycled"] = any(s["thinkingCycled"] for s in steps)
+    for key in ("menu", "result", "persisted"):
+        merged[key] = next((s[key] for s in reversed(steps) if s[key] is not None), None)
+    reasons = [s["ignored"] for s in steps]
+    merged["ignored"] = "; ".join(r for r in reasons if r) if all(reasons) else None
+    return merged
 
 
 @handler(oplmodes_modes.SCRIPT)
 def script(inp: ModesScriptInput) -> ModesScriptOutput:
     config = load_from_input(inp, "config")
-    events = script_events(inp)
+    translate = _Translation(inp)
+    groups = [translate(event) for event in inp.events]
     session = run_script(
         config,
-        events,
+        [event for group in groups for event in group],
         registered=inp.registered_tools,
         active=inp.active_tools,
         pi_version=inp.pi_version,
         existing_plans=inp.plans,
         keybindings=inp.keybindings,
     )
+    steps: list[dict[str, Any]] = []
+    position = 0
+    for event, group in zip(inp.events, groups, strict=True):
+        steps.append(_merge(session.steps[position : position + len(group)], event.type))
+        position += len(group)
     return ModesScriptOutput.model_validate(
         {
-            "steps": session.steps,
+            "steps": steps,
             "final": session.final(),
             "trace": session.trace,
             "configProblems": [p.message for p in config.problems],

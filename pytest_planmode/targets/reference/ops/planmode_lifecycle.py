@@ -17,7 +17,7 @@ from pytest_planmode.reference.planmode import lifecycle, messages
 from pytest_planmode.reference.planmode import lifecycle_events as ev
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.targets.reference.convert import output, value
-from pytest_planmode.targets.reference.ops import handler
+from pytest_planmode.targets.reference.ops import MODEL_ROOTS, handler
 
 #: Each script event's reference class, by its contract class.
 _EVENTS: dict[type[Any], type[ev.LifecycleEvent]] = {
@@ -42,9 +42,11 @@ _EVENTS: dict[type[Any], type[ev.LifecycleEvent]] = {
 }
 
 
-def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.ModelFileSystem:
+def model_fs(
+    paths: Iterable[PathEntry], cwd: str, home: str, roots: Iterable[str] = MODEL_ROOTS.values()
+) -> exporting.ModelFileSystem:
     """The in-memory tree an input describes: its paths, their ancestors,
-    the working directory and home."""
+    the working directory, home and every sandbox root."""
     entries = [
         (
             entry.path,
@@ -52,7 +54,7 @@ def model_fs(paths: Iterable[PathEntry], cwd: str, home: str) -> exporting.Model
         )
         for entry in paths
     ]
-    return exporting.ModelFileSystem.of(entries, also=(cwd, home))
+    return exporting.ModelFileSystem.of(entries, also=(cwd, home, *roots))
 
 
 @handler(planmode_lifecycle.RUN)

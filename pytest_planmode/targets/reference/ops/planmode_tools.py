@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_planmode.contract import planmode_lifecycle as life
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools
 from pytest_planmode.contract import planmode_tools as tools
 from pytest_planmode.contract.planmode_tools import (
@@ -31,30 +31,51 @@ def tool_from_entry(entry: tools.ToolEntry) -> Tool:
     return value(Tool, entry, exposure=normalize_exposure(entry.exposure))
 
 
-#: Each script event's reference value, by the event's contract class.
-_EVENTS: dict[type[Any], Callable[[Any], ev.ToolEvent]] = {
-    tools.RegisterEvent: lambda e: ev.Registered(e.at, tool_from_entry(e.tool)),
-    tools.UnregisterEvent: lambda e: ev.Unregistered(e.at, e.name),
-    tools.ActivateEvent: lambda e: ev.ActiveSetChanged(e.at, tuple(e.names), e.type == "registry.activate"),
-    tools.ExposeEvent: lambda e: ev.ExposureChanged(e.at, e.name, normalize_exposure(e.exposure)),
-    tools.DeclareEvent: lambda e: ev.Declared(e.at, e.name),
-    life.SettingsSave: lambda e: ev.SettingsSaved(e.at, e.settings),
-    tools.SelectionEvent: lambda e: ev.SelectionMade(e.at, list(e.tools)),
-    tools.PlanStartEvent: lambda e: ev.PlanStarted(e.at, e.contract),
-    life.PlanExit: lambda e: ev.PlanExited(e.at),
-    tools.BeforeAgentStartEvent: lambda e: ev.AgentStartHandler(e.at, e.settles_at),
-    tools.ContextEvent: lambda e: ev.ContextBuilt(e.at),
-    life.Reload: lambda e: ev.StateRestored(e.at, e.type),
-    life.Resume: lambda e: ev.StateRestored(e.at, e.type),
-    tools.NewSessionEvent: lambda e: ev.NewSession(e.at),
-    tools.NavigateEvent: lambda e: ev.Navigated(e.at, e.contract, e.active),
-    tools.PickerEvent: lambda e: ev.PickerAction(e.at, e.type.removeprefix("picker.")),
-    tools.ToolCallEvent: lambda e: ev.ToolCalled(e.at, e.tool, e.via, e.contract),
+def _command(e: host.Command) -> list[ev.ToolEvent]:
+    args = e.args.strip()
+    if args == "start":
+        return [ev.PlanStarted(e.at, None)]
+    if args == "tools":
+        return [ev.PickerAction(e.at, "open")]
+    return [ev.PlanExited(e.at)]
+
+
+def _choose(e: tools.ChooseEvent) -> list[ev.ToolEvent]:
+    chosen: list[ev.ToolEvent] = [ev.SelectionMade(e.at, list(e.tools))]
+    return [*chosen, ev.PlanStarted(e.at, None)] if e.start else chosen
+
+
+#: Each script event's reference values, by the event's contract class
+#: (events that change nothing the tool policy reads map to none).
+_EVENTS: dict[type[Any], Callable[[Any], list[ev.ToolEvent]]] = {
+    tools.RegisterEvent: lambda e: [ev.Registered(e.at, tool_from_entry(e.tool))],
+    tools.UnregisterEvent: lambda e: [ev.Unregistered(e.at, e.name)],
+    tools.ActivateEvent: lambda e: [ev.ActiveSetChanged(e.at, tuple(e.names), e.type == "tools.activate")],
+    tools.ExposeEvent: lambda e: [ev.ExposureChanged(e.at, e.name, normalize_exposure(e.exposure))],
+    tools.DeclareEvent: lambda e: [ev.Declared(e.at, e.name)],
+    tools.ChooseEvent: _choose,
+    host.SessionLabel: lambda e: [ev.Labelled(e.at, e.label)],
+    host.SessionTree: lambda e: [ev.Navigated(e.at, e.to)],
+    host.Command: _command,
+    host.UiAnswer: lambda e: [ev.PickerAction(e.at, "close")],
+    host.UiShow: lambda e: [ev.PickerAction(e.at, "show")],
+    host.SettingsWrite: lambda e: [ev.SettingsSaved(e.at, e.settings)],
+    host.SettingsScreen: lambda e: [ev.SettingsSaved(e.at, e.settings)],
+    host.HandlerHold: lambda e: [ev.HandlerHeld(e.at, e.handler)],
+    host.HandlerSettle: lambda e: [ev.HandlerSettled(e.at, e.handler)],
+    host.AgentStart: lambda e: [ev.RunStarted(e.at)],
+    host.AgentSettle: lambda e: [ev.RunSettled(e.at)],
+    host.Context: lambda e: [ev.ContextBuilt(e.at)],
+    host.ToolCall: lambda e: [ev.ToolCalled(e.at, e.tool, e.via, e.input.get("command"))],
+    host.ClockAdvance: lambda e: [],
+    host.SessionReload: lambda e: [ev.StateRestored(e.at, "reload")],
+    host.SessionResume: lambda e: [ev.StateRestored(e.at, "resume")],
+    host.SessionNew: lambda e: [ev.NewSession(e.at)],
 }
 
 
 def script_events(inp: ToolsAuthorizeInput) -> list[ev.ToolEvent]:
-    return [_EVENTS[type(e)](e) for e in inp.events]
+    return [value for e in inp.events for value in _EVENTS[type(e)](e)]
 
 
 @handler(planmode_tools.FREEZE)

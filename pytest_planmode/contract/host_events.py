@@ -1,0 +1,284 @@
+"""Host events: the script vocabulary a Pi host can replay.
+
+Every event here is something Pi does, or something a user does in Pi, so
+a host that loads a real extension can turn each one into host steps (the
+Pi hooks named in each docstring) and a reimplementation can read it as
+data. Operations combine these classes with their own (registry changes,
+for instance) into their script unions; an event keeps its name and shape
+in every operation that uses it.
+
+Agent runs are explicit: ``agent.start`` opens one (a user prompt),
+``agent.settle`` ends it with its outcome; ``context`` and ``tool.call``
+happen inside a run. Session moves (reload, resume, new session, tree
+navigation) happen between runs.
+
+Time is virtual. ``at`` is optional (see :mod:`.events`); a script that
+times something says so with explicit instants or ``clock.advance``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pytest_planmode.contract.base import ContractInput
+from pytest_planmode.contract.events import ScriptEvent
+
+#: Pi's built-in shell tools: a call to one of them carries its command,
+#: as Pi validates a tool call's arguments against its schema before any
+#: extension sees it.
+SHELL_TOOLS = ("bash", "powershell")
+
+
+class SessionEntry(BaseModel):
+    """A session entry as Pi stores it. Entries of other extensions, or with
+    any other shape, are allowed: an extension restoring its state must skip
+    what is not its own."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow", frozen=True)
+
+    type: str = Field(default="custom", description="Pi's entry kind; extensions write `custom`.")
+    custom_type: str | None = Field(
+        default=None,
+        alias="customType",
+        description="The extension's entry type (e.g. `mode-switcher`); anything else is foreign.",
+    )
+    data: Any = None
+
+
+class SessionStart(ScriptEvent):
+    """Pi starts on a session: the extension loads (the factory runs with the
+    CLI `flags` applied after it), then `session_start{startup}` on the
+    session's stored `entries`."""
+
+    type: Literal["session.start"]
+    flags: list[str] = Field(default_factory=list, description="CLI flags, e.g. `--chat`, `--plan`.")
+    entries: list[SessionEntry] = Field(
+        default_factory=list, description="Entries of the session being opened."
+    )
+
+
+class AgentStart(ScriptEvent):
+    """A user prompt opens an agent run: Pi fires `input`, every
+    extension's `before_agent_start` (chained), then `agent_start`."""
+
+    type: Literal["agent.start"]
+    prompt: str = Field(default="", description="The prompt text the user submits.")
+
+
+class AgentSettle(ScriptEvent):
+    """The open agent run ends: Pi fires `agent_end` (from Pi 0.87.0 also
+    `agent_before_settle` with the outcome), then `agent_settled`."""
+
+    type: Literal["agent.settle"]
+    outcome: Literal["completed", "aborted", "error"] = "completed"
+
+
+class Context(ScriptEvent):
+    """Pi's `context` hook, emitted before each LLM call of the open run."""
+
+    type: Literal["context"]
+
+
+class ToolCall(ScriptEvent):
+    """The model calls a tool in the open run. Pi emits `tool_call` only for
+    a registered, active tool whose arguments passed its schema; any other
+    call is answered by Pi itself ("Tool NAME not found") and never reaches
+    an extension. `via` names the orchestrator tool (e.g. `codemode`) of a
+    nested call."""
+
+    type: Literal["tool.call"]
+    tool: str = Field(min_length=1)
+    input: dict[str, Any] = Field(
+        default_factory=dict, description="The call's arguments; a `bash` call carries `command`."
+    )
+    via: str | None = Field(default=None, description="The orchestrator of a nested call.")
+
+    @model_validator(mode="after")
+    def _shell_has_command(self) -> ToolCall:
+        if self.tool in SHELL_TOOLS and not isinstance(self.input.get("command"), str):
+            raise ValueError(
+                f'a {self.tool} tool.call carries its command: input = {{ command = "..." }} '
+                "(Pi checks the arguments against the tool's schema before any extension sees the call)"
+            )
+        return self
+
+
+class Command(ScriptEvent):
+    """The user types `/name args`: Pi calls the command's handler with the
+    raw argument string."""
+
+    type: Literal["command"]
+    name: str = Field(min_length=1, pattern=r"^[^/\s]+$", description="The command name, without `/`.")
+    args: str = Field(default="", description="The raw remainder after the name.")
+
+
+class UiAnswer(ScriptEvent):
+    """The user answers the open menu or dialog by an item's label (Pi's
+    `ctx.ui.select` returns the label); null dismisses it (Escape)."""
+
+    type: Literal["ui.answer"]
+    label: str | None
+
+
+class KeyPress(ScriptEvent):
+    """The user presses a key: every handler bound to it fires (extension
+    shortcuts and Pi's own bindings alike)."""
+
+    type: Literal["key.press"]
+    key: str = Field(description="A key id, e.g. `shift+tab`.")
+
+
+class UiShow(ScriptEvent):
+    """The host reads the screen that is open now, choosing nothing."""
+
+    type: Literal["ui.show"]
+
+
+class ClockAdvance(ScriptEvent):
+    """Virtual time passes: pending timers due by then fire."""
+
+    type: Literal["clock.advance"]
+    ms: int = Field(ge=0)
+
+
+class SessionReload(ScriptEvent):
+    """`/reload`: `session_shutdown{reload}`, a new extension runtime,
+    `session_start{reload}`; the same session and branch."""
+
+    type: Literal["session.reload"]
+
+
+class SessionResume(ScriptEvent):
+    """`/resume`: `session_before_switch{resume}`, `session_shutdown{resume}`,
+    a new runtime, `session_start{resume}` on the resumed session's stored
+    entries: `entries` when given, else this session's own."""
+
+    type: Literal["session.resume"]
+    entries: list[SessionEntry] | None = Field(
+        default=None, description="The resumed session's entries; omitted: this session's."
+    )
+
+
+class SessionNew(ScriptEvent):
+    """`/new`: `session_before_switch{new}`, `session_shutdown{new}`, a new
+    runtime, `session_start{new}` on an empty session."""
+
+    type: Literal["session.new"]
+
+
+class SessionLabel(ScriptEvent):
+    """The user labels the current leaf entry in `/tree` (Pi's entry labels)."""
+
+    type: Literal["session.label"]
+    label: str = Field(min_length=1)
+
+
+class SessionTree(ScriptEvent):
+    """`/tree` navigation: `session_before_tree`, the leaf moves,
+    `session_tree`. The target is the entry labelled `to`, or a branch
+    whose entries are `entries` (one of the two)."""
+
+    type: Literal["session.tree"]
+    to: str | None = Field(default=None, min_length=1, description="A label given by `session.label`.")
+    entries: list[SessionEntry] | None = Field(default=None, description="Entries on the new branch.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> SessionTree:
+        if (self.to is None) == (self.entries is None):
+            raise ValueError("session.tree names its target: either `to` (a label) or `entries`")
+        return self
+
+
+class SettingsWrite(ScriptEvent):
+    """The settings file is edited as JSON on disk (an editor, not the
+    extension): the fields given are changed, `null` removes a field, any
+    value is written as is, valid or not."""
+
+    type: Literal["settings.write"]
+    settings: dict[str, Any] = Field(description="The fields changed, as raw JSON values.")
+
+
+class SettingsScreen(ScriptEvent):
+    """The user saves through the extension's Settings screen: the fields
+    given are changed; `null` resets a field (e.g. **Use automatic safe
+    built-ins**)."""
+
+    type: Literal["settings.screen"]
+    settings: dict[str, Any] = Field(description="The fields changed, as raw JSON values.")
+
+
+class HandlerHold(ScriptEvent):
+    """Another extension is loaded whose `before_agent_start` handler, at the
+    next `agent.start`, settles only at the matching `extension.settle`
+    (the host runs it concurrently and resolves it then)."""
+
+    type: Literal["extension.hold"]
+    handler: str = Field(min_length=1, description="A name for that extension's handler.")
+
+
+class HandlerSettle(ScriptEvent):
+    """The held `before_agent_start` handler of `extension.hold` settles."""
+
+    type: Literal["extension.settle"]
+    handler: str = Field(min_length=1)
+
+
+HostEvent = Annotated[
+    SessionStart
+    | AgentStart
+    | AgentSettle
+    | Context
+    | ToolCall
+    | Command
+    | UiAnswer
+    | UiShow
+    | ClockAdvance
+    | SessionReload
+    | SessionResume
+    | SessionNew
+    | SessionLabel
+    | SessionTree
+    | KeyPress
+    | SettingsWrite
+    | SettingsScreen
+    | HandlerHold
+    | HandlerSettle,
+    Field(discriminator="type"),
+]
+
+
+class HostVocabulary(ContractInput):
+    """The host vocabulary: every event shared by the script operations."""
+
+    events: list[HostEvent]
+
+
+SCHEMAS = {"events/host.schema.json": HostVocabulary}
+
+__all__ = [
+    "SHELL_TOOLS",
+    "AgentSettle",
+    "AgentStart",
+    "ClockAdvance",
+    "Command",
+    "Context",
+    "HandlerHold",
+    "HandlerSettle",
+    "HostEvent",
+    "HostVocabulary",
+    "KeyPress",
+    "SessionEntry",
+    "SessionLabel",
+    "SessionNew",
+    "SessionReload",
+    "SessionResume",
+    "SessionStart",
+    "SessionTree",
+    "SettingsScreen",
+    "SettingsWrite",
+    "ToolCall",
+    "UiAnswer",
+    "UiShow",
+]
