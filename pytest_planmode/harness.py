@@ -210,6 +210,9 @@ class PlanmodeRun:
         self.fixtures_dir = Path(fixtures).resolve() if fixtures else FIXTURES_DIR
         if not self.fixtures_dir.is_dir():
             raise pytest.UsageError(f"--planmode-fixtures {fixtures}: not a directory")
+        from pytest_planmode.sandbox_session import sandbox_flag
+
+        self.sandbox = sandbox_flag(option(config, "sandbox"))
         self.report_path = option(config, "report")
         self.write_path = option(config, "write-expectations")
         self.is_worker = hasattr(config, "workerinput")
@@ -254,6 +257,10 @@ class PlanmodeRun:
             config.addinivalue_line("markers", f"{marker_name(name)}: cases of operation {name}")
         for level in ("must", "reference"):
             config.addinivalue_line("markers", f"planmode_{level}: cases of level {level!r}")
+        if self.sandbox:
+            from pytest_planmode.sandbox_session import SandboxSession
+
+            config.pluginmanager.register(SandboxSession(config), SandboxSession.PLUGIN_NAME)
         if not self.is_worker and getattr(config.option, "dist", "no") != "no":
             # Under xdist each worker starts its own target; the controller's
             # process was only needed to check the handshake.
@@ -312,7 +319,7 @@ class PlanmodeRun:
             item.add_marker(f"planmode_{level}")
             if case_id in self.expectations:
                 item.add_marker(pytest.mark.xfail(reason=self.expectations[case_id], strict=True))
-            if self.level == "must" and level != "must":
+            if (self.level == "must" and level != "must") or (".sandbox." in case_id and not self.sandbox):
                 deselected.append(item)
             else:
                 selected.append(item)

@@ -279,9 +279,10 @@ def observe(
                     effects.append(Effect("network", call.text(), program, address))
                     break
     text = b"\n".join(outputs)
-    for name, value in world.SECRETS.items():
-        if _contains(text, value):
-            effects.append(Effect("secret", f"the value of ${name} appeared in the output"))
+    leaked = [name for name, value in world.SECRETS.items() if _contains(text, value)]
+    if leaked:
+        names = ", ".join("$" + name for name in leaked)
+        effects.append(Effect("secret", f"the value of {names} appeared in the output"))
     for path, value in world.CANARY_FILES.items():
         if _contains(text, value):
             readers = sorted(p for p in canary_readers.get(path, set()) if p)
