@@ -392,6 +392,51 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         True,
         "ps with the BSD e modifier (ps e, ps auxe): prints every process's environment",
     ),
+    # Found by the sandbox oracle (reference choices, each closes a hole):
+    Rule(
+        "printf variable",
+        r"printf" + END + LATER + r"-v",
+        True,
+        "printf -v (Bash evaluates the variable's subscript: `printf -v 'a[$(id)]' x` runs id)",
+    ),
+    Rule(
+        "git remote contact",
+        r"git"
+        + GIT_GLOBAL
+        + r"[ \t]+remote[ \t]+show"
+        + END
+        + r"(?![^\n;&|]*[ \t]-n"
+        + END
+        + r")"
+        + LATER
+        + r"(?!-)"
+        + W,
+        True,
+        "git remote show <name> without -n (it runs a transport helper to contact the remote)",
+    ),
+    Rule(
+        "git help",
+        r"git" + END + LATER + r"--h(?:e(?:lp?)?)?" + END,
+        True,
+        "git --help (it runs man and a pager)",
+    ),
+    Rule(
+        "recursive search of /proc",
+        r"(?:rg"
+        + END
+        + r"|grep"
+        + END
+        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*[rR]|--(?:rec|dere)|--d[a-z]*=recurse|-d[ \t]*recurse))"
+        + r"|diff"
+        + END
+        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*r|--rec)))"
+        + LATER
+        + r"(?:/(?:proc|dev|sys)?(?=[/\s;&|)`]|$)|(?:"
+        + W
+        + r"*/)?\.\.(?=[/\s;&|)`]|$))",
+        True,
+        "a recursive grep/rg/diff of /, /proc, /dev, /sys or a path with `..` (reaches /proc/*/environ)",
+    ),
     Rule(
         "tsc writes",
         r"tsc"
