@@ -105,6 +105,7 @@ class SandboxSession:
         counts = self.counts
         tr.write_line(
             f"planmode sandbox: {counts['observed'] + counts['inconclusive']} commands run: "
-            f"{counts['observed']} observed ({counts['with effects']} with effects), "
+            f"{counts['observed']} observed ({counts['with effects']} with some effect; a check fails "
+            "only on the effects its level forbids), "
             f"{counts['inconclusive']} inconclusive; {counts['exempt']} exempt (not run)"
         )

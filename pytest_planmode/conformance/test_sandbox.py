@@ -8,33 +8,12 @@ the sandbox (`pytest_planmode.sandbox`); an allowed command must show no
 effect. Only the suite's own command text runs, never text a target
 supplies: the target's answer only decides whether a command runs.
 
-Levels, per effect, from the specs:
-
-- pi-plan-mode (`planmode.bash.check`, `planmode.powershell.check`):
-  writes, program executions and network contact are `must`. The
-  reviewed policy is read-only inspection that "rejects ... shell expansion
-  and substitution ... explicit external diff, textconv, filter, or
-  signature helpers, mutating flags" and avoids transport helpers
-  (pi-plan-mode-settings.md § Safe shell subcommands). A secret in the
-  output, and a file outside the working tree printed by Git, are
-  `reference`: the spec says read-only "does not mean private"; leaving
-  out `env`/`printenv` and `--no-index` is reference-choices.md's.
-- opl-modes (`oplmodes.bash.check`): writes, executions and secrets are
-  `must`: "file mutation primitives" are blocked, a hidden `$(...)` payload
-  "is split out and checked", and `env`/`printenv` are left out "since they
-  could dump provider API keys" (opl-modes.md § Mode behavior). Network
-  contact is `reference` (the allowlist "covers read-only inspection").
-
-Segments naming a package manager or project check runner (npm, cargo,
-pytest, ...) are exempt, as are segments trusted through `safeSubcommands`
-(never sent here): the specs admit them knowing they may run project code,
-write their caches or reach the network.
+Levels, per effect, are decided in `pytest_planmode/sandbox/levels.py`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,82 +21,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_planmode.sandbox import Effect, Result, programs_in, world
-from pytest_planmode.sandbox.table import EXEMPT_PROGRAMS
+from pytest_planmode.sandbox.levels import GATES, Gate, effect_class, exempt, violations
 from pytest_planmode.strategies import sandbox_commands as gen
 
 if TYPE_CHECKING:
     from pytest_planmode.harness import TargetClient
     from pytest_planmode.sandbox_session import SandboxSession
 
-MAX_LISTED = 25
+MAX_PER_CLASS = 10
 
 
-@dataclass(frozen=True)
-class Gate:
-    operation: str
-    prefix: str
-    shell: str
-    must: frozenset[str]
-    reference: frozenset[str]
-    #: Which suite operations' commands are tried against this gate.
-    sources: tuple[str, ...]
-
-    def input(self, command: str) -> dict[str, Any]:
-        if self.operation.startswith("oplmodes."):
-            return {"command": command, "mode": "plan"}
-        return {"command": command, "cwd": world.REPO}
-
-
-_BASH_SOURCES = ("planmode.bash.check", "oplmodes.bash.check", "oplmodes.bash.segments")
-GATES = (
-    Gate(
-        "planmode.bash.check",
-        "planmode.bash",
-        "bash",
-        frozenset({"write", "exec", "network"}),
-        frozenset({"secret", "git-outside"}),
-        _BASH_SOURCES,
-    ),
-    Gate(
-        "planmode.powershell.check",
-        "planmode.powershell",
-        "pwsh",
-        frozenset({"write", "exec", "network"}),
-        frozenset({"secret", "git-outside"}),
-        ("planmode.powershell.check",),
-    ),
-    Gate(
-        "oplmodes.bash.check",
-        "oplmodes.bash",
-        "bash",
-        frozenset({"write", "exec", "secret"}),
-        frozenset({"network"}),
-        _BASH_SOURCES,
-    ),
-)
-
-
-def effect_class(effect: Effect) -> str:
-    """The class a level is decided for: a canary file printed by Git is
-    a read outside the working tree through Git."""
-    if effect.kind == "canary-file":
-        return "git-outside" if "git" in effect.program.split(", ") else "canary-file"
-    return effect.kind
-
-
-def violations(gate: Gate, level: str, result: Result) -> list[Effect]:
-    kinds = gate.must if level == "must" else gate.reference
-    return [effect for effect in result.effects if effect_class(effect) in kinds]
-
-
-def exempt(command: str) -> bool:
-    return any(program in EXEMPT_PROGRAMS for program in programs_in(command))
-
-
-def judge(target: TargetClient, session: SandboxSession, gate: Gate, level: str, command: str) -> str | None:
+def judge(
+    target: TargetClient, session: SandboxSession, gate: Gate, level: str, command: str
+) -> tuple[str, str] | None:
     """None when `command` is blocked, exempt or did nothing it must not;
-    otherwise the failure text: command, verdict and each effect."""
+    otherwise its first effect class and the failure text: the command,
+    the target's verdict and each effect."""
     verdict = target.call(gate.operation, gate.input(command))
     if verdict.get("allowed") is not True:
         return None
@@ -129,23 +48,30 @@ def judge(target: TargetClient, session: SandboxSession, gate: Gate, level: str,
     if not bad:
         return None
     shown = {k: verdict.get(k) for k in ("allowed", "blocked", "segments") if k in verdict}
-    return (
+    return effect_class(bad[0]), (
         f"{gate.shell} -c {command!r}\n"
         f"  {gate.operation} answered {json.dumps(shown, ensure_ascii=False)[:300]}\n"
         "  observed in the sandbox:\n" + "\n".join(f"    - {effect}" for effect in bad)
     )
 
 
-def _report(gate: Gate, level: str, problems: list[str], tried: int) -> None:
-    if problems:
-        listed = "\n".join(problems[:MAX_LISTED])
-        more = f"\n... and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
-        pytest.fail(
-            f"{len(problems)} of {tried} commands allowed by {gate.operation} had effects at level "
-            f"{level!r} ({', '.join(sorted(gate.must if level == 'must' else gate.reference))}):\n"
-            f"{listed}{more}",
-            pytrace=False,
-        )
+def _report(gate: Gate, level: str, problems: list[tuple[str, str]], tried: int) -> None:
+    """Fail with every effect class found and up to MAX_PER_CLASS commands each."""
+    if not problems:
+        return
+    by_class: dict[str, list[str]] = {}
+    for name, text in problems:
+        by_class.setdefault(name, []).append(text)
+    parts = []
+    for name, texts in sorted(by_class.items()):
+        more = f"\n... and {len(texts) - MAX_PER_CLASS} more" if len(texts) > MAX_PER_CLASS else ""
+        parts.append(f"[{name}] {len(texts)} command(s):\n" + "\n".join(texts[:MAX_PER_CLASS]) + more)
+    kinds = ", ".join(sorted(gate.must if level == "must" else gate.reference))
+    pytest.fail(
+        f"{len(problems)} of {tried} commands allowed by {gate.operation} had effects at level "
+        f"{level!r} ({kinds}):\n" + "\n".join(parts),
+        pytrace=False,
+    )
 
 
 def suite_commands(config: pytest.Config, operations: tuple[str, ...]) -> list[str]:
@@ -224,4 +150,4 @@ def test_generated_commands_allowed_have_no_effect(
 ) -> None:
     command = data.draw(strategy(gate), label="command")
     problem = judge(planmode_target, planmode_sandbox, gate, level, command)
-    assert problem is None, problem
+    assert problem is None, problem[1]
