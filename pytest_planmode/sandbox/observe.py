@@ -231,8 +231,8 @@ def observe(
         (c.index for c in calls if c.name == "execve" and c.ok and c.args and unquote(c.args[0]) == shell),
         len(calls),
     )
+    owner = _Programs([c for c in calls if c.index >= start])
     calls = [c for c in calls if c.index > start]
-    owner = _Programs(calls)
     allowed = {os.path.basename(shell), *programs}
     effects: list[Effect] = []
     exclusive: dict[str, Call] = {}
