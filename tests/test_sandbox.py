@@ -265,12 +265,13 @@ class TestSandboxChecks:
         assert set(run.report["skipReasons"].values()) == {"sandbox unavailable: no user namespaces here"}
 
     def test_the_oracle_finds_the_old_holes_without_being_told(
-        self, suite, pytester: pytest.Pytester
+        self, suite, monkeypatch: pytest.MonkeyPatch
     ) -> None:  # type: ignore[no-untyped-def]
         """Against the reference as it answered before the sandbox existed,
         the sweep (drawn from the option table, not from the fixture cases)
         finds each of the three classes."""
-        pytester.syspathinsert(TESTS / "targets")
+        path = os.pathsep.join([str(TESTS / "targets"), os.environ.get("PYTHONPATH", "")])
+        monkeypatch.setenv("PYTHONPATH", path.rstrip(os.pathsep))
         run = suite(
             "python:old_rules:ADAPTER",
             "--planmode-sandbox",
@@ -292,3 +293,12 @@ class TestSandboxChecks:
         assert "[git-outside]" in private and "git diff" in private
         assert "printf -v" in failures["oplmodes.bash.sandbox.sweep"]
         assert "planmode sandbox:" in run.text and "commands run" in run.text
+
+    def test_the_reference_passes_every_sandbox_check(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = suite("reference", "--planmode-sandbox", "-k", ".sandbox.", subprocess=True)
+        assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]
+        assert run.report is not None
+        outcomes = {case: outcome for case, outcome in run.report["results"].items() if ".sandbox." in case}
+        bash = {case for case in outcomes if not case.startswith("planmode.powershell.")}
+        assert len(bash) == 12 and {outcomes[case] for case in bash} == {"passed"}, outcomes
+        assert "planmode sandbox:" in run.text and "inconclusive" in run.text

@@ -14,6 +14,7 @@ Levels, per effect, are decided in `pytest_planmode/sandbox/levels.py`.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_planmode.sandbox import world
 from pytest_planmode.sandbox.levels import GATES, Gate, effect_class, exempt, violations
 from pytest_planmode.strategies import sandbox_commands as gen
 
@@ -89,6 +91,13 @@ def suite_commands(config: pytest.Config, operations: tuple[str, ...]) -> list[s
     return list(seen)
 
 
+def _require_shell(gate: Gate) -> None:
+    """Every command of a gate whose shell is missing is inconclusive: the
+    check skips saying so, it never passes."""
+    if shutil.which(gate.shell, path=world.BASE_ENV["PATH"]) is None:
+        pytest.skip(f"inconclusive: {gate.shell} is not installed, so no {gate.operation} command can run")
+
+
 @pytest.fixture(scope="session")
 def planmode_sandbox(request: pytest.FixtureRequest) -> SandboxSession:
     session = request.config.pluginmanager.get_plugin("planmode-sandbox")
@@ -119,6 +128,7 @@ def _params(kind: str) -> list[Any]:
 def test_suite_commands_allowed_have_no_effect(
     planmode_target: TargetClient, planmode_sandbox: SandboxSession, gate: Gate, level: str, request: Any
 ) -> None:
+    _require_shell(gate)
     commands = suite_commands(request.config, gate.sources)
     problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c))]
     _report(gate, level, problems, len(commands))
@@ -128,6 +138,7 @@ def test_suite_commands_allowed_have_no_effect(
 def test_swept_commands_allowed_have_no_effect(
     planmode_target: TargetClient, planmode_sandbox: SandboxSession, gate: Gate, level: str
 ) -> None:
+    _require_shell(gate)
     commands = list(gen.sweep(powershell=gate.shell == "pwsh"))
     problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c))]
     _report(gate, level, problems, len(commands))
@@ -148,6 +159,7 @@ def test_generated_commands_allowed_have_no_effect(
     level: str,
     data: st.DataObject,
 ) -> None:
+    _require_shell(gate)
     command = data.draw(strategy(gate), label="command")
     problem = judge(planmode_target, planmode_sandbox, gate, level, command)
     assert problem is None, problem[1]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pytest_planmode.sandbox import world
 
-IN_TREE = ["README.md", "notes.txt", "src/app.py", "data.json", ".git/config", ".gitignore", "src", "."]
+IN_TREE = ["README.md", "notes.txt", "src/app.py", "data.json", "logs.txt.gz", ".git/config", "src", "."]
 OUTSIDE = [
     "../secret",
     world.OUTSIDE_FILE,
@@ -121,11 +121,11 @@ PROGRAMS: list[Program] = [
        LONGfiles0_from="file", _o="file", _T="dir", LONGcompress_program="program"),
     _p("uniq", "-c -d -u -i -z", ("file", "file"), _f="number"),
     _p("diff", "-u -r -q -N -a", ("file", "file"), LONGfrom_file="file", LONGto_file="file"),
-    _p("file", "-b -i -L -z -s -C", _f="file", _m="file"),
+    _p("file", "-b -i -L -z -Z -s -C", _f="file", _m="file"),
     _p("stat", "-L -f -t", _c="statformat", LONGprintf="statformat"),
     _p("du", "-s -h -a -c", ("dir",), LONGfiles0_from="file"),
     _p("df", "-h -T -i", ("dir",)),
-    _p("tree", "-a -d -f -J -X --fromfile", ("dir",), _L="number", _o="file"),
+    _p("tree", "-a -d -f -J -X -R --fromfile", ("dir",), _L="number", _o="file", _H="text", _T="text"),
     _p("which", "-a", ("program",)),
     _p("whereis", "-b -m", ("program",)),
     _p("type", "-a -t -p -P", ("program",)),
@@ -137,7 +137,8 @@ PROGRAMS: list[Program] = [
     _p("ps", "e axe aux axeww eww -ef -e f -f --forest S -N ax -A -ww", (), _o="psformat", _O="psformat"),
     _p("jq", "-r -n -c -s -R -e --args", ("jq", "file"), LONGrawfile="varfile", LONGslurpfile="varfile",
        LONGarg="vartext"),
-    _p("rg", "-i -n -l -a -z --files", ("pattern", "dir"), LONGpre="program"),
+    _p("rg", "-i -n -l -a -z --search-zip -L --files --no-ignore -uuu", ("pattern", "dir"), LONGpre="program",
+       LONGignore_file="file", LONGtype_add="text", _f="file"),
     _p("hostname", "", ()),
     _p("less", "-N -S -R -F", ("file",), _o="file", _O="file", _k="file"),
     _p("more", "", ("file",)),

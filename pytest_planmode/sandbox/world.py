@@ -9,6 +9,7 @@ strips separators before searching)."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 from pathlib import Path
@@ -92,6 +93,9 @@ def build(root: Path) -> None:
         target = repo / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    # A compressed file: searching inside it (`rg -z`) runs a decompressor.
+    with gzip.open(repo / "logs.txt.gz", "wt", encoding="utf-8") as handle:
+        handle.write("alpha log line\n")
     env = {**BASE_ENV, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
     env.pop("PWD")
 

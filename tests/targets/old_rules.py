@@ -34,7 +34,9 @@ class OldRules:
         if op in ("planmode.bash.check", "planmode.powershell.check") and self._old_allows(op, input, output):
             return {"output": {**output, "allowed": True, "blocked": None, "rule": None, "reason": None}}
         if op == "oplmodes.bash.check" and output.get("pattern") in NEW_PATTERNS:
-            return {"output": {**output, "allowed": True, "reason": None, "blockedSegment": None, "pattern": None}}
+            return {
+                "output": {**output, "allowed": True, "reason": None, "blockedSegment": None, "pattern": None}
+            }
         return answer
 
     def _old_allows(self, op: str, input: dict[str, Any], output: dict[str, Any]) -> bool:

@@ -348,6 +348,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "rg --pre (and --hostname-bin)",
     ),
     Rule(
+        "rg decompress",
+        r"rg" + END + LATER + r"(?:-[A-Za-z0-9]*z|--search-z(?:i(?:p)?)?(?=[\s=;&|)`]|$))",
+        True,
+        "rg -z/--search-zip (runs a decompressor on compressed files; found by the sandbox oracle)",
+    ),
+    Rule(
         "uniq output operand",
         r"uniq"
         + END

@@ -470,7 +470,15 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
     "tree": OptionRule(long=("--output",), short="oR", value_short="LPIHT"),
     "diff": OptionRule(long=("--output",)),
     "fd": OptionRule(long=("--exec", "--exec-batch"), short="xX"),
-    "rg": OptionRule(long=("--pre", "--hostname-bin"), known_long=("--pre-glob",)),
+    # `rg -z`/`--search-zip` runs a decompressor (gzip, xz, ...) on
+    # compressed files: reference choice, closes a hole (found by the
+    # sandbox oracle).
+    "rg": OptionRule(
+        long=("--pre", "--hostname-bin", "--search-zip"),
+        known_long=("--pre-glob",),
+        short="z",
+        value_short="ABCEefgjMmrTt",
+    ),
     "bat": OptionRule(long=("--pager",)),
     "date": OptionRule(long=("--set",), short="s", value_short="dfIr"),
     # `file -C` compiles a magic file and writes it next to the source:
