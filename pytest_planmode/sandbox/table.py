@@ -89,13 +89,15 @@ class Program:
     operands: tuple[str, ...] = ("file",)
     #: Written in front of the operands (`git` subcommands).
     prefix: tuple[str, ...] = ()
+    #: Operands come before the options (`find PATH EXPRESSION`).
+    operands_first: bool = False
 
 
 def _p(name: str, options: str, operands: tuple[str, ...] = ("file",), **valued: str) -> Program:
     table: dict[str, str | None] = dict.fromkeys(options.split(), None)
     for spelling, pool in valued.items():
         table[spelling.replace("_", "-").replace("LONG", "--")] = pool
-    return Program(name, table, operands)
+    return Program(name, table, operands, operands_first=name == "find")
 
 
 def _git(sub: str, options: str, operands: tuple[str, ...], **valued: str) -> Program:

@@ -65,20 +65,26 @@ def _segment(draw: st.DrawFn, programs: list[Program], powershell: bool = False)
     if program.name == "git" and draw(st.integers(0, 5)) == 0:
         words += draw(st.sampled_from([["-C", "."], ["--no-pager"], ["-P"], ["-C", ".."]]))
     words += list(program.prefix)
+    option_words: list[str] = []
     options = list(program.options.items())
     for spelling, pool in draw(st.lists(st.sampled_from(options), max_size=3)) if options else []:
         value = draw(st.sampled_from(POOLS[pool])) if pool else ""
         style = draw(st.sampled_from(STYLES))
         if powershell:
-            words += [spelling] + ([render_ps(value, style)] if pool else [])
+            option_words += [spelling] + ([render_ps(value, style)] if pool else [])
         else:
-            words += _option_words(spelling, pool, value, style, draw(st.booleans()))
+            option_words += _option_words(spelling, pool, value, style, draw(st.booleans()))
+    operand_words: list[str] = []
     for pool in program.operands:
         if draw(st.integers(0, 3)) == 0:
             continue
         value = draw(st.sampled_from(POOLS[pool]))
         style = draw(st.sampled_from(STYLES))
-        words += [render_ps(value, style)] if powershell else _values(pool, value, style, True)
+        operand_words += [render_ps(value, style)] if powershell else _values(pool, value, style, True)
+    if program.operands_first:
+        words += operand_words + option_words
+    else:
+        words += option_words + operand_words
     return " ".join(word for word in words if word)
 
 
@@ -107,23 +113,36 @@ def powershell_commands(draw: st.DrawFn) -> str:
 
 
 def sweep(programs: list[Program] | None = None, *, powershell: bool = False) -> Iterator[str]:
-    """Every option of every program once with every value of its pool, and
-    every operand value once: a deterministic pass over the table."""
+    """Every option of every program once with every value of its pool
+    (followed by the first value of each operand pool, so that the program
+    gets as far as using the option), and every operand value once: a
+    deterministic pass over the table."""
     quote = render_ps if powershell else render
     for program in programs if programs is not None else (POWERSHELL if powershell else PROGRAMS):
-        head = " ".join([program.name, *program.prefix])
-        for spelling, pool in program.options.items():
-            if pool is None:
-                yield f"{head} {' '.join(spelling.split('~'))}"
-                continue
-            for value in POOLS[pool]:
+        head = [program.name, *program.prefix]
+        default: list[str] = []
+        for pool in program.operands:
+            default += (
+                [quote(POOLS[pool][0], "plain")]
+                if powershell
+                else _values(pool, POOLS[pool][0], "plain", True)
+            )
+
+        for spelling, valued in program.options.items():
+            variants: list[list[str]] = []
+            if valued is None:
+                variants.append(spelling.split("~"))
+            for value in POOLS[valued] if valued else []:
                 if powershell:
-                    yield f"{head} {spelling} {quote(value, 'plain')}"
+                    variants.append([spelling, quote(value, "plain")])
                     continue
-                yield " ".join([head, *_option_words(spelling, pool, value, "plain", False)])
-                if pool not in MULTIWORD and not spelling.startswith("--") and len(spelling) == 2:
-                    yield " ".join([head, *_option_words(spelling, pool, value, "plain", True)])
+                variants.append(_option_words(spelling, valued, value, "plain", False))
+                if valued not in MULTIWORD and not spelling.startswith("--") and len(spelling) == 2:
+                    variants.append(_option_words(spelling, valued, value, "plain", True))
+            for option in variants:
+                parts = head + (default + option if program.operands_first else option + default)
+                yield " ".join(word for word in parts if word)
         for pool in program.operands:
             for value in POOLS[pool]:
                 words = [quote(value, "plain")] if powershell else _values(pool, value, "plain", True)
-                yield " ".join([head, *words]).rstrip()
+                yield " ".join(head + words)

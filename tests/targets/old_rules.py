@@ -48,6 +48,14 @@ class OldRules:
             if alone["allowed"]:
                 continue
             rule = alone.get("rule")
+            if rule == "argument.environment-file":
+                # Checked before every program rule: the segment is old-allowed
+                # only if it passes once the file name no longer says environ.
+                renamed = segment.replace("environ", "environment-file")
+                again = self.reference.call(op, {"command": renamed, "cwd": input["cwd"]})["output"]
+                if again["allowed"]:
+                    continue
+                rule = again.get("rule")
             if rule in NEW_RULES or (rule == "program.shape" and segment.split()[0] in NEW_SHAPES):
                 continue
             return False
