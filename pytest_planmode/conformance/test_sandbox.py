@@ -66,6 +66,7 @@ def _report(gate: Gate, level: str, problems: list[tuple[str, str]], tried: int)
         by_class.setdefault(name, []).append(text)
     parts = []
     for name, texts in sorted(by_class.items()):
+        texts.sort(key=len)  # the simplest examples first
         more = f"\n... and {len(texts) - MAX_PER_CLASS} more" if len(texts) > MAX_PER_CLASS else ""
         parts.append(f"[{name}] {len(texts)} command(s):\n" + "\n".join(texts[:MAX_PER_CLASS]) + more)
     kinds = ", ".join(sorted(gate.must if level == "must" else gate.reference))

@@ -142,7 +142,14 @@ def sweep(programs: list[Program] | None = None, *, powershell: bool = False) ->
             for option in variants:
                 parts = head + (default + option if program.operands_first else option + default)
                 yield " ".join(word for word in parts if word)
-        for pool in program.operands:
+        # Each operand position in turn takes every value of its pool, the
+        # others their first value (`git diff ../secret README.md`).
+        for position, pool in enumerate(program.operands):
             for value in POOLS[pool]:
-                words = [quote(value, "plain")] if powershell else _values(pool, value, "plain", True)
-                yield " ".join(head + words)
+                words: list[str] = []
+                for other, other_pool in enumerate(program.operands):
+                    chosen = value if other == position else POOLS[other_pool][0]
+                    words += (
+                        [quote(chosen, "plain")] if powershell else _values(other_pool, chosen, "plain", True)
+                    )
+                yield " ".join(word for word in head + words if word)
