@@ -244,6 +244,11 @@ class TestSandboxRuns:
             probe.unlink()
 
 
+needs_linux = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the sandbox needs Linux namespaces"
+)
+
+
 class TestSandboxChecks:
     def test_deselected_without_the_option(self, suite) -> None:  # type: ignore[no-untyped-def]
         run = suite("reference", "--collect-only", "-q", "-k", "sandbox")
@@ -264,6 +269,7 @@ class TestSandboxChecks:
         assert text.count("planmode sandbox: unavailable (no user namespaces here)") == 1
         assert set(run.report["skipReasons"].values()) == {"sandbox unavailable: no user namespaces here"}
 
+    @needs_linux
     def test_the_oracle_finds_the_old_holes_without_being_told(
         self, suite, monkeypatch: pytest.MonkeyPatch
     ) -> None:  # type: ignore[no-untyped-def]
@@ -294,6 +300,7 @@ class TestSandboxChecks:
         assert "printf -v" in failures["oplmodes.bash.sandbox.sweep"]
         assert "planmode sandbox:" in run.text and "commands run" in run.text
 
+    @needs_linux
     def test_the_reference_passes_every_sandbox_check(self, suite) -> None:  # type: ignore[no-untyped-def]
         run = suite("reference", "--planmode-sandbox", "-k", ".sandbox.", subprocess=True)
         assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]

@@ -409,7 +409,9 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "git remote contact",
         r"git"
         + GIT_GLOBAL
-        + r"[ \t]+remote[ \t]+show"
+        + r"[ \t]+remote(?:[ \t]+-"
+        + W
+        + r"*)*+[ \t]+show"
         + END
         + r"(?![^\n;&|]*[ \t]-n"
         + END
@@ -418,7 +420,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         + r"(?!-)"
         + W,
         True,
-        "git remote show <name> without -n (it runs a transport helper to contact the remote)",
+        "git remote [-v] show <name> without -n (it runs a transport helper to contact the remote)",
     ),
     Rule(
         "git help",
