@@ -263,6 +263,9 @@ class PlanmodeRun:
         self.fixtures_dir = Path(fixtures).resolve() if fixtures else FIXTURES_DIR
         if not self.fixtures_dir.is_dir():
             raise pytest.UsageError(f"--planmode-fixtures {fixtures}: not a directory")
+        from pytest_planmode.sandbox_session import sandbox_flag
+
+        self.sandbox = sandbox_flag(option(config, "sandbox"))
         self.report_path = option(config, "report")
         self.html_path = option(config, "html")
         self.is_worker = hasattr(config, "workerinput")
@@ -323,6 +326,10 @@ class PlanmodeRun:
             config.addinivalue_line("markers", f"{marker_name(name)}: cases of operation {name}")
         for level in ("must", "reference"):
             config.addinivalue_line("markers", f"planmode_{level}: cases of level {level!r}")
+        if self.sandbox:
+            from pytest_planmode.sandbox_session import SandboxSession
+
+            config.pluginmanager.register(SandboxSession(config), SandboxSession.PLUGIN_NAME)
         if not self.is_worker and getattr(config.option, "dist", "no") != "no":
             # Under xdist each worker starts its own targets; the controller's
             # processes were only needed to check the handshakes.
@@ -439,7 +446,11 @@ class PlanmodeRun:
             expectations = self.judged[name].expectations
             if case_id in expectations:
                 item.add_marker(pytest.mark.xfail(reason=expectations[case_id], strict=True))
-            if (self.level == "must" and level != "must") or not self._spec_selects(spec):
+            if (
+                (self.level == "must" and level != "must")
+                or not self._spec_selects(spec)
+                or (".sandbox." in case_id and not self.sandbox)
+            ):
                 deselected.append(item)
             else:
                 selected.append(item)

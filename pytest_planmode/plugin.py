@@ -69,6 +69,14 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "cases before proposing them. Property checks still run.",
     ),
     (
+        "sandbox",
+        {"action": "store_true"},
+        "Also run the sandbox checks (case ids containing '.sandbox.'): every shell command "
+        "of the suite the target allows, and generated ones, runs in a Linux sandbox that "
+        "observes file writes, program executions, network contact and leaked secrets. "
+        "Where the sandbox cannot start, those checks are skipped with the reason.",
+    ),
+    (
         "report",
         {"metavar": "FILE"},
         "Write a JSON report: suite version, the selection and, per target, implementation, "

@@ -348,6 +348,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "rg --pre (and --hostname-bin)",
     ),
     Rule(
+        "rg decompress",
+        r"rg" + END + LATER + r"(?:-[A-Za-z0-9]*z|--search-z(?:i(?:p)?)?(?=[\s=;&|)`]|$))",
+        True,
+        "rg -z/--search-zip (runs a decompressor on compressed files; found by the sandbox oracle)",
+    ),
+    Rule(
         "uniq output operand",
         r"uniq"
         + END
@@ -391,6 +397,53 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         r"ps" + END + LATER + r"(?!-)" + _BSD_PS + r"*e" + _BSD_PS + r"*" + END,
         True,
         "ps with the BSD e modifier (ps e, ps auxe): prints every process's environment",
+    ),
+    # Found by the sandbox oracle (reference choices, each closes a hole):
+    Rule(
+        "printf variable",
+        r"printf" + END + LATER + r"-v",
+        True,
+        "printf -v (Bash evaluates the variable's subscript: `printf -v 'a[$(id)]' x` runs id)",
+    ),
+    Rule(
+        "git remote contact",
+        r"git"
+        + GIT_GLOBAL
+        + r"[ \t]+remote(?:[ \t]+-"
+        + W
+        + r"*)*+[ \t]+show"
+        + END
+        + r"(?![^\n;&|]*[ \t]-n"
+        + END
+        + r")"
+        + LATER
+        + r"(?!-)"
+        + W,
+        True,
+        "git remote [-v] show <name> without -n (it runs a transport helper to contact the remote)",
+    ),
+    Rule(
+        "git help",
+        r"git" + END + LATER + r"--h(?:e(?:lp?)?)?" + END,
+        True,
+        "git --help (it runs man and a pager)",
+    ),
+    Rule(
+        "recursive search of /proc",
+        r"(?:rg"
+        + END
+        + r"|grep"
+        + END
+        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*[rR]|--(?:rec|dere)|--d[a-z]*=recurse|-d[ \t]*recurse))"
+        + r"|diff"
+        + END
+        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*r|--rec)))"
+        + LATER
+        + r"(?:/(?:proc|dev|sys)?(?=[/\s;&|)`]|$)|(?:"
+        + W
+        + r"*/)?\.\.(?=[/\s;&|)`]|$))",
+        True,
+        "a recursive grep/rg/diff of /, /proc, /dev, /sys or a path with `..` (reaches /proc/*/environ)",
     ),
     Rule(
         "tsc writes",

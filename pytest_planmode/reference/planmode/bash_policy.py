@@ -17,6 +17,7 @@ from pytest_planmode.reference.planmode.program_rules import (
     PROGRAMS,
     ProgramRule,
     first_forbidden,
+    names_environment_file,
 )
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
 from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, decide
@@ -96,6 +97,9 @@ def check_bash_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     hit = first_forbidden(args, GLOBAL_FORBIDDEN)
     if hit is not None:
         return SegmentBlock("argument.forbidden", f"{hit} is forbidden for every program")
+    environ = names_environment_file(args)
+    if environ is not None:
+        return SegmentBlock("argument.environment-file", environ)
     if program == "git":
         verdict = check_git(args, cwd)
         if verdict.rule is not None:

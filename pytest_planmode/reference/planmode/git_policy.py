@@ -147,6 +147,29 @@ def _remote(args: Sequence[str]) -> GitVerdict:
 _PER_SUBCOMMAND = {"branch": _branch, "remote": _remote}
 
 
+def _outside(path: str, cwd: str) -> bool:
+    base = posixpath.normpath(cwd)
+    resolved = posixpath.normpath(path if path.startswith("/") else posixpath.join(base, path))
+    return resolved != base and not resolved.startswith(base.rstrip("/") + "/")
+
+
+def diff_outside(args: Sequence[str], cwd: str) -> GitVerdict:
+    """`git diff` with a path outside the working directory: Git then
+    switches to no-index mode by itself and prints that file, as the
+    blocked `--no-index` would (`git diff /etc/hostname /dev/null`,
+    `git diff -- ../secret /dev/null`). Every non-option word is taken as a
+    path (a revision never resolves outside). Reference choice, closes a
+    hole."""
+    for arg in args:
+        if not arg.startswith("-") and _outside(arg, cwd):
+            return _block(
+                "git.diff.outside",
+                f"git diff {arg!r} names a path outside the working directory "
+                "(Git would compare it without the repository, like --no-index)",
+            )
+    return ALLOWED
+
+
 def check_git(args: Sequence[str], cwd: str) -> GitVerdict:
     """Review the arguments of a `git` segment (everything after `git`)
     against the default policy (pi-plan-mode-settings.md § Safe shell
@@ -186,6 +209,10 @@ def check_git(args: Sequence[str], cwd: str) -> GitVerdict:
         hit = first_forbidden(rest, GREP_OPTIONS)
         if hit is not None:
             return _block("git.grep.pager", f"git grep {hit} opens files in a pager")
+    if subcommand == "diff":
+        outside = diff_outside(rest, cwd)
+        if outside.rule is not None:
+            return outside
     special = _PER_SUBCOMMAND.get(subcommand)
     if special is not None:
         return special(rest)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_planmode.reference.planmode.git_policy import check_git
+from pytest_planmode.reference.planmode.program_rules import names_environment_file
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
 from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, decide
 from pytest_planmode.reference.shell.powershell_segments import segment_powershell
@@ -88,6 +89,9 @@ def check_powershell_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     args = segment.words[1:]
     if segment.raw_words[0] != program:
         return SegmentBlock("program.quoted", f"the command name {segment.raw_words[0]!r} uses quotes")
+    environ = names_environment_file(args)
+    if environ is not None:
+        return SegmentBlock("argument.environment-file", environ)
     if program == "git":
         verdict = check_git(args, cwd)
         if verdict.rule is not None:

@@ -293,6 +293,113 @@ def tsc_shape(args: Sequence[str]) -> str | None:
     return None
 
 
+def printf_shape(args: Sequence[str]) -> str | None:
+    """`printf` without `-v`: Bash evaluates an array subscript in the
+    variable name arithmetically, which runs a `$(...)` written inside it
+    even in single quotes (`printf -v 'a[$(touch x)]' y`). Reference choice,
+    closes a hole; any word starting with `-v` blocks (fail-closed)."""
+    for arg in args:
+        if arg.startswith("-v"):
+            return "printf -v assigns a variable whose subscript Bash evaluates (it can run commands)"
+    return None
+
+
+#: Letters of a BSD-style `ps` option word (no dash).
+_PS_BSD = re.compile(r"[A-Za-z]+")
+
+
+def ps_shape(args: Sequence[str]) -> str | None:
+    """`ps` without the BSD `e` modifier (`ps e`, `ps auxe`, `ps axeww`):
+    it prints every process's environment, secrets included, like `env`.
+    Reference choice, closes a hole."""
+    for arg in args:
+        if not arg.startswith("-") and _PS_BSD.fullmatch(arg) and "e" in arg:
+            return f"ps {arg} prints the environment of every process (the BSD e modifier)"
+    return None
+
+
+#: grep options that make it descend into directories: `-r`/`-R` in a
+#: bundle (before a letter that takes a value), and any spelling of
+#: `--recursive`, `--dereference-recursive` or `--directories=recurse`.
+_GREP_VALUE_SHORT = "efmABCdD"
+_RECURSIVE_LONG = ("--recursive", "--dereference-recursive")
+
+
+def _grep_recursive(args: Sequence[str]) -> bool:
+    for arg in args:
+        # `-d recurse`, `-drecurse`, `--directories=recurse` and abbreviations
+        if "recurse" in arg:
+            return True
+        if arg.startswith("--"):
+            name = arg.split("=", 1)[0]
+            if len(name) > 2 and any(option.startswith(name) for option in _RECURSIVE_LONG):
+                return True
+            continue
+        if arg.startswith("-") and arg != "-":
+            for letter in arg[1:]:
+                if letter in "rR":
+                    return True
+                if letter in _GREP_VALUE_SHORT:
+                    break
+    return False
+
+
+def _descends_into_pseudo_files(args: Sequence[str]) -> str | None:
+    """An operand of a recursive search that reaches /proc (or /dev, /sys):
+    the root itself, a path under those, or any `..` step (it may climb to
+    the root; fail-closed)."""
+    for arg in args:
+        if arg.startswith("-") and arg != "-":
+            continue
+        parts = arg.split("/")
+        if ".." in parts or (arg.rstrip("/") == "" and arg.startswith("/")):
+            return arg
+        if arg.startswith("/") and parts[1:2] and parts[1] in ("proc", "dev", "sys"):
+            return arg
+    return None
+
+
+def recursive_search_shape(recursive: Callable[[Sequence[str]], bool]) -> ShapeCheck:
+    """A recursive search may not descend into /proc: `grep -r . /proc/self`
+    prints `/proc/self/environ`, every secret of the process. Reference
+    choice, closes a hole."""
+
+    def check(args: Sequence[str]) -> str | None:
+        if not recursive(args):
+            return None
+        hit = _descends_into_pseudo_files(args)
+        if hit is not None:
+            return f"a recursive search of {hit!r} can reach /proc (process environments)"
+        return None
+
+    return check
+
+
+def _diff_recursive(args: Sequence[str]) -> bool:
+    return any(
+        arg == "-r"
+        or (arg.startswith("--r") and "--recursive".startswith(arg.split("=")[0]))
+        or (arg.startswith("-") and not arg.startswith("--") and "r" in arg[1:])
+        for arg in args
+    )
+
+
+def names_environment_file(args: Sequence[str]) -> str | None:
+    """An argument naming a process environment file (`/proc/<pid>/environ`,
+    spelled any way: `/dev/fd/../environ`, `/proc/thread-self/environ`):
+    reading it prints every variable of that process, as `env` would.
+    Checked for every program (reference choice, closes a hole)."""
+    for arg in args:
+        if "environ" in arg and _ENVIRON_PATH.search(arg):
+            return f"{arg!r} names a process environment file (it holds every secret of the process)"
+    return None
+
+
+#: A path whose last component is `environ` (also as an option's attached
+#: value: `-f/proc/self/environ`, `--rawfile=x/proc/1/environ`).
+_ENVIRON_PATH = re.compile(r"(?:^|[/=])environ/*$")
+
+
 def no_args_shape(args: Sequence[str]) -> str | None:
     """`hostname` with no arguments (with one it sets the host name)."""
     if args:
@@ -351,8 +458,10 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
             "-fls",
         )
     ),
+    # `--files0-from` reads the names of the files to sort (and print) from
+    # a file the policy cannot see: reference choice, closes a hole.
     "sort": OptionRule(
-        long=("--output", "--temporary-directory", "--compress-program"),
+        long=("--output", "--temporary-directory", "--compress-program", "--files0-from"),
         short="oT",
         value_short="ktS",
     ),
@@ -361,7 +470,15 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
     "tree": OptionRule(long=("--output",), short="oR", value_short="LPIHT"),
     "diff": OptionRule(long=("--output",)),
     "fd": OptionRule(long=("--exec", "--exec-batch"), short="xX"),
-    "rg": OptionRule(long=("--pre", "--hostname-bin"), known_long=("--pre-glob",)),
+    # `rg -z`/`--search-zip` runs a decompressor (gzip, xz, ...) on
+    # compressed files: reference choice, closes a hole (found by the
+    # sandbox oracle).
+    "rg": OptionRule(
+        long=("--pre", "--hostname-bin", "--search-zip"),
+        known_long=("--pre-glob",),
+        short="z",
+        value_short="ABCEefgjMmrTt",
+    ),
     "bat": OptionRule(long=("--pager",)),
     "date": OptionRule(long=("--set",), short="s", value_short="dfIr"),
     # `file -C` compiles a magic file and writes it next to the source:
@@ -372,6 +489,11 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
 _SHAPES: dict[str, ShapeCheck] = {
     "uniq": uniq_shape,
     "jq": jq_shape,
+    "printf": printf_shape,
+    "ps": ps_shape,
+    "grep": recursive_search_shape(_grep_recursive),
+    "rg": recursive_search_shape(lambda args: True),
+    "diff": recursive_search_shape(_diff_recursive),
 }
 
 _READ_ONLY_RULES = tuple(

@@ -1,0 +1,280 @@
+"""The sandbox's resident process. Started by `Sandbox` (see `runner.py`),
+it enters a new user namespace (the caller maps it to an unprivileged user),
+then new mount, network, IPC and UTS namespaces, builds a read-only view of
+the machine with a writable world on top, and then runs one command per
+request line read on stdin, each in a fresh PID and mount namespace, under
+`strace -f`. One JSON line answers each request.
+
+Layout inside `base` (a tmpfs private to these namespaces):
+  root/   the machine's `/`, read-only, nosuid, nodev; with its own /dev
+          (null, zero, full, random, urandom, tty only), an empty /run and
+          /root, /home holding only the fake HOME, /etc/hostname a canary,
+          and per command a fresh /proc, /tmp and HOME overlay
+  world/  the template world (`world.build`)
+  cmd/    per command: overlay upper and work dirs, the trace file
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pytest_planmode.sandbox import _linux as L
+from pytest_planmode.sandbox import world
+
+TRACED = ",".join(
+    [
+        "execve", "execveat", "clone", "clone3", "fork", "vfork",
+        "open", "openat", "openat2", "creat", "truncate", "ftruncate",
+        "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir",
+        "link", "linkat", "symlink", "symlinkat", "mknod", "mknodat",
+        "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat",
+        "utime", "utimes", "utimensat", "futimesat",
+        "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+        "mount", "umount2", "pivot_root", "chroot", "sethostname", "setdomainname",
+        "socket", "connect", "sendto", "sendmsg", "sendmmsg",
+    ]
+)  # fmt: skip
+
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+TRACE_CAP = 64 << 20
+
+
+def _say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _touch(path: Path) -> None:
+    path.touch()
+
+
+def setup(base: Path) -> None:
+    L.unshare(L.CLONE_NEWNS | L.CLONE_NEWNET | L.CLONE_NEWIPC | L.CLONE_NEWUTS)
+    L.mount("none", "/", None, L.MS_REC | L.MS_PRIVATE)
+    L.loopback_up()
+    L.sethostname(world.HOSTNAME)
+    L.mount("sandbox", str(base), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=256m,mode=0755")
+    root = base / "root"
+    root.mkdir()
+    (base / "cmd").mkdir()
+    L.mount("/", str(root), None, L.MS_BIND | L.MS_REC)
+    L.make_tree_read_only(str(root))
+
+    dev = root / "dev"
+    L.mount("sandbox-dev", str(dev), "tmpfs", L.MS_NOSUID, "size=64k,mode=0755")
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            _touch(dev / name)
+            L.mount(f"/dev/{name}", str(dev / name), None, L.MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0")):
+        os.symlink(target, dev / name)
+    os.symlink("/proc/self/fd/1", dev / "stdout")
+    os.symlink("/proc/self/fd/2", dev / "stderr")
+    (dev / "shm").mkdir()
+    (dev / "pts").mkdir()
+    L.mount("none", str(dev), None, L.MS_REMOUNT | L.MS_BIND | L.MS_RDONLY | L.MS_NOSUID)
+
+    for hidden in ("run", "root", "home", "var/run"):
+        place = root / hidden
+        if place.is_dir() and not place.is_symlink():
+            L.mount("sandbox-empty", str(place), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=64k,mode=0755")
+    (root / "home" / "dev").mkdir()
+    for hidden in ("run", "root", "home"):
+        L.mount(
+            "none",
+            str(root / hidden),
+            None,
+            L.MS_REMOUNT | L.MS_BIND | L.MS_RDONLY | L.MS_NOSUID | L.MS_NODEV,
+        )
+
+    hostname = world.CANARY_FILES.get("/etc/hostname")
+    if hostname and (root / "etc" / "hostname").is_file():
+        canary = base / "hostname"
+        canary.write_text(hostname + "\n")
+        L.mount(str(canary), str(root / "etc" / "hostname"), None, L.MS_BIND)
+        L.mount("none", str(root / "etc" / "hostname"), None, L.MS_REMOUNT | L.MS_BIND | L.MS_RDONLY)
+
+    world.build(base / "world")
+
+
+def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
+    """C1: a fresh mount and PID namespace; C2 (PID 1 there) becomes strace."""
+    L.unshare(L.CLONE_NEWNS | L.CLONE_NEWPID)
+    # The overlay's upper layer shares the world's file system, so files keep
+    # their inode numbers and Git finds its index up to date.
+    cmd = base / "cmd" / str(request["id"])
+    cmd.mkdir()
+    (cmd / "upper").mkdir()
+    (cmd / "work").mkdir()
+    trace = cmd / "trace"
+    trace.touch()
+    root = base / "root"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            L.set_parent_death_signal(signal.SIGKILL)
+            L.mount("proc", str(root / "proc"), "proc", L.MS_NOSUID | L.MS_NODEV | L.MS_NOEXEC)
+            L.mount("sandbox-tmp", str(root / "tmp"), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=64m,mode=1777")
+            lower = base / "world" / world.HOME.lstrip("/")
+            L.mount(
+                "sandbox-home",
+                str(root / world.HOME.lstrip("/")),
+                "overlay",
+                L.MS_NOSUID | L.MS_NODEV,
+                f"lowerdir={lower},upperdir={cmd / 'upper'},workdir={cmd / 'work'},userxattr",
+            )
+            null = os.open("/dev/null", os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, 1 << 16)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (32 << 20, 32 << 20))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            argv = [
+                "strace", "-f", "-qq", "--seccomp-bpf", "-s", "512", "-e", "signal=none",
+                "-e", f"trace={TRACED}", "-o", str(trace),
+                "--", "chroot", str(root), "/usr/bin/env", "-C", world.REPO, "--",
+                *request["argv"],
+            ]  # fmt: skip
+            os.execvpe("strace", argv, {**world.environment(), **request.get("env", {})})
+        except BaseException as exc:  # reported through stderr, the run counts as broken
+            os.write(2, f"planmode sandbox: cannot start: {exc}\n".encode())
+        os._exit(126)
+
+    state = {"timedOut": False, "capped": False}
+
+    def stop(what: str) -> None:
+        state[what] = True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+    signal.signal(signal.SIGALRM, lambda *_: stop("timedOut"))
+    signal.signal(signal.SIGUSR1, lambda *_: stop("capped"))
+    signal.setitimer(signal.ITIMER_REAL, float(request.get("timeout", 5.0)))
+    os.close(out_w)
+    os.close(err_w)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            status = 0
+            break
+        except InterruptedError:
+            continue
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    with open(trace, "rb") as handle:
+        data = handle.read(TRACE_CAP)
+    header = {
+        "exit": os.waitstatus_to_exitcode(status),
+        "timedOut": state["timedOut"],
+    }
+    payload = json.dumps(header).encode() + b"\n" + data
+    view = memoryview(payload)
+    while view:
+        written = os.write(res_w, view)
+        view = view[written:]
+    os._exit(0)
+
+
+def run(base: Path, request: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
+    cap = int(request.get("cap", 1 << 20))
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    res_r, res_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd in (out_r, err_r, res_r):
+                os.close(fd)
+            _child(base, request, out_w, err_w, res_w)
+        finally:
+            os._exit(125)
+    for fd in (out_w, err_w, res_w):
+        os.close(fd)
+    scratch = base / "cmd" / str(request["id"])
+    buffers: dict[int, bytearray] = {out_r: bytearray(), err_r: bytearray(), res_r: bytearray()}
+    capped = False
+    selector = selectors.DefaultSelector()
+    for fd in buffers:
+        selector.register(fd, selectors.EVENT_READ)
+    open_fds = set(buffers)
+    while open_fds:
+        for key, _ in selector.select():
+            fd = int(key.fd)
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                selector.unregister(fd)
+                open_fds.discard(fd)
+                os.close(fd)
+                continue
+            if fd == res_r or len(buffers[fd]) < cap:
+                buffers[fd] += chunk
+            elif not capped:
+                capped = True
+                os.kill(pid, signal.SIGUSR1)
+    selector.close()
+    os.waitpid(pid, 0)
+    shutil.rmtree(scratch, ignore_errors=True)
+    header_line, _, trace = bytes(buffers[res_r]).partition(b"\n")
+    header = json.loads(header_line) if header_line else {"exit": None, "timedOut": False}
+
+    def b64(data: bytes | bytearray) -> str:
+        return base64.b64encode(bytes(data)).decode()
+
+    return {
+        **header,
+        "outputCapped": capped,
+        "stdout": b64(buffers[out_r][:cap]),
+        "stderr": b64(buffers[err_r][:cap]),
+        "trace": b64(trace),
+        "seconds": time.monotonic() - started,
+    }
+
+
+def main() -> int:
+    base = Path(sys.argv[1])
+    L.unshare(L.CLONE_NEWUSER)
+    _say(f"userns {os.getpid()}")
+    if sys.stdin.readline().strip() != "mapped":
+        return 1
+    os.setresgid(0, 0, 0)
+    # setgroups is denied in an unprivileged mapping
+    with contextlib.suppress(PermissionError):
+        os.setgroups([])
+    os.setresuid(0, 0, 0)
+    nproc = int(sys.argv[2])
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    try:
+        setup(base)
+    except Exception as exc:
+        _say("error " + json.dumps(f"{type(exc).__name__}: {exc}"))
+        return 1
+    _say("ready")
+    count = 0
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        count += 1
+        try:
+            answer = run(base, {**json.loads(line), "id": count})
+        except Exception as exc:
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        _say(json.dumps(answer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

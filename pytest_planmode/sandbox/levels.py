@@ -1,0 +1,94 @@
+"""Which effects a sandbox check fails on, per shell gate and level.
+
+Levels, per effect, from the specs:
+
+- pi-plan-mode (`planmode.bash.check`, `planmode.powershell.check`):
+  writes, program executions and network contact are `must`. The
+  reviewed policy is read-only inspection that "rejects ... shell expansion
+  and substitution ... explicit external diff, textconv, filter, or
+  signature helpers, mutating flags" and avoids transport helpers
+  (pi-plan-mode-settings.md § Safe shell subcommands). A secret in the
+  output, and a file outside the working tree printed by Git, are
+  `reference`: the spec says read-only "does not mean private"; leaving
+  out `env`/`printenv` and `--no-index` is reference-choices.md's.
+- opl-modes (`oplmodes.bash.check`): writes, executions and secrets are
+  `must`: "file mutation primitives" are blocked, a hidden `$(...)` payload
+  "is split out and checked", and `env`/`printenv` are left out "since they
+  could dump provider API keys" (opl-modes.md § Mode behavior). Network
+  contact is `reference` (the allowlist "covers read-only inspection").
+
+Segments naming a package manager or project check runner (npm, cargo,
+pytest, ...) are exempt, as are segments trusted through `safeSubcommands`
+(never sent here): the specs admit them knowing they may run project code,
+write their caches or reach the network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_planmode.sandbox import Effect, Result, programs_in, world
+from pytest_planmode.sandbox.table import EXEMPT_PROGRAMS
+
+
+@dataclass(frozen=True)
+class Gate:
+    operation: str
+    prefix: str
+    shell: str
+    must: frozenset[str]
+    reference: frozenset[str]
+    #: Which suite operations' commands are tried against this gate.
+    sources: tuple[str, ...]
+
+    def input(self, command: str) -> dict[str, Any]:
+        if self.operation.startswith("oplmodes."):
+            return {"command": command, "mode": "plan"}
+        return {"command": command, "cwd": world.REPO}
+
+
+_BASH_SOURCES = ("planmode.bash.check", "oplmodes.bash.check", "oplmodes.bash.segments")
+GATES = (
+    Gate(
+        "planmode.bash.check",
+        "planmode.bash",
+        "bash",
+        frozenset({"write", "exec", "network"}),
+        frozenset({"secret", "git-outside"}),
+        _BASH_SOURCES,
+    ),
+    Gate(
+        "planmode.powershell.check",
+        "planmode.powershell",
+        "pwsh",
+        frozenset({"write", "exec", "network"}),
+        frozenset({"secret", "git-outside"}),
+        ("planmode.powershell.check",),
+    ),
+    Gate(
+        "oplmodes.bash.check",
+        "oplmodes.bash",
+        "bash",
+        frozenset({"write", "exec", "secret"}),
+        frozenset({"network"}),
+        _BASH_SOURCES,
+    ),
+)
+
+
+def effect_class(effect: Effect) -> str:
+    """The class a level is decided for: a canary file printed by Git is
+    a read outside the working tree through Git."""
+    if effect.kind == "canary-file":
+        return "git-outside" if "git" in effect.program.split(", ") else "canary-file"
+    return effect.kind
+
+
+def violations(gate: Gate, level: str, result: Result) -> list[Effect]:
+    kinds = gate.must if level == "must" else gate.reference
+    return [effect for effect in result.effects if effect_class(effect) in kinds]
+
+
+def exempt(command: str) -> bool:
+    return any(program in EXEMPT_PROGRAMS for program in programs_in(command))

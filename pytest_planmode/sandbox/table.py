@@ -1,0 +1,199 @@
+"""What the sandbox generator knows about each reviewed program: its real
+options (as the program spells them: long and short, value-taking or not)
+and which kinds of argument it takes, plus the argument pools.
+
+Data, not policy: the table lists options whether or not any policy allows
+them, because the oracle's job is to find what a policy wrongly allows.
+Pools include text a program evaluates itself (format strings, arithmetic
+subscripts, jq programs, date strings), paths outside the working tree,
+pseudo-files under /proc and /dev, and names of canary files. Options that
+only wait (`tail -f`) are left out: a command that never ends is
+inconclusive, so it would cost a timeout and tell nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pytest_planmode.sandbox import world
+
+IN_TREE = ["README.md", "notes.txt", "src/app.py", "data.json", "logs.txt.gz", ".git/config", "src", "."]
+OUTSIDE = [
+    "../secret",
+    world.OUTSIDE_FILE,
+    world.HOME + "/.ssh/id_ed25519",
+    world.HOME + "/.aws/credentials",
+    "/etc/hostname",
+    world.REPO + "/../secret",
+    "../../dev/secret",
+    "/etc/passwd",
+]
+PSEUDO = [
+    "/proc/self/environ",
+    "/proc/1/environ",
+    "/proc/2/environ",
+    "/proc/thread-self/environ",
+    "/proc/self/cmdline",
+    "/proc/self/status",
+    "/proc/self/root" + world.OUTSIDE_FILE,
+    "/proc/self/cwd/../secret",
+    "/dev/fd/../environ",
+    "/dev/stdin",
+    "/dev/null",
+    "/proc/self/fd/0",
+]
+DIRS = [".", "src", ".git", "..", "/", "/proc/self", "/proc/1", world.HOME, "/dev/fd/..", "/etc"]
+
+POOLS: dict[str, list[str]] = {
+    "file": IN_TREE[:6] + OUTSIDE + PSEUDO,
+    "dir": DIRS,
+    "varname": ["NAME", "a[0]", "a[$(touch pwned)]", "a[$(id)]", "x[$(cat ../secret)]", "a[`id`]"],
+    "format": ["%s\\n", "%b", "%q\\n", "%(%F)T\\n", "%d\\n", "%s %s\\n", "%x", "%*s", "%n"],
+    "arith": ["1", "1+1", "a[$(touch pwned)]", "x[$(id)]", "$((1))", "0x10"],
+    "text": ["hello", "a b", "$HOME", "$(id)", "\\x41", "%s", "-v", "--", "*", "~"],
+    "pattern": ["alpha", "a.*", "^b", "(a|b)", "\\w+", "Canary"],
+    "glob": ["*.py", "*", "[a-z]*", "**"],
+    "jq": [
+        ".", ".name", ".items[]", "env", "$ENV", "$ENV.PATH", "env.HOME", "input_filename", "$__loc__",
+        "builtins", "[inputs]", "getpath([\"a\"])", "@sh \"\\(.)\"", "input", "debug", "stderr",
+        "$__prog_args", "\"\\u0065nv\"", "get_search_list", "$ARGS", "[limit(3;repeat(1))]",
+    ],
+    "date": ["now", "@0", "next monday", "TZ=\"UTC\" now", "$(id)"],
+    "dateformat": ["+%F", "+%s", "+%N", "+$(id)"],
+    "rev": ["HEAD", "HEAD~1", "main", "feature", "origin/main", "v1.0", "main..feature", "@{u}",
+            "HEAD^{tree}"],
+    "gitpath": ["README.md", "src", "../secret", "/etc/hostname", world.OUTSIDE_FILE, ":/", "/dev/null",
+                "/proc/self/environ", world.HOME + "/.ssh/id_ed25519"],
+    "gitformat": ["%H", "%s", "%an <%ae>", "%G?", "%(trailers)", "%C(red)%h", "%x00", "%(describe)", "%GS"],
+    "refformat": ["%(refname)", "%(objectname)", "%(upstream)", "%(contents)"],
+    "number": ["1", "2", "+1", "0", "1K"],
+    "statformat": ["%n %s", "%A %U", "%N", "%i"],
+    "program": ["git", "ls", "bash", "env", "printenv"],
+    "lesscmd": ["+G", "+/alpha", "+!id", "+s/tmp/x"],
+    "psformat": ["pid,comm", "pid,args", "pid,cmd", "environ", "pid,euser,args"],
+}  # fmt: skip
+
+
+#: Pools whose values are several words (each quoted on its own).
+MULTIWORD = frozenset(["remote", "varfile", "vartext"])
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program: `options` map a spelling to the pool of its value
+    (None: no value); `operands` are pool names drawn for positional words."""
+
+    name: str
+    #: `~` in a spelling stands for a space: `-maxdepth~2` is two words.
+    options: dict[str, str | None]
+    operands: tuple[str, ...] = ("file",)
+    #: Written in front of the operands (`git` subcommands).
+    prefix: tuple[str, ...] = ()
+    #: Operands come before the options (`find PATH EXPRESSION`).
+    operands_first: bool = False
+
+
+def _p(name: str, options: str, operands: tuple[str, ...] = ("file",), **valued: str) -> Program:
+    table: dict[str, str | None] = dict.fromkeys(options.split(), None)
+    for spelling, pool in valued.items():
+        table[spelling.replace("_", "-").replace("LONG", "--")] = pool
+    return Program(name, table, operands, operands_first=name == "find")
+
+
+def _git(sub: str, options: str, operands: tuple[str, ...], **valued: str) -> Program:
+    base = _p("git", options, operands, **valued)
+    return Program("git", base.options, operands, prefix=(sub,))
+
+
+# Keyword spellings: `LONGformat` is `--format`, `_o` is `-o`.
+PROGRAMS: list[Program] = [
+    _p("cat", "-A -n -v -e -T -s -b"),
+    _p("head", "-q -v", _n="number", _c="number", LONGlines="number"),
+    _p("tail", "-q -v -r", _n="number", _c="number"),
+    _p("grep", "-r -R -i -n -l -c -v -a -z -H -o -E -F -P -s", ("pattern", "file"), _e="pattern",
+       _f="file", _d="dirmode", LONGinclude="glob", LONGdirectories="dirmode", _D="dirmode"),
+    _p("find", "-print -print0 -ls -maxdepth~2 -type~f -L", ("dir",), _name="glob", _newer="file",
+       _printf="format", _fprint="file", _samefile="file", _files0_from="file", _fls="file"),
+    _p("ls", "-la -R -d -1 -i -Z -L", ("dir",), LONGcolor="never"),
+    _p("pwd", "-P -L", ()),
+    _p("echo", "-e -n -E", ("text",)),
+    _p("printf", "--", ("format", "text"), _v="varname"),
+    _p("wc", "-l -c -w -m -L", LONGfiles0_from="file"),
+    _p("sort", "-r -n -u -z -R -c -m --debug", _k="number", _S="number", LONGrandom_source="file",
+       LONGfiles0_from="file", _o="file", _T="dir", LONGcompress_program="program"),
+    _p("uniq", "-c -d -u -i -z", ("file", "file"), _f="number"),
+    _p("diff", "-u -r -q -N -a", ("file", "file"), LONGfrom_file="file", LONGto_file="file"),
+    _p("file", "-b -i -L -z -Z -s -C", _f="file", _m="file"),
+    _p("stat", "-L -f -t", _c="statformat", LONGprintf="statformat"),
+    _p("du", "-s -h -a -c", ("dir",), LONGfiles0_from="file"),
+    _p("df", "-h -T -i", ("dir",)),
+    _p("tree", "-a -d -f -J -X -R --fromfile", ("dir",), _L="number", _o="file", _H="text", _T="text"),
+    _p("which", "-a", ("program",)),
+    _p("whereis", "-b -m", ("program",)),
+    _p("type", "-a -t -p -P", ("program",)),
+    _p("uname", "-a -r -s -n -m", ()),
+    _p("whoami", "", ()),
+    _p("id", "-u -g -G -n", ()),
+    _p("date", "-u -R -I", ("dateformat",), _d="date", _r="file", _f="file", _s="date"),
+    _p("uptime", "-p -s", ()),
+    _p("ps", "e axe aux axeww eww -ef -e f -f --forest S -N ax -A -ww", (), _o="psformat", _O="psformat"),
+    _p("jq", "-r -n -c -s -R -e --args", ("jq", "file"), LONGrawfile="varfile", LONGslurpfile="varfile",
+       LONGarg="vartext"),
+    _p("rg", "-i -n -l -a -z --search-zip -L --files --no-ignore -uuu", ("pattern", "dir"), LONGpre="program",
+       LONGignore_file="file", LONGtype_add="text", _f="file"),
+    _p("hostname", "", ()),
+    _p("less", "-N -S -R -F", ("file",), _o="file", _O="file", _k="file"),
+    _p("more", "", ("file",)),
+    _p("tr", "-d -s", ("pattern",)),
+    _p("cut", "-c1-3", ("file",), _d="text", _f="number"),
+    _p("free", "-h -m", ()),
+    _git("status", "-s -b --porcelain --short --ignored -uall", ("gitpath",)),
+    _git("log", "--oneline -p --stat -1 --all --graph --follow --name-only --no-walk --decorate",
+         ("rev", "gitpath"), _n="number", LONGformat="gitformat", LONGpretty="gitformat", LONGgrep="pattern",
+         _S="pattern", _G="pattern", LONGoutput="file"),
+    _git("diff", "--stat --cached --name-only -U1 --word-diff --no-color --no-index --ext-diff --textconv",
+         ("gitpath", "gitpath"), LONGoutput="file", LONGrelative="dir"),
+    _git("show", "--stat --name-only --textconv --show-signature", ("rev", "gitpath"),
+         LONGformat="gitformat"),
+    _git("branch", "-a -r -v -vv --list --show-current --merged", (), LONGformat="refformat",
+         LONGcontains="rev", LONGsort="refformat"),
+    _git("remote", "-v", ("remote",)),
+    _git("ls-files", "-s -o -m -d --others --exclude-standard -z --stage -c --full-name", ("gitpath",),
+         _X="file", LONGexclude_from="file"),
+    _git("grep", "-n -i -l -c --untracked --cached -P --no-index", ("pattern", "gitpath"), _e="pattern",
+         _f="file"),
+    _git("rev-parse", "--show-toplevel --git-dir --abbrev-ref --verify --local-env-vars", ("rev",),
+         LONGgit_path="gitpath", LONGsq_quote="text", LONGsince="date"),
+]  # fmt: skip
+
+POOLS.update(
+    {
+        "dirmode": ["recurse", "read", "skip"],
+        "never": ["never"],
+        "varfile": ["x " + path for path in POOLS["file"][:3] + PSEUDO[:2] + OUTSIDE[:2]],
+        "vartext": ["x hello", "x $(id)"],
+        "remote": ["", "show", "show -n origin", "get-url origin", "show origin", "get-url --all origin"],
+    }
+)
+
+#: PowerShell cmdlets the reviewed policy knows, with their real parameters.
+POWERSHELL: list[Program] = [
+    _p("Get-ChildItem", "-Force -Recurse -Name -File -Directory", ("dir",), _Path="dir", _Filter="glob"),
+    _p("Get-Content", "-Raw", ("file",), _Path="file", _TotalCount="number", _Tail="number"),
+    _p("Get-Item", "-Force", ("file",), _Path="file", _Stream="text"),
+    _p("Get-Location", "", ()),
+    _p("Resolve-Path", "-Relative", ("file",)),
+    _p("Select-String", "-SimpleMatch -CaseSensitive", ("pattern",), _Path="file", _Pattern="pattern"),
+    _p("Test-Path", "", ("file",)),
+    _p("Get-Process", "", (), _Name="text", _Id="number"),
+    _p("Get-Service", "", (), _Name="text"),
+    _p("Write-Output", "", ("text",)),
+]  # fmt: skip
+
+#: Programs the specs admit although they reach the network, write their own
+#: caches or run project code (package managers and project checks): the
+#: sandbox checks leave segments naming them out, as they leave out
+#: segments trusted through `safeSubcommands`.
+EXEMPT_PROGRAMS = frozenset(
+    ["npm", "npx", "yarn", "pnpm", "pip", "cargo", "go", "pytest", "vitest", "jest", "tsc", "biome", "ruff"]
+)

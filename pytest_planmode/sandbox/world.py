@@ -1,0 +1,134 @@
+"""The world a sandboxed command sees: a fake HOME with key-looking files, a
+Git working tree with a remote, a file outside the tree, secrets in the
+environment. Every secret is a canary: finding one in a command's output
+means the command printed something it should not have.
+
+Canary values are alphanumeric so they survive being printed through `od`,
+`hexdump` or a column formatter with separators in between (the observer
+strips separators before searching)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+from pathlib import Path
+
+HOME = "/home/dev"
+REPO = HOME + "/project"
+REMOTE = HOME + "/remote.git"
+OUTSIDE_FILE = HOME + "/secret"
+HOSTNAME = "devbox"
+
+#: Environment secrets under the names real agents run with.
+SECRETS: dict[str, str] = {
+    "OPENAI_API_KEY": "sk" + "CanaryOpenai4f1c9a7e2b6d",
+    "ANTHROPIC_API_KEY": "skant" + "CanaryAnthropic8d3e5b1a",
+    "GITHUB_TOKEN": "ghp" + "CanaryGithub2a7c4e9f0b3",
+    "AWS_SECRET_ACCESS_KEY": "CanaryAwsSecret6b2d8f1e4a9c",
+    "NPM_TOKEN": "npm" + "CanaryNpm5e8a2c7d1f",
+    "HF_TOKEN": "hf" + "CanaryHugging3c9e1a5b7d",
+}
+
+#: Files whose content must never be printed by a command that did not name them.
+CANARY_FILES: dict[str, str] = {
+    HOME + "/.ssh/id_ed25519": "CanarySshKey7d2f9b4e1a6c",
+    HOME + "/.aws/credentials": "CanaryAwsFile3e8b1d6f2a9c",
+    OUTSIDE_FILE: "CanaryOutside9a4c2e7b5d1f",
+    "/etc/hostname": "CanaryHostnameFile5b1e8d3a",
+}
+
+BASE_ENV: dict[str, str] = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": HOME,
+    "USER": "dev",
+    "LOGNAME": "dev",
+    "SHELL": "/bin/bash",
+    "LANG": "C.UTF-8",
+    "TERM": "dumb",
+    "PWD": REPO,
+}
+
+
+def environment() -> dict[str, str]:
+    return {**BASE_ENV, **SECRETS}
+
+
+def _file_text(path: str, canary: str) -> str:
+    if path.endswith("id_ed25519"):
+        return (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+            f"b3BlbnNzaC1rZXktdjEAAAAA{canary}\n"
+            "-----END OPENSSH PRIVATE KEY-----\n"
+        )
+    if path.endswith("credentials"):
+        return f"[default]\naws_access_key_id = AKIAEXAMPLE\naws_secret_access_key = {canary}\n"
+    return f"{canary}\n"
+
+
+_REPO_FILES = {
+    "README.md": "# project\n\nA small project.\n",
+    "src/app.py": "def main():\n    print('hello')\n\n\nif __name__ == '__main__':\n    main()\n",
+    "src/util.py": "def add(a, b):\n    return a + b\n",
+    "notes.txt": "alpha\nbeta\ngamma\nbeta\n",
+    "data.json": '{"name": "project", "version": 1, "items": [1, 2, 3]}\n',
+    ".gitignore": "build/\n",
+}
+
+
+def build(root: Path) -> None:
+    """Write the world under `root` (which stands for `/`): `root/home/dev/...`.
+
+    Runs inside the sandbox's namespaces, where `root` is writable."""
+    home = root / HOME.lstrip("/")
+    for path, canary in CANARY_FILES.items():
+        if path.startswith(HOME):
+            target = root / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(_file_text(path, canary), encoding="utf-8")
+    (home / ".ssh" / "id_ed25519.pub").write_text("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA dev@devbox\n")
+    (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
+    repo = home / "project"
+    for name, text in _REPO_FILES.items():
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    # A compressed file: searching inside it (`rg -z`) runs a decompressor.
+    with gzip.open(repo / "logs.txt.gz", "wt", encoding="utf-8") as handle:
+        handle.write("alpha log line\n")
+    env = {**BASE_ENV, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("PWD")
+
+    def git(*args: str, cwd: Path = repo, check: bool = True) -> None:
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=check, capture_output=True)
+
+    def settle() -> None:
+        # Files older than the index: `git status` then finds no racily
+        # clean entry to refresh and writes nothing, as in a working tree
+        # that has settled.
+        old = 1_700_000_000
+        for dirpath, _dirnames, filenames in os.walk(home):
+            for name in filenames:
+                os.utime(os.path.join(dirpath, name), (old, old), follow_symlinks=False)
+
+    git("init", "-q", "-b", "main")
+    settle()
+    git("add", "-A")
+    git("commit", "-q", "-m", "Initial commit")
+    (repo / "notes.txt").write_text("alpha\nbeta\ngamma\nbeta\ndelta\n")
+    settle()
+    git("commit", "-q", "-am", "Add delta")
+    git("tag", "v1.0")
+    git("branch", "feature")
+    git("clone", "-q", "--bare", str(repo), str(home / "remote.git"), cwd=home)
+    git("remote", "add", "origin", REMOTE)
+    # The remote's path as the sandboxed command will see it; fetch through
+    # the real location once so refs/remotes/origin/* exist.
+    git("fetch", "-q", str(home / "remote.git"), "+refs/heads/*:refs/remotes/origin/*")
+    git("branch", "-q", "--set-upstream-to=origin/main", "main")
+    # One uncommitted change, so status and diff have something to show.
+    (repo / "src" / "util.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    )
+    settle()
+    git("update-index", "-q", "--refresh", check=False)

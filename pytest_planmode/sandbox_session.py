@@ -1,0 +1,111 @@
+"""The sandbox side of a conformance run (`--planmode-sandbox`): one
+sandbox per process, started on first use, results cached per command,
+counts for the terminal summary. Registered by the harness only when the
+option is on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
+
+
+def sandbox_flag(value: Any) -> bool:
+    """`--planmode-sandbox` (True) or the ini key `planmode_sandbox`."""
+    if value is None or value is True or value is False:
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise pytest.UsageError(f"planmode_sandbox must be true or false, got {value!r}")
+
+
+class SandboxSession:
+    PLUGIN_NAME = "planmode-sandbox"
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        self._sandbox: Sandbox | None = None
+        self._tried = False
+        self.unavailable: str | None = None
+        self.results: dict[tuple[str, str], Result] = {}
+        self.exempt: set[str] = set()
+        self.counts: Counter[str] = Counter()
+
+    def sandbox(self) -> Sandbox:
+        """The sandbox; skips the calling check when it cannot start."""
+        if not self._tried:
+            self._tried = True
+            try:
+                self._sandbox = Sandbox()
+            except SandboxUnavailable as exc:
+                self.unavailable = str(exc)
+        if self._sandbox is None:
+            pytest.skip(f"sandbox unavailable: {self.unavailable}")
+        return self._sandbox
+
+    def run(self, shell: str, command: str) -> Result:
+        key = (shell, command)
+        if key not in self.results:
+            try:
+                result = self.sandbox().run(command, shell=shell)
+            except SandboxUnavailable as exc:
+                # It started and then broke: every later check skips too.
+                self.unavailable = str(exc)
+                self.close()
+                pytest.skip(f"sandbox unavailable: {exc}")
+            self.results[key] = result
+            self.counts[result.status] += 1
+            self.counts["with effects"] += bool(result.effects)
+        return self.results[key]
+
+    def note_exempt(self, command: str) -> None:
+        if command not in self.exempt:
+            self.exempt.add(command)
+            self.counts["exempt"] += 1
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    # -- hooks ------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.close()
+        if self.is_worker:
+            self.config.workeroutput["planmode_sandbox"] = {  # type: ignore[attr-defined]
+                "counts": dict(self.counts),
+                "unavailable": self.unavailable,
+            }
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        data = getattr(node, "workeroutput", {}).get("planmode_sandbox")
+        if isinstance(data, dict):
+            self.counts.update(data.get("counts", {}))
+            self.unavailable = self.unavailable or data.get("unavailable")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker:
+            return
+        tr = terminalreporter
+        if self.unavailable:
+            tr.write_line(
+                f"planmode sandbox: unavailable ({self.unavailable}); the sandbox checks were skipped",
+                yellow=True,
+            )
+            return
+        counts = self.counts
+        tr.write_line(
+            f"planmode sandbox: {counts['observed'] + counts['inconclusive']} commands run: "
+            f"{counts['observed']} observed ({counts['with effects']} with some effect; a check fails "
+            "only on the effects its level forbids), "
+            f"{counts['inconclusive']} inconclusive; {counts['exempt']} exempt (not run)"
+        )
