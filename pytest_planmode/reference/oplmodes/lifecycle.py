@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.reference.oplmodes import appearance as ap
-from pytest_planmode.reference.oplmodes import commands, plans, state
+from pytest_planmode.reference.oplmodes import bash_gate, commands, plans, state
 from pytest_planmode.reference.oplmodes import events as ev
 from pytest_planmode.reference.oplmodes import messages as msg
 from pytest_planmode.reference.oplmodes.config import (
@@ -53,6 +53,8 @@ MENU_EXECUTE = "Execute"
 MENU_SAVE = "Save & Exit"
 MENU_DISCARD = "Discard & Exit"
 EXECUTE_PREFIX = "Execute: "
+#: Pi's Bash tool, the one the mode's Bash gate applies to.
+BASH = "bash"
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -112,7 +114,9 @@ class Session:
         self.registered = list(dict.fromkeys(registered))
         self.resting = list(dict.fromkeys(active if active is not None else registered))
         self.pi_version = pi_version
-        self.plans = list(dict.fromkeys(existing_plans))
+        # § Commands, flags, and shortcuts: plans are the files with the plan-
+        # prefix and the .md suffix; other files in .pi/plans/ are not offered.
+        self.plans = [p for p in dict.fromkeys(existing_plans) if plans.is_plan_file(p)]
         thinking = (keybindings or {}).get(THINKING_CYCLE_ACTION, THINKING_CYCLE_DEFAULT_KEY)
         self.thinking_key = normalize_key(thinking) if isinstance(thinking, str) else ""
         self.mode = OFF
@@ -556,6 +560,8 @@ class Session:
             self._plan_complete()
         elif tool == LOAD_TOOLS:
             self._load_tools(args)
+        elif tool == BASH and tool in self.active:
+            self._bash(args)
         else:
             allowed = tool in self.active
             self._step.result = {
@@ -563,6 +569,21 @@ class Session:
                 "allowed": allowed,
                 "message": None if allowed else f"{tool} is not active in {display_name(self.mode)} mode",
             }
+
+    def _bash(self, args: Any) -> None:
+        """opl-modes.md § Mode behavior: chat and plan (and every gated mode)
+        "restrict Bash to safe inspection patterns": an active `bash` still
+        goes through the mode's Bash gate, which decides from the raw
+        document as loaded."""
+        command = args.get("command") if isinstance(args, Mapping) else None
+        decision = bash_gate.check(command, self.mode, self.config.document)
+        self._step.result = {
+            "tool": BASH,
+            "allowed": decision.allowed,
+            "message": None
+            if decision.allowed
+            else f"Bash blocked in {display_name(self.mode)} mode: {decision.reason}",
+        }
 
     def _plan_complete(self) -> None:
         mode = self.config.modes[self.mode]
