@@ -181,6 +181,9 @@ class MutantRunner:
             name, _, _ = running.pop(pid)
             code = os.waitstatus_to_exitcode(status)
             results[name] = "survived" if code == 0 else "killed"
+            if len(results) % 25 == 0:
+                # Partial results, so a long run can be read while it goes on.
+                Path(self.job["out"] + ".partial").write_text(json.dumps(results))
         Path(self.job["out"]).write_text(json.dumps(results))
         return True
 
