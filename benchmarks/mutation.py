@@ -19,7 +19,8 @@ How strong is the suite? Every mutant of the reference core
 3. Figures per module: mutants sampled, set aside as equivalent
    (`benchmarks/mutation-equivalent.toml`, one reason each: nothing else is
    excluded), killed by the whole suite and killed by `must` cases alone
-   (`--planmode-level=must`, run only for the mutants the whole suite kills).
+   (what `--planmode-level=must` runs: each child runs the `must` cases
+   first, so one run gives both figures).
    A mutant that runs out of time counts as killed, as in mutmut. A mutant
    whose function no conformance case calls survives.
 
@@ -50,6 +51,9 @@ CORE = (
     "pytest_planmode/reference/oplmodes",
     "pytest_planmode/reference/shell",
 )
+#: Outcomes of the runner that count as killed by the whole suite, and by `must` cases.
+KILLED = ("killed", "killed-reference", "timeout", "timeout-reference")
+KILLED_BY_MUST = ("killed", "timeout")
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
 
 
@@ -122,7 +126,15 @@ def load_equivalent() -> dict[str, str]:
 
 
 class MutantRunner:
-    """Collects once, then forks a child per mutant (`-p mutation`)."""
+    """Collects once, then forks a child per mutant (`-p mutation`).
+
+    A child runs the `must` cases that call the mutated function first, then
+    the `reference` ones, each group fastest first, and stops at the first
+    failure; before the `reference` cases it writes one byte to a pipe. So one
+    run tells both figures apart: killed by a `must` case (exit 1), killed
+    only by a `reference` case (exit 2), or survived (exit 0), and a timeout
+    is placed by whether the byte arrived. This is what a second run at
+    `--planmode-level=must` would find, at half the cost."""
 
     def __init__(self, jobs: Path) -> None:
         self.job = json.loads(jobs.read_text())
@@ -134,33 +146,52 @@ class MutantRunner:
         durations: dict[str, float] = self.job["durations"]
         results: dict[str, str] = {}
         pending = list(self.job["mutants"])
-        running: dict[int, tuple[str, float, float]] = {}
+        running: dict[int, tuple[str, float, float, int]] = {}
         width = int(self.job["jobs"])
+
+        def is_reference(test: str) -> bool:
+            return by_id[test].get_closest_marker("planmode_reference") is not None
 
         def start(name: str) -> None:
             tests = [t for t in self.job["tests"].get(function_of(name), []) if t in by_id]
             if not tests:
                 results[name] = "no case"
                 return
-            tests.sort(key=lambda t: durations.get(t, 0.0))
+            tests.sort(key=lambda t: (is_reference(t), durations.get(t, 0.0)))
             budget = 10.0 + 4.0 * sum(durations.get(t, 0.1) for t in tests)
+            read_end, write_end = os.pipe()
             pid = os.fork()
             if pid == 0:
+                os.close(read_end)
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
                 os.environ["MUTANT_UNDER_TEST"] = name
                 code = 0
+                signalled = False
                 try:
                     for test in tests:
+                        if not signalled and is_reference(test):
+                            os.write(write_end, b"r")
+                            signalled = True
                         reports = runtestprotocol(by_id[test], log=False, nextitem=None)
                         if any(r.failed for r in reports):
-                            code = 1
+                            code = 2 if signalled else 1
                             break
                 except BaseException:
-                    code = 1
+                    code = 2 if signalled else 1
                 os._exit(code)
-            running[pid] = (name, time.monotonic(), budget)
+            os.close(write_end)
+            os.set_blocking(read_end, False)
+            running[pid] = (name, time.monotonic(), budget, read_end)
+
+        def reached_reference(fd: int) -> bool:
+            try:
+                return bool(os.read(fd, 1))
+            except BlockingIOError:
+                return False
+            finally:
+                os.close(fd)
 
         while pending or running:
             while pending and len(running) < width:
@@ -170,17 +201,18 @@ class MutantRunner:
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
                 now = time.monotonic()
-                for child, (name, began, budget) in list(running.items()):
+                for child, (name, began, budget, fd) in list(running.items()):
                     if now - began > budget:
                         os.kill(child, signal.SIGKILL)
                         os.waitpid(child, 0)
                         del running[child]
-                        results[name] = "timeout"
+                        results[name] = "timeout-reference" if reached_reference(fd) else "timeout"
                 time.sleep(0.005)
                 continue
-            name, _, _ = running.pop(pid)
+            name, _, _, fd = running.pop(pid)
+            os.close(fd)
             code = os.waitstatus_to_exitcode(status)
-            results[name] = "survived" if code == 0 else "killed"
+            results[name] = {0: "survived", 2: "killed-reference"}.get(code, "killed")
             if len(results) % 25 == 0:
                 # Partial results, so a long run can be read while it goes on.
                 Path(self.job["out"] + ".partial").write_text(json.dumps(results))
@@ -276,10 +308,9 @@ def main() -> None:
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
-    after_all = time.monotonic()
-    killed = [m for m in tested if every[m] in ("killed", "timeout")]
-    must = run_mutants(killed, "must", args.jobs, stats, tmp)
     finished = time.monotonic()
+    killed = [m for m in tested if every[m] in KILLED]
+    must = {m: every[m] for m in tested if every[m] in KILLED_BY_MUST}
 
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for m in sample:
@@ -289,9 +320,9 @@ def main() -> None:
             row["equivalent"] += 1
             continue
         row["tested"] += 1
-        if every[m] in ("killed", "timeout"):
+        if every[m] in KILLED:
             row["all"] += 1
-            if must.get(m) in ("killed", "timeout"):
+            if m in must:
                 row["must"] += 1
 
     def pct(a: int, b: int) -> str:
@@ -317,8 +348,8 @@ def main() -> None:
     unsampled = [m for m, names in per_module.items() if names and m not in rows]
     if unsampled:
         print("modules not sampled:", ", ".join(unsampled))
-    survivors = sorted(m for m in tested if every[m] not in ("killed", "timeout"))
-    must_only = sorted(m for m in killed if must.get(m) not in ("killed", "timeout"))
+    survivors = sorted(m for m in tested if every[m] not in KILLED)
+    must_only = sorted(m for m in killed if m not in must)
     print(f"\nsurvivors of the whole suite ({len(survivors)}):")
     for m in survivors:
         print(f"  {m}  [{every[m]}]")
@@ -332,9 +363,8 @@ def main() -> None:
     if stale:
         print(f"\nequivalent entries naming no current mutant ({len(stale)}): " + ", ".join(stale))
     print(
-        f"\ncost: prepare {prepared - began:.0f} s, whole suite {after_all - prepared:.0f} s "
-        f"({len(tested)} mutants), must {finished - after_all:.0f} s ({len(killed)} mutants), "
-        f"{args.jobs} at once"
+        f"\ncost: prepare {prepared - began:.0f} s, run {finished - prepared:.0f} s "
+        f"({len(tested)} mutants, {args.jobs} at once)"
     )
     if args.json:
         args.json.write_text(
