@@ -76,3 +76,16 @@ MODEL_FIELD_MAX = 512
 #: pi-plan-mode-settings.md § Plan export: the longest accepted
 #: `defaultPlanExportPath`.
 EXPORT_PATH_MAX = 4096
+
+#: pi-plan-mode-settings.md § Toggle shortcut, "a Pi key identifier"
+#: (reference choice for its grammar, the form of Pi's own `shift+tab` and
+#: `ctrl+alt+m`): distinct modifiers and one key joined by `+`, compared
+#: case-insensitively. A key is a named key or one typed character.
+KEY_MODIFIERS = ("ctrl", "shift", "alt")
+KEY_NAMES = (
+    *("escape", "esc", "enter", "return", "tab", "space", "backspace", "delete", "insert", "clear"),
+    *("home", "end", "pageup", "pagedown", "up", "down", "left", "right"),
+    *(f"f{n}" for n in range(1, 13)),
+)
+#: Letters, digits and the punctuation of a US keyboard.
+KEY_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789`-=[]\\;',./"

@@ -74,13 +74,14 @@ def test_unrestricted_bash_true_only() -> None:
     assert not resolve_bash_policy({"modes": {"off": {"unrestrictedBash": False}}}, "off").unrestricted
 
 
-def test_invalid_user_pattern_names_mode_and_pattern_and_blocks() -> None:
+def test_array_with_a_non_compiling_pattern_is_ignored_and_named() -> None:
     config = {"modes": {"review": {"safePatterns": ["^git", "(unclosed"]}}}
     policy = resolve_bash_policy(config, "review")
-    assert len(policy.problems) == 1
-    assert "'review'" in policy.problems[0] and "'(unclosed'" in policy.problems[0]
-    decision = check("git log", "review", config)
-    assert not decision.allowed and decision.reason == policy.problems[0]
+    assert policy.safe_source == "built-in" and not policy.problems
+    assert len(policy.ignored) == 1
+    assert "modes.review.safePatterns" in policy.ignored[0] and "'(unclosed'" in policy.ignored[0]
+    assert check("ls", "review", config).allowed
+    assert not check("node -e 1", "review", config).allowed
 
 
 def test_built_in_patterns_compile_on_their_own() -> None:

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import base64
 import binascii
+from itertools import permutations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, model_validator
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
-from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
+from pytest_planmode.spec_values import (
+    EXPORT_PATH_MAX,
+    KEY_CHARACTERS,
+    KEY_MODIFIERS,
+    KEY_NAMES,
+    MODEL_FIELD_MAX,
+)
 
 # ------------------------------------------------------------------ document
 #
@@ -29,6 +36,31 @@ from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
 
 _NonBlank = Annotated[str, StringConstraints(strict=True, pattern=r"\S")]
 _ModelText = Annotated[str, StringConstraints(strict=True, pattern=r"\S", max_length=MODEL_FIELD_MAX)]
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word)
+
+
+def _key_identifier_pattern() -> str:
+    """§ Toggle shortcut, "a Pi key identifier", as the reference reads it
+    (`spec_values.KEY_*`): distinct modifiers in any order and one key joined
+    by `+`, case-insensitive. Written without inline flags or lookarounds so
+    that ECMAScript and Rust regular expressions read it alike."""
+    prefixes = [
+        "".join(_any_case(m) + r"\+" for m in order)
+        for size in range(1, len(KEY_MODIFIERS) + 1)
+        for order in permutations(KEY_MODIFIERS, size)
+    ]
+    # Longer names first, so that `f1` never shadows `f12` in engines that stop at the first alternative.
+    named = [_any_case(k) for k in sorted(KEY_NAMES, key=len, reverse=True)]
+    characters = "".join(
+        "\\" + c if c in "\\[]-^" else c for c in sorted(set(KEY_CHARACTERS.upper() + KEY_CHARACTERS))
+    )
+    return "^(?:" + "|".join(prefixes) + ")?(?:" + "|".join([*named, f"[{characters}]"]) + ")$"
+
+
+_KeyIdentifier = Annotated[str, StringConstraints(strict=True, pattern=_key_identifier_pattern())]
 _ExportPath = Annotated[
     str,
     StringConstraints(
@@ -77,7 +109,7 @@ class PiPlanModeDocument(BaseModel):
     normalModel: _Chain = None  # type: ignore[assignment]
     defaultPlanExportPath: _ExportPath = None  # type: ignore[assignment]
     safeSubcommands: dict[_NonBlank, list[_NonBlank]] = None  # type: ignore[assignment]
-    toggleShortcut: _NonBlank = None  # type: ignore[assignment]
+    toggleShortcut: _KeyIdentifier = None  # type: ignore[assignment]
     toolVisibility: Any = Field(
         default=None, description="Retired (§ Plan helper tools): ignored, preserved on save."
     )

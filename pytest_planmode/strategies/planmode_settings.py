@@ -63,7 +63,11 @@ VALID_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "normalModel": _model | st.lists(_model, min_size=1, max_size=3),
     "defaultPlanExportPath": _word,
     "safeSubcommands": st.dictionaries(_word, st.lists(_word, max_size=3), max_size=3),
-    "toggleShortcut": _word,
+    "toggleShortcut": st.builds(
+        lambda mods, key: "+".join([*mods, key]),
+        st.lists(st.sampled_from(["ctrl", "shift", "alt"]), unique=True, max_size=3),
+        st.sampled_from(["p", "m", "1", "tab", "f5", "space", "/"]),
+    ),
 }
 
 #: Unknown top-level field names (never a known or retired one).

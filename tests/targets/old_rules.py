@@ -31,7 +31,9 @@ class OldRules:
         output = answer.get("output")
         if not isinstance(output, dict) or output.get("allowed") is not False:
             return answer
-        if op in ("planmode.bash.check", "planmode.powershell.check") and self._old_allows(op, payload, output):
+        if op in ("planmode.bash.check", "planmode.powershell.check") and self._old_allows(
+            op, payload, output
+        ):
             return {"output": {**output, "allowed": True, "blocked": None, "rule": None, "reason": None}}
         if op == "oplmodes.bash.check" and output.get("pattern") in NEW_PATTERNS:
             return {

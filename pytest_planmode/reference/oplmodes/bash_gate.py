@@ -22,6 +22,7 @@ from pytest_planmode.reference.oplmodes.pattern_guard import (
     PatternTimeout,
     UserPattern,
     compile_patterns,
+    is_regex_available,
     problems,
 )
 
@@ -43,7 +44,8 @@ class BashPolicy:
     `safe_patterns`/`destructive_patterns` are the pattern strings in force
     (the built-in ones when the source is "built-in"; empty when the source is
     "none"). `problems` lists patterns that cannot be used, each naming the
-    mode and the pattern; a policy with problems blocks every command.
+    mode and the pattern (only when no user pattern can run with a bounded
+    time); a policy with problems blocks every command.
     """
 
     mode: str
@@ -57,6 +59,9 @@ class BashPolicy:
     reason: str
     problems: tuple[str, ...] = ()
     known_mode: bool = True
+    #: Configured arrays set aside because a pattern does not compile, each
+    #: naming where it is and the pattern.
+    ignored: tuple[str, ...] = ()
 
     @property
     def source(self) -> dict[str, str]:
@@ -92,6 +97,26 @@ def _string_array(value: object) -> tuple[str, ...] | object:
     return _MALFORMED
 
 
+def _usable_array(value: object, where: str, ignored: list[str]) -> tuple[str, ...] | object:
+    """A pattern array that can replace a policy component: `_string_array`,
+    and `_MALFORMED` too when one of its patterns does not compile (an array
+    holding a broken regular expression is not a valid array, so it inherits
+    like any other malformed one; opl-modes.md § Mode behavior), noted in
+    `ignored`. Without the `regex` package no user pattern can run with a
+    bounded time; the array stays and the policy reports the problem (it then
+    blocks)."""
+    patterns = _string_array(value)
+    if isinstance(patterns, tuple) and is_regex_available():
+        broken = [p for p in compile_patterns(patterns) if p.compiled is None]
+        if broken:
+            ignored.append(
+                f"{where}: pattern {broken[0].source!r} is not a valid regular expression "
+                f"({broken[0].error}); the array is ignored and the existing policy stays"
+            )
+            return _MALFORMED
+    return patterns
+
+
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -103,13 +128,14 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
 
     - Valid, non-empty `bashPatterns.safePatterns`/`destructivePatterns`
       arrays of strings replace the built-in lists (they do not extend them).
-      An empty or malformed shared array is ignored and the built-in list
+      An empty or malformed shared array (an entry that is not a string, or
+      a pattern that does not compile) is ignored and the built-in list
       stays (reference choice: fail closed; emptying a list for every mode at
       once is never the intent, a per-mode array or `unrestrictedBash` is).
     - A mode's own array overrides its component; an explicit empty array
       means that component does not gate; a malformed non-empty array (an
-      entry that is not a string) is ignored and inherits; a value that is
-      not an array is ignored too.
+      entry that is not a string, or a pattern that does not compile) is
+      ignored and inherits; a value that is not an array is ignored too.
     - `unrestrictedBash: true` exempts the mode, built-in or custom.
     - Built-in `off` and `execute` are unrestricted unless they have their own
       `tools` array (reference choice: or an explicit `unrestrictedBash:
@@ -135,6 +161,7 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
         )
 
     shared = _mapping(doc.get("bashPatterns"))
+    ignored: list[str] = []
     components: list[tuple[tuple[str, ...], Source]] = []
     for key, builtin in (
         ("safePatterns", bp.builtin_safe_patterns()),
@@ -142,10 +169,10 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
     ):
         patterns: tuple[str, ...] = builtin
         source: Source = "built-in"
-        base = _string_array(shared.get(key))
+        base = _usable_array(shared.get(key), f"bashPatterns.{key}", ignored)
         if isinstance(base, tuple) and base:
             patterns, source = base, "bashPatterns"
-        own = _string_array(mode_cfg.get(key))
+        own = _usable_array(mode_cfg.get(key), f"modes.{mode}.{key}", ignored)
         if isinstance(own, tuple):
             patterns, source = (own, "mode") if own else ((), "none")
         components.append((patterns, source))
@@ -166,6 +193,7 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
         "gated" if known else "unknown mode, gated by the shared base",
         tuple(found),
         known,
+        tuple(ignored),
     )
 
 

@@ -55,6 +55,8 @@ MENU_EXECUTE = "Execute"
 MENU_SAVE = "Save & Exit"
 MENU_DISCARD = "Discard & Exit"
 EXECUTE_PREFIX = "Execute: "
+#: Pi's Bash tool, the one the mode's Bash gate applies to.
+BASH = "bash"
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -114,7 +116,9 @@ class Session:
         self.registered = list(dict.fromkeys(registered))
         self.resting = list(dict.fromkeys(active if active is not None else registered))
         self.pi_version = pi_version
-        self.plans = list(dict.fromkeys(existing_plans))
+        # § Commands, flags, and shortcuts: plans are the files with the plan-
+        # prefix and the .md suffix; other files in .pi/plans/ are not offered.
+        self.plans = [p for p in dict.fromkeys(existing_plans) if plans.is_plan_file(p)]
         thinking = (keybindings or {}).get(THINKING_CYCLE_ACTION, THINKING_CYCLE_DEFAULT_KEY)
         self.thinking_key = normalize_key(thinking) if isinstance(thinking, str) else ""
         self.mode = OFF

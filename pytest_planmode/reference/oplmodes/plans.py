@@ -58,12 +58,21 @@ def resolve_name(name: str) -> PlanFile:
     return PlanFile(True, plan_path(f"{PREFIX}{text}{SUFFIX}"), None)
 
 
+def is_plan_file(filename: str) -> bool:
+    """opl-modes.md § Commands, flags, and shortcuts: plans are Markdown
+    files with the `plan-` filename prefix, so a file is a plan only with the
+    prefix and the `.md` suffix (both case-sensitive, as written)."""
+    return filename.startswith(PREFIX) and filename.endswith(SUFFIX) and len(filename) > len(PREFIX + SUFFIX)
+
+
 def resolve_resumed(filename: str) -> PlanFile:
     """A plan filename restored from a session entry (opl-modes.md § Tool
     inheritance warning): filenames with a path separator or `..` are
     dropped, so a stale or foreign branch cannot point plan reads outside
     `.pi/plans/`. Empty names and control characters are dropped too
-    (reference choice: fail closed)."""
+    (reference choice: fail closed), and so is a filename that is not a plan
+    file (§ Commands, flags, and shortcuts: the `plan-` prefix and the `.md`
+    suffix)."""
     if filename in ("", "."):
         return PlanFile(False, None, f"plan filename {filename!r} names no file: dropped")
     if "/" in filename or "\\" in filename:
@@ -72,4 +81,8 @@ def resolve_resumed(filename: str) -> PlanFile:
         return PlanFile(False, None, f"plan filename {filename!r} contains '..': dropped")
     if _CONTROL.search(filename):
         return PlanFile(False, None, f"plan filename {filename!r} has a control character: dropped")
+    if not is_plan_file(filename):
+        return PlanFile(
+            False, None, f"plan filename {filename!r} lacks the plan- prefix or the .md suffix: dropped"
+        )
     return PlanFile(True, plan_path(filename), None)

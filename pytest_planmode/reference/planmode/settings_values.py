@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.reference.json_values import json_kind
-from pytest_planmode.spec_values import EXPORT_PATH_MAX, MODEL_FIELD_MAX
+from pytest_planmode.spec_values import (
+    EXPORT_PATH_MAX,
+    KEY_CHARACTERS,
+    KEY_MODIFIERS,
+    KEY_NAMES,
+    MODEL_FIELD_MAX,
+)
 
 THINKING_LEVELS = ("inherit", "off", "minimal", "low", "medium", "high", "xhigh", "max")
 RETENTION_POLICIES = ("clear-on-start", "clear-after-first-run", "keep")
@@ -174,8 +180,26 @@ def safe_subcommands(value: Any) -> dict[str, tuple[str, ...]]:
     return {key: tuple(entries) for key, entries in merged.items() if entries}
 
 
+def is_key_identifier(text: str) -> bool:
+    """Reference choice (`spec_values.KEY_*`): zero or more distinct
+    modifiers (`ctrl`, `shift`, `alt`), then one key (a named key such as
+    `tab`, `pageUp` or `f5`, or a single typed character), joined by `+`
+    without spaces, compared case-insensitively."""
+    *modifiers, key = text.lower().split("+")
+    if any(m not in KEY_MODIFIERS for m in modifiers) or len(set(modifiers)) != len(modifiers):
+        return False
+    return key in KEY_NAMES or (len(key) == 1 and key in KEY_CHARACTERS)
+
+
 def toggle_shortcut(value: Any) -> str:
-    """§ Toggle shortcut: a Pi key identifier (reference choice: any non-blank string)."""
+    """§ Toggle shortcut: a Pi key identifier (reference choice: the grammar
+    of :func:`is_key_identifier`). The value is kept as written."""
     if not isinstance(value, str) or not trim(value):
         raise InvalidSetting("toggleShortcut", "must be a non-empty Pi key identifier string")
+    if not is_key_identifier(value):
+        raise InvalidSetting(
+            "toggleShortcut",
+            "must be a Pi key identifier: modifiers ctrl, shift, alt and one key joined by '+' "
+            "(for example ctrl+alt+p)",
+        )
     return value

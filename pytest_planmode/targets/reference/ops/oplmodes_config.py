@@ -68,7 +68,8 @@ def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[
         message = f"modes.{mode}: the Bash policy could not be resolved ({exc})"
         return None, [ConfigProblem(field=f"modes.{mode}", mode=mode, message=message)]
     problems = [
-        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem)) for problem in policy.problems
+        ConfigProblem(field=f"modes.{mode}", mode=mode, message=str(problem))
+        for problem in (*policy.problems, *policy.ignored)
     ]
     bash = output(
         EffectiveBash,

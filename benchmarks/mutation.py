@@ -1,0 +1,378 @@
+"""Mutation testing of the reference core under the conformance suite alone.
+
+    python benchmarks/mutation.py [--sample N | --all] [--seed S] [--jobs J]
+                                  [--json FILE] [--diffs]
+
+How strong is the suite? Every mutant of the reference core
+(`pytest_planmode/reference/planmode`, `reference/oplmodes`,
+`reference/shell`) is a wrong implementation; the suite should reject it.
+
+1. mutmut (configured under `[tool.mutmut]` in pyproject.toml) generates the
+   mutants in `mutants/` and maps every reference function to the conformance
+   cases that call it (its "stats" run). This step reruns only what changed.
+2. The mutants are run here, not by `mutmut run`: one pytest process collects
+   the conformance suite once (`--planmode-target=reference`), then forks one
+   child per mutant that runs only the cases calling the mutated function,
+   fastest first, and stops at the first failure. mutmut's own runner starts
+   pytest (and collects the 3,000-odd fixture cases) again for every mutant,
+   which costs several times more per mutant.
+3. Figures per module: mutants sampled, set aside as equivalent
+   (`benchmarks/mutation-equivalent.toml`, one reason each: nothing else is
+   excluded), killed by the whole suite and killed by `must` cases alone
+   (what `--planmode-level=must` runs: each child runs the `must` cases
+   first, so one run gives both figures).
+   A mutant that runs out of time counts as killed, as in mutmut. A mutant
+   whose function no conformance case calls survives.
+
+The sample is seeded and spread over every module: each module gets its
+share of N in proportion to its mutants, at least `--min-per-module`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+EQUIVALENT = Path(__file__).resolve().parent / "mutation-equivalent.toml"
+CORE = (
+    "pytest_planmode/reference/planmode",
+    "pytest_planmode/reference/oplmodes",
+    "pytest_planmode/reference/shell",
+)
+#: Outcomes of the runner that count as killed by the whole suite, and by `must` cases.
+KILLED = ("killed", "killed-reference", "timeout", "timeout-reference")
+KILLED_BY_MUST = ("killed", "timeout")
+PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
+
+
+# -- mutants and the cases that reach them ------------------------------------------
+
+
+def prepare() -> None:
+    """Let mutmut (re)generate the mutants and its function -> cases map.
+
+    `mutmut run` needs mutant names to run; the smallest module's few mutants
+    are run by it as a side effect (their results are not used here)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "mutmut", "run", "--max-children", "1", PREPARE_PATTERN],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CI": "1"},
+    )
+    if proc.returncode != 0 or not (MUTANTS / "mutmut-stats.json").is_file():
+        tail = (proc.stdout + proc.stderr)[-3000:]
+        sys.exit(f"mutmut run failed (exit {proc.returncode}); is mutmut installed?\n{tail}")
+
+
+def module_of(mutant: str) -> str:
+    return mutant.split(".x_")[0].split(".xǁ")[0]
+
+
+def function_of(mutant: str) -> str:
+    return mutant.rsplit("__mutmut_", 1)[0]
+
+
+def all_mutants() -> dict[str, list[str]]:
+    """Mutant names per module, from mutmut's `.meta` files."""
+    out: dict[str, list[str]] = {}
+    for part in CORE:
+        for meta in sorted((MUTANTS / part).glob("*.py.meta")):
+            names = sorted(json.loads(meta.read_text())["exit_code_by_key"])
+            module = str(meta.relative_to(MUTANTS))[: -len(".py.meta")].replace("/", ".")
+            out[module] = names
+    return out
+
+
+def draw(per_module: dict[str, list[str]], size: int | None, seed: int, minimum: int) -> list[str]:
+    """A seeded sample spread over every module (or every mutant)."""
+    if size is None:
+        return [m for names in per_module.values() for m in names]
+    total = sum(len(v) for v in per_module.values())
+    rng = random.Random(seed)
+    chosen: list[str] = []
+    for _module, names in sorted(per_module.items()):
+        if not names:
+            continue
+        share = max(minimum, round(size * len(names) / total))
+        chosen.extend(rng.sample(names, min(share, len(names))))
+    return chosen
+
+
+def load_equivalent() -> dict[str, str]:
+    if not EQUIVALENT.is_file():
+        return {}
+    data = tomllib.loads(EQUIVALENT.read_text())
+    table = data.get("equivalent", {})
+    bad = [k for k, v in table.items() if not (isinstance(v, str) and v.strip())]
+    if bad:
+        sys.exit(f"{EQUIVALENT.name}: every equivalent mutant needs a one-line reason: {bad}")
+    return dict(table)
+
+
+# -- the in-process runner (a pytest plugin loaded in the child pytest) --------------
+
+
+class MutantRunner:
+    """Collects once, then forks a child per mutant (`-p mutation`).
+
+    A child runs the `must` cases that call the mutated function first, then
+    the `reference` ones, each group fastest first, and stops at the first
+    failure; before the `reference` cases it writes one byte to a pipe. So one
+    run tells both figures apart: killed by a `must` case (exit 1), killed
+    only by a `reference` case (exit 2), or survived (exit 0), and a timeout
+    is placed by whether the byte arrived. This is what a second run at
+    `--planmode-level=must` would find, at half the cost."""
+
+    def __init__(self, jobs: Path) -> None:
+        self.job = json.loads(jobs.read_text())
+
+    def pytest_runtestloop(self, session: Any) -> bool:
+        from _pytest.runner import runtestprotocol
+
+        by_id = {item.nodeid: item for item in session.items}
+        durations: dict[str, float] = self.job["durations"]
+        results: dict[str, str] = {}
+        pending = list(self.job["mutants"])
+        running: dict[int, tuple[str, float, float, int]] = {}
+        width = int(self.job["jobs"])
+
+        def is_reference(test: str) -> bool:
+            return by_id[test].get_closest_marker("planmode_reference") is not None
+
+        def start(name: str) -> None:
+            tests = [t for t in self.job["tests"].get(function_of(name), []) if t in by_id]
+            if not tests:
+                results[name] = "no case"
+                return
+            tests.sort(key=lambda t: (is_reference(t), durations.get(t, 0.0)))
+            budget = 10.0 + 4.0 * sum(durations.get(t, 0.1) for t in tests)
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_end)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                os.environ["MUTANT_UNDER_TEST"] = name
+                code = 0
+                signalled = False
+                try:
+                    for test in tests:
+                        if not signalled and is_reference(test):
+                            os.write(write_end, b"r")
+                            signalled = True
+                        reports = runtestprotocol(by_id[test], log=False, nextitem=None)
+                        if any(r.failed for r in reports):
+                            code = 2 if signalled else 1
+                            break
+                except BaseException:
+                    code = 2 if signalled else 1
+                os._exit(code)
+            os.close(write_end)
+            os.set_blocking(read_end, False)
+            running[pid] = (name, time.monotonic(), budget, read_end)
+
+        def reached_reference(fd: int) -> bool:
+            try:
+                return bool(os.read(fd, 1))
+            except BlockingIOError:
+                return False
+            finally:
+                os.close(fd)
+
+        while pending or running:
+            while pending and len(running) < width:
+                start(pending.pop(0))
+            if not running:
+                continue
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                now = time.monotonic()
+                for child, (name, began, budget, fd) in list(running.items()):
+                    if now - began > budget:
+                        os.kill(child, signal.SIGKILL)
+                        os.waitpid(child, 0)
+                        del running[child]
+                        results[name] = "timeout-reference" if reached_reference(fd) else "timeout"
+                time.sleep(0.005)
+                continue
+            name, _, _, fd = running.pop(pid)
+            os.close(fd)
+            code = os.waitstatus_to_exitcode(status)
+            results[name] = {0: "survived", 2: "killed-reference"}.get(code, "killed")
+            if len(results) % 25 == 0:
+                # Partial results, so a long run can be read while it goes on.
+                Path(self.job["out"] + ".partial").write_text(json.dumps(results))
+        Path(self.job["out"]).write_text(json.dumps(results))
+        return True
+
+
+def pytest_configure(config: Any) -> None:
+    jobs = os.environ.get("PLANMODE_MUTATION_JOB")
+    if jobs:
+        config.pluginmanager.register(MutantRunner(Path(jobs)), "planmode-mutation-runner")
+
+
+def run_mutants(
+    mutants: list[str], level: str, jobs: int, stats: dict[str, Any], tmp: Path
+) -> dict[str, str]:
+    job = tmp / f"job-{level}.json"
+    out = tmp / f"out-{level}.json"
+    job.write_text(
+        json.dumps(
+            {
+                "mutants": mutants,
+                "tests": {k: sorted(v) for k, v in stats["tests_by_mangled_function_name"].items()},
+                "durations": stats["duration_by_test"],
+                "jobs": jobs,
+                "out": str(out),
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "CI": "1",
+        "MUTANT_UNDER_TEST": "",
+        "PLANMODE_MUTATION_JOB": str(job),
+        "PYTHONPATH": os.pathsep.join([str(MUTANTS), str(Path(__file__).resolve().parent)]),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "--rootdir=.",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "mutation",
+        "--planmode-target=reference",
+        f"--planmode-level={level}",
+        "pytest_planmode/conformance",
+        "pytest_planmode/fixtures",
+    ]
+    proc = subprocess.run(cmd, cwd=MUTANTS, env=env, capture_output=True, text=True)
+    if not out.is_file():
+        sys.exit(f"the mutant runner failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+    return dict(json.loads(out.read_text()))
+
+
+# -- report ---------------------------------------------------------------------------
+
+
+def show_diff(name: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mutmut", "show", name], cwd=ROOT, capture_output=True, text=True
+    )
+    return proc.stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sample", type=int, default=450, help="sample size (default 450)")
+    parser.add_argument("--all", action="store_true", help="run every mutant instead of a sample")
+    parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--min-per-module", type=int, default=4)
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--json", type=Path, help="write every mutant's outcome to this file")
+    parser.add_argument("--diffs", action="store_true", help="print each survivor's diff")
+    parser.add_argument("--no-prepare", action="store_true", help="reuse mutants/ as it is")
+    args = parser.parse_args()
+
+    began = time.monotonic()
+    if not args.no_prepare:
+        prepare()
+    prepared = time.monotonic()
+    per_module = all_mutants()
+    stats = json.loads((MUTANTS / "mutmut-stats.json").read_text())
+    sample = draw(per_module, None if args.all else args.sample, args.seed, args.min_per_module)
+    equivalent = load_equivalent()
+    stale = sorted(set(equivalent) - {m for v in per_module.values() for m in v})
+    tested = [m for m in sample if m not in equivalent]
+
+    tmp = MUTANTS / ".planmode-mutation"
+    tmp.mkdir(exist_ok=True)
+    every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    finished = time.monotonic()
+    killed = [m for m in tested if every[m] in KILLED]
+    must = {m: every[m] for m in tested if every[m] in KILLED_BY_MUST}
+
+    rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for m in sample:
+        row = rows[module_of(m)]
+        row["sampled"] += 1
+        if m in equivalent:
+            row["equivalent"] += 1
+            continue
+        row["tested"] += 1
+        if every[m] in KILLED:
+            row["all"] += 1
+            if m in must:
+                row["must"] += 1
+
+    def pct(a: int, b: int) -> str:
+        return f"{100 * a / b:5.1f}%" if b else "    -"
+
+    print(f"mutants: {sum(len(v) for v in per_module.values())} in {len(per_module)} modules; ", end="")
+    print("all of them" if args.all else f"seeded sample of {len(sample)} (seed {args.seed})")
+    print(f"{'module':<52} {'mut':>4} {'equ':>4} {'all':>4} {'rate':>6} {'must':>4} {'rate':>6}")
+    totals: dict[str, int] = defaultdict(int)
+    for module in sorted(rows):
+        r = rows[module]
+        for key in ("sampled", "equivalent", "tested", "all", "must"):
+            totals[key] += r[key]
+        short = module.removeprefix("pytest_planmode.reference.")
+        print(
+            f"{short:<52} {r['sampled']:>4} {r['equivalent']:>4} {r['all']:>4} {pct(r['all'], r['tested'])}"
+            f" {r['must']:>4} {pct(r['must'], r['tested'])}"
+        )
+    print(
+        f"{'total':<52} {totals['sampled']:>4} {totals['equivalent']:>4} {totals['all']:>4}"
+        f" {pct(totals['all'], totals['tested'])} {totals['must']:>4} {pct(totals['must'], totals['tested'])}"
+    )
+    unsampled = [m for m, names in per_module.items() if names and m not in rows]
+    if unsampled:
+        print("modules not sampled:", ", ".join(unsampled))
+    survivors = sorted(m for m in tested if every[m] not in KILLED)
+    must_only = sorted(m for m in killed if m not in must)
+    print(f"\nsurvivors of the whole suite ({len(survivors)}):")
+    for m in survivors:
+        print(f"  {m}  [{every[m]}]")
+        if args.diffs:
+            print("    " + show_diff(m).replace("\n", "\n    "))
+    print(f"\nkilled only by reference cases ({len(must_only)}):")
+    for m in must_only:
+        print(f"  {m}")
+        if args.diffs:
+            print("    " + show_diff(m).replace("\n", "\n    "))
+    if stale:
+        print(f"\nequivalent entries naming no current mutant ({len(stale)}): " + ", ".join(stale))
+    print(
+        f"\ncost: prepare {prepared - began:.0f} s, run {finished - prepared:.0f} s "
+        f"({len(tested)} mutants, {args.jobs} at once)"
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"seed": args.seed, "all": every, "must": must, "equivalent": sorted(equivalent)}, indent=1
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
