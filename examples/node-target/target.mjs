@@ -108,7 +108,8 @@ export function resolveName(name) {
 // A plan filename read back from a session entry on resume: a filename with a
 // path separator or `..` is dropped, so a stale or foreign branch cannot point
 // plan reads outside `.pi/plans/`. Reference choice (fail closed): a filename
-// that names no file ("" or ".") or holds a control character is dropped too.
+// that names no file ("" or ".") or holds a control character is dropped too,
+// and so is one that is not a plan file (no `plan-` prefix or `.md` suffix).
 // The order of the checks only decides which reason is given.
 export function resolveResumed(filename) {
   const shown = pyRepr(filename);
@@ -123,6 +124,11 @@ export function resolveResumed(filename) {
   }
   if (CONTROL.test(filename)) {
     return rejected(`plan filename ${shown} has a control character: dropped`);
+  }
+  // Plans are Markdown files with the `plan-` filename prefix: anything else
+  // is not a plan, and `plan-.md` names none.
+  if (!filename.startsWith(PREFIX) || !filename.endsWith(SUFFIX) || filename.length <= (PREFIX + SUFFIX).length) {
+    return rejected(`plan filename ${shown} lacks the plan- prefix or the .md suffix: dropped`);
   }
   return accepted(filename);
 }
