@@ -229,14 +229,14 @@ def _explain_property(check: Any, target: str) -> int:
                 f"planmode explain: the run failed:\n{(done.stdout + done.stderr)[-3000:]}", file=sys.stderr
             )
             return 2
-        data = json.loads(report.read_text(encoding="utf-8"))
+        data = json.loads(report.read_text(encoding="utf-8"))["targets"][0]
     outcome = data["results"].get(check.id, "not run")
     label = data["implementation"].get("name", target)
     for failure in data["failures"]:
         if failure["id"] == check.id:
             print(failure["message"])
-    if outcome == "skipped":
-        print(f"{label}: {data['skipReasons'].get(check.id, 'skipped')}")
+    if outcome in ("skipped", "explained"):
+        print(f"{label}: {data['skipReasons'].get(check.id, outcome)}")
     print("passes" if outcome == "passed" else "fails")
     return 0 if outcome == "passed" else 1
 

@@ -107,6 +107,15 @@ def planmode_sandbox(request: pytest.FixtureRequest) -> SandboxSession:
     return session  # type: ignore[no-any-return]
 
 
+#: The section each gate's sandbox checks cite: the reviewed policy is read-only
+#: inspection (pi-plan-mode), the gate restricts Bash to safe inspection (opl-modes).
+SPECS = {
+    "planmode.bash.check": "pi-plan-mode-settings.md § Safe shell subcommands",
+    "planmode.powershell.check": "pi-plan-mode-settings.md § Safe shell subcommands",
+    "oplmodes.bash.check": "opl-modes.md § Mode behavior",
+}
+
+
 def _params(kind: str) -> list[Any]:
     params = []
     for gate in GATES:
@@ -118,7 +127,10 @@ def _params(kind: str) -> list[Any]:
                     level,
                     id=f"{gate.prefix}.sandbox.{suffix}",
                     marks=pytest.mark.planmode(
-                        operation=gate.operation, level=level, id=f"{gate.prefix}.sandbox.{suffix}"
+                        operation=gate.operation,
+                        level=level,
+                        id=f"{gate.prefix}.sandbox.{suffix}",
+                        spec=SPECS[gate.operation],
                     ),
                 )
             )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pytest_planmode.contract import host_events as host
@@ -30,41 +31,46 @@ class _Translation:
         self.emits_settle = version is not None and version >= SETTLE_MIN_VERSION
 
     def __call__(self, e: Any) -> list[ev.SessionEvent]:
-        at = e.at
-        if isinstance(e, host.SessionStart):
-            return [ev.SessionStarted(at, tuple(e.flags), _entries(e.entries))]
-        if isinstance(e, host.SessionResume):
-            if e.entries is None:
-                return [ev.SessionResumed(at, ())]
-            return [ev.SessionResumed(at, _entries(e.entries))]
-        if isinstance(e, host.SessionTree):
-            return [ev.BranchChanged(at, _entries(e.entries))]
-        if isinstance(e, host.SessionReload):
-            return [ev.Reloaded(at, self.config, self.present)]
-        if isinstance(e, modes.ConfigWrite):
-            self.present = "config" in e.model_fields_set
-            self.config = e.config
-            return [ev.ConfigWritten(at)]
-        if isinstance(e, host.Command):
-            return [ev.CommandTyped(at, f"/{e.name} {e.args}" if e.args else f"/{e.name}")]
-        if isinstance(e, host.KeyPress):
-            return [ev.KeyPressed(at, e.key)]
-        if isinstance(e, host.UiAnswer):
-            return [ev.MenuPicked(at, e.label)]
-        if isinstance(e, host.AgentStart):
-            return [ev.AgentStarted(at)]
-        if isinstance(e, host.ToolCall):
-            return [ev.ToolCalled(at, e.tool, dict(e.input))]
-        if isinstance(e, host.AgentSettle):
-            ended: list[ev.SessionEvent] = [ev.AgentEnded(at)]
-            return [*ended, ev.AgentSettling(at, e.outcome)] if self.emits_settle else ended
-        if isinstance(e, host.ClockAdvance):
-            return [ev.ClockAdvanced(at)]
-        if isinstance(e, modes.ToolsRegistered):
-            return [ev.ToolsRegistered(at, tuple(e.tools))]
-        if isinstance(e, modes.ActiveToolsChanged):
-            return [ev.ActiveToolsChanged(at, tuple(e.tools))]
-        raise TypeError(f"no translation for {e.type}")
+        return _EVENTS[type(e)](self, e)
+
+    def reload(self, e: host.SessionReload) -> list[ev.SessionEvent]:
+        return [ev.Reloaded(e.at, self.config, self.present)]
+
+    def config_write(self, e: modes.ConfigWrite) -> list[ev.SessionEvent]:
+        self.present = "config" in e.model_fields_set
+        self.config = e.config
+        return [ev.ConfigWritten(e.at)]
+
+    def settle(self, e: host.AgentSettle) -> list[ev.SessionEvent]:
+        ended: list[ev.SessionEvent] = [ev.AgentEnded(e.at)]
+        return [*ended, ev.AgentSettling(e.at, e.outcome)] if self.emits_settle else ended
+
+
+def _resumed(_: _Translation, e: host.SessionResume) -> list[ev.SessionEvent]:
+    return [ev.SessionResumed(e.at, () if e.entries is None else _entries(e.entries))]
+
+
+def _command(_: _Translation, e: host.Command) -> list[ev.SessionEvent]:
+    return [ev.CommandTyped(e.at, f"/{e.name} {e.args}" if e.args else f"/{e.name}")]
+
+
+#: Host event -> the reference session's events it becomes.
+_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[ev.SessionEvent]]] = {
+    host.SessionStart: lambda _, e: [ev.SessionStarted(e.at, tuple(e.flags), _entries(e.entries))],
+    host.SessionResume: _resumed,
+    host.SessionTree: lambda _, e: [ev.BranchChanged(e.at, _entries(e.entries))],
+    host.SessionReload: _Translation.reload,
+    modes.ConfigWrite: _Translation.config_write,
+    host.Command: _command,
+    host.KeyPress: lambda _, e: [ev.KeyPressed(e.at, e.key)],
+    host.UiAnswer: lambda _, e: [ev.MenuPicked(e.at, e.label)],
+    host.AgentStart: lambda _, e: [ev.AgentStarted(e.at)],
+    host.ToolCall: lambda _, e: [ev.ToolCalled(e.at, e.tool, dict(e.input))],
+    host.AgentSettle: _Translation.settle,
+    host.ClockAdvance: lambda _, e: [ev.ClockAdvanced(e.at)],
+    modes.ToolsRegistered: lambda _, e: [ev.ToolsRegistered(e.at, tuple(e.tools))],
+    modes.ActiveToolsChanged: lambda _, e: [ev.ActiveToolsChanged(e.at, tuple(e.tools))],
+}
 
 
 def _merge(steps: list[dict[str, Any]], event: str) -> dict[str, Any]:
