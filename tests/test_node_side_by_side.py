@@ -74,7 +74,7 @@ def test_one_run_judges_both(side_by_side: tuple[Path, subprocess.CompletedProce
     assert {ex["results"][i] for i in ids - plans} == {"skipped"}
     assert ex["targetExitStatus"] == 0
     row = next(line for line in done.stdout.splitlines() if line.startswith(PLANS_OP))
-    assert row.split()[1:] == [str(len(plans)), "0", "0", "0", "100", "%"] * 2
+    assert row.split()[1:] == [str(len(plans)), "0", "0", "0", "0", "100", "%"] * 2
     assert (report_path.parent / "planmode.html").is_file()
 
 

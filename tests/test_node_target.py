@@ -208,7 +208,7 @@ def check_report_matches_results(run: Run) -> None:
     per_op: dict[str, Counter[str]] = {}
     for result in run.results.values():
         per_op.setdefault(result.operation, Counter())[result.outcome] += 1
-    outcomes = ("passed", "failed", "skipped", "xfailed", "error")
+    outcomes = ("passed", "failed", "skipped", "explained", "xfailed", "error")
     assert run.report["operations"] == {
         op: {o: counts[o] for o in outcomes} for op, counts in sorted(per_op.items())
     }

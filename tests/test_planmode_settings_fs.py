@@ -347,11 +347,11 @@ def test_saves_run_in_invocation_order(tmp_path: Path) -> None:
         store.save(Edit("toggleShortcut", value))
         order.append(value)
 
-    first = threading.Thread(target=save, args=("first",))
+    first = threading.Thread(target=save, args=("ctrl+1",))
     first.start()
     assert entered.wait(timeout=10)
     later = []
-    for name in ("second", "third", "fourth"):
+    for name in ("ctrl+2", "ctrl+3", "ctrl+4"):
         thread = threading.Thread(target=save, args=(name,))
         thread.start()
         later.append(thread)
@@ -366,9 +366,9 @@ def test_saves_run_in_invocation_order(tmp_path: Path) -> None:
     gate.set()
     for thread in [first, *later]:
         thread.join()
-    assert order == ["first", "second", "third", "fourth"]
+    assert order == ["ctrl+1", "ctrl+2", "ctrl+3", "ctrl+4"]
     saved = json.loads((tmp_path / CANONICAL_NAME).read_text(encoding="utf-8"))
-    assert saved == {"toggleShortcut": "fourth"}
+    assert saved == {"toggleShortcut": "ctrl+4"}
 
 
 def test_agent_directory_from_environment(tmp_path: Path) -> None:

@@ -55,10 +55,10 @@ def test_the_summary_puts_the_targets_side_by_side(pytester: pytest.Pytester, su
     assert "lenient: lenient  [python:lenient:Adapter]" in text
     row = next(line for line in text.splitlines() if line.startswith("oplmodes.plans.resolve"))
     numbers = row.split()[1:]
-    # per target: passed failed xfail skipped must-percent
-    assert numbers[:5] == [str(len(PLAN_IDS)), "0", "0", "0", "100"]
+    # per target: passed failed xfail skipped explained must-percent
+    assert numbers[:6] == [str(len(PLAN_IDS)), "0", "0", "0", "0", "100"]
     ratio = f"{int(1000 * (must - 1) / must) / 10:.1f}"
-    assert numbers[6:12] == [str(len(PLAN_IDS) - 1), "1", "0", "0", ratio, "%"]
+    assert numbers[7:14] == [str(len(PLAN_IDS) - 1), "1", "0", "0", "0", ratio, "%"]
 
 
 def test_keyword_with_a_case_id_selects_it_for_every_target(pytester: pytest.Pytester) -> None:

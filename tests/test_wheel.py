@@ -83,7 +83,7 @@ def test_wheel_explains_every_operation(installed: Path, tmp_path: Path) -> None
     for name in ("planmode.lifecycle.run", "oplmodes.modes.script", "planmode.bash.check"):
         out = run([str(installed / "bin" / "planmode"), "explain", "--operation", name], cwd=tmp_path)
         assert out.returncode == 0, out.stderr
-        assert out.stdout.startswith(name) and "output fields:" in out.stdout
+        assert out.stdout.startswith(name) and "output fields (effect" in out.stdout
         assert "example exchange" in out.stdout
     assert (
         "events (by their `type`):"

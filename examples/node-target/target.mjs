@@ -6,8 +6,8 @@
 // The harness starts this process once per session (once per xdist worker)
 // and talks JSON Lines over stdin/stdout: one JSON object per line, UTF-8.
 //
-//   harness > {"op": "hello", "protocol": 1, "suite": "0.1.0"}
-//   target  < {"protocol": 1, "implementation": {...}, "operations": ["oplmodes.plans.resolve"]}
+//   harness > {"op": "hello", "protocol": 2, "suite": "0.2.0"}
+//   target  < {"protocol": 2, "implementation": {...}, "operations": ["oplmodes.plans.resolve"]}
 //   harness > {"id": 1, "op": "oplmodes.plans.resolve", "input": {"source": "command", "value": "auth"}}
 //   target  < {"id": 1, "output": {"accepted": true, "path": ".pi/plans/plan-auth.md", "reason": null}}
 //   harness > {"id": 2, "op": "planmode.bash.check", "input": {...}}
@@ -42,14 +42,15 @@ export const IMPLEMENTATION = {
   language: "javascript",
 };
 
-// The wire protocol this file speaks (the harness refuses any other).
-export const PROTOCOL = 1;
+// The wire protocol this file speaks (the harness accepts 2, and 1 as observing
+// everything). A port that sees effects only adds `observes: "effects"` to its hello.
+export const PROTOCOL = 2;
 
 // The suite version this port was last checked against. The hello carries the
 // suite version of the harness; a different major version may have changed
 // operations, so we say so on stderr (the run goes on: skips and failures
 // will show what moved). Pin the kit in CI to keep this stable.
-export const SUITE_CHECKED = "0.1.0";
+export const SUITE_CHECKED = "0.2.0";
 
 // An error whose message is meant for the harness as is (invalid input).
 // Any other thrown error is reported too, with its class name in front.
