@@ -26,10 +26,10 @@ from pytest_planmode.contract import operations
 from pytest_planmode.contract.virtual_paths import sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
+from pytest_planmode.reports import OUTCOMES
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
-OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
 MAX_CALLS_SHOWN = 3
 
 #: The skip reason of a case that needs an explanation field from a target
