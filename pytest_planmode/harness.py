@@ -757,14 +757,16 @@ def _json_text(data: Any) -> str:
 
 def _written_expectations(judged: Judged) -> dict[str, str]:
     """A target's expectations file after this run: an entry leaves only
-    when its case ran and passed (or passed although listed); cases that did
-    not run keep their entries, listed failures keep their reasons, new
-    failures get their one-line summary."""
+    when its case ran and passed (or passed although listed), or when the
+    case needs an explanation this target does not give (it is skipped as
+    explained on every run); cases that did not run keep their entries,
+    listed failures keep their reasons, new failures get their one-line
+    summary."""
     known = {**judged.written_before, **judged.expectations}
     written = dict(known)
     for case_id, entry in judged.results.items():
         outcome = entry["outcome"]
-        if outcome == "passed" or entry.get("xpassStrict"):
+        if outcome in ("passed", "explained") or entry.get("xpassStrict"):
             written.pop(case_id, None)
         elif outcome in ("failed", "error", "xfailed"):
             written[case_id] = known.get(case_id) or entry.get("summary") or "failed"

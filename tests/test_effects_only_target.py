@@ -6,6 +6,7 @@ explanation is skipped with its reason and counted apart."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 
@@ -97,3 +98,23 @@ def test_property_checks_that_read_explanations_are_explained(suite) -> None:  #
     assert report["skipReasons"]["planmode.tools.property.freezing-never-widens"] == "explanation: trace"
     passed = [case_id for case_id, outcome in results.items() if outcome == "passed"]
     assert passed and set(results.values()) == {"passed", "explained"}
+
+
+def test_a_refresh_drops_entries_of_cases_the_target_cannot_be_judged_on(suite, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A case that needs an explanation is skipped as explained on every run of
+    # an effects-only target, so its entry can never be met: a refresh drops
+    # it, and keeps the entries of cases that did not run.
+    path = tmp_path / "expectations.json"
+    path.write_text(
+        json.dumps({"oplmodes.bash.edge.blocked-segment-named": "old reason", "elsewhere.case": "kept"})
+    )
+    bash_config = FIXTURES_DIR / "oplmodes" / "bash-config.toml"
+    run = suite(
+        EFFECTS_ONLY,
+        f"--planmode-expectations={path}",
+        f"--planmode-write-expectations={path}",
+        str(bash_config),
+    )
+    assert run.report is not None, run.text[-2000:]
+    assert run.report["results"]["oplmodes.bash.edge.blocked-segment-named"] == "explained"
+    assert json.loads(path.read_text()) == {"elsewhere.case": "kept"}

@@ -69,7 +69,8 @@ def _chain_agrees_with_segments(
         assert whole["allowed"] is True, (
             f"{command!r} blocked although every segment is allowed alone: {whole}"
         )
-        assert whole["blocked"] is None
+        if pin_text:
+            assert whole["blocked"] is None
     else:
         assert whole["allowed"] is False, f"{command!r} allowed although {first_blocked!r} is blocked alone"
         if pin_text:
@@ -100,7 +101,10 @@ def test_powershell_chain_allowed_iff_every_segment_allowed(
 # limited Bash: "The block message names the first blocked segment"); the spec only states
 # which submissions are blocked.
 @pytest.mark.planmode(
-    operation=BASH, level="reference", id="planmode.bash.property.chain-names-first-blocked"
+    operation=BASH,
+    level="reference",
+    id="planmode.bash.property.chain-names-first-blocked",
+    explains=("blocked",),
 )
 @given(chain=s.chains(s.bash_segments, s.BASH_OPERATORS))
 def test_bash_chain_names_the_first_blocked_segment(
@@ -111,7 +115,10 @@ def test_bash_chain_names_the_first_blocked_segment(
 
 
 @pytest.mark.planmode(
-    operation=PS, level="reference", id="planmode.powershell.property.chain-names-first-blocked"
+    operation=PS,
+    level="reference",
+    id="planmode.powershell.property.chain-names-first-blocked",
+    explains=("blocked",),
 )
 @given(chain=s.chains(s.powershell_segments, s.POWERSHELL_OPERATORS))
 def test_powershell_chain_names_the_first_blocked_segment(
@@ -134,7 +141,10 @@ def test_bash_redirect_substitution_backtick_background_block(
 
 
 @pytest.mark.planmode(
-    operation=BASH, level="reference", id="planmode.bash.property.spoiler-names-complete-input"
+    operation=BASH,
+    level="reference",
+    id="planmode.bash.property.spoiler-names-complete-input",
+    explains=("blocked",),
 )
 @given(segment=s.allowed_bash_segments, spoiler=s.bash_spoilers)
 def test_bash_unsupported_syntax_names_the_complete_input(
@@ -158,7 +168,10 @@ def test_powershell_spoilers_block(planmode_target: Any, segment: str, spoiler: 
 
 
 @pytest.mark.planmode(
-    operation=PS, level="reference", id="planmode.powershell.property.spoiler-names-complete-input"
+    operation=PS,
+    level="reference",
+    id="planmode.powershell.property.spoiler-names-complete-input",
+    explains=("blocked",),
 )
 @given(segment=s.allowed_powershell_segments, spoiler=s.powershell_spoilers)
 def test_powershell_unsupported_syntax_names_the_complete_input(
@@ -168,7 +181,7 @@ def test_powershell_unsupported_syntax_names_the_complete_input(
     assert out["blocked"] == command
 
 
-def _per_shell(level: str, name: str) -> pytest.MarkDecorator:
+def _per_shell(level: str, name: str, **kwargs: Any) -> pytest.MarkDecorator:
     """One check per limited shell, each with its own id, so a port of one
     shell meets its share (a Bash-only port meets every Bash property)."""
     return pytest.mark.parametrize(
@@ -177,7 +190,9 @@ def _per_shell(level: str, name: str) -> pytest.MarkDecorator:
             pytest.param(
                 op,
                 id=shell,
-                marks=pytest.mark.planmode(operation=op, level=level, id=f"planmode.{shell}.property.{name}"),
+                marks=pytest.mark.planmode(
+                    operation=op, level=level, id=f"planmode.{shell}.property.{name}", **kwargs
+                ),
             )
             for shell, op in (("bash", BASH), ("powershell", PS))
         ],
@@ -195,7 +210,7 @@ def test_whitespace_around_operators_never_changes_the_verdict(
     _respaced(planmode_target, op, chain, blanks)
 
 
-@_per_shell("reference", "whitespace-names-same-segment")
+@_per_shell("reference", "whitespace-names-same-segment", explains=("blocked",))
 @given(
     chain=s.chains(s.bash_segments, s.BASH_OPERATORS),
     blanks=st.lists(s.BLANKS, min_size=8, max_size=8),
@@ -230,7 +245,12 @@ def test_trusting_a_prefix_never_admits_another_unsafe_segment(
     _trust_stays_local(planmode_target, before, unsafe, after, operators, trusted_at, pin_text=False)
 
 
-@pytest.mark.planmode(operation=BASH, level="reference", id="planmode.bash.property.trust-stays-local-named")
+@pytest.mark.planmode(
+    operation=BASH,
+    level="reference",
+    id="planmode.bash.property.trust-stays-local-named",
+    explains=("blocked",),
+)
 @given(
     before=st.lists(s.allowed_bash_segments, max_size=2),
     unsafe=s.unsafe_bash_segments,
@@ -270,7 +290,16 @@ def _trust_stays_local(
         assert out["blocked"] == unsafe, f"{command!r}: reported {out['blocked']!r}, expected {unsafe!r}"
 
 
-@_per_shell("must", "blocked-iff-denied")
+@_per_shell("must", "any-text-decided")
+@given(text=s.shell_text)
+def test_any_text_is_decided(planmode_target: Any, text: str, op: str) -> None:
+    out = _check(planmode_target, op, text)
+    assert isinstance(out["allowed"], bool), f"{text!r}: allowed is {out['allowed']!r}"
+
+
+# Which text a block names is a reference choice (reference-choices.md § pi-plan-mode:
+# limited Bash); the verdict itself is judged by `any-text-decided`.
+@_per_shell("reference", "blocked-iff-denied", explains=("blocked",))
 @given(text=s.shell_text)
 def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
     planmode_target: Any, text: str, op: str
@@ -283,7 +312,7 @@ def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
         assert isinstance(out["blocked"], str) and out["blocked"], f"{text!r} blocked without naming what"
 
 
-@_per_shell("reference", "blank-is-empty-command")
+@_per_shell("reference", "blank-is-empty-command", explains=("blocked",))
 @given(text=st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join))
 def test_a_blank_submission_is_blocked_as_empty_command(planmode_target: Any, text: str, op: str) -> None:
     out = _check(planmode_target, op, text)
@@ -310,7 +339,10 @@ _LARGE_INPUTS = [
             allowed,
             id=name,
             marks=pytest.mark.planmode(
-                operation=BASH, level="reference", id=f"planmode.bash.property.large-input.{name}"
+                operation=BASH,
+                level="reference",
+                id=f"planmode.bash.property.large-input.{name}",
+                explains=("blocked",),
             ),
         )
         for name, command, allowed in _LARGE_INPUTS

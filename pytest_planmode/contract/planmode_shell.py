@@ -25,11 +25,13 @@ class ShellCheckInput(ContractInput):
 
 class ShellCheckOutput(ContractOutput):
     allowed: bool = effect(description="The verdict.")
-    blocked: str | None = effect(
+    blocked: str | None = explanation(
         description=(
             "Null when allowed. Otherwise the first blocked segment (trimmed), the complete "
             "submitted input when the syntax is unsupported or malformed, or `(empty command)`: "
-            "the text the block message shows."
+            "the text the block message shows. An explanation: a Pi extension's `tool_call` "
+            "hook returns a free-text reason, and which text it names is a reference choice "
+            "(reference-choices.md § pi-plan-mode: limited Bash)."
         )
     )
     segments: list[str] | None = explanation(
