@@ -662,6 +662,18 @@ class PlanmodeRun:
                     f"(remove them): {', '.join(stale[:10])}{' ...' if len(stale) > 10 else ''}",
                     yellow=True,
                 )
+            unjudged = sorted(
+                case_id
+                for case_id in judged.expectations
+                if judged.results.get(case_id, {}).get("outcome") == "explained"
+            )
+            if unjudged:
+                tr.write_line(
+                    f"{who}expectations file lists {len(unjudged)} case id(s) this target is never judged "
+                    f"on (they need an explanation it does not give; remove them): "
+                    f"{', '.join(unjudged[:10])}{' ...' if len(unjudged) > 10 else ''}",
+                    yellow=True,
+                )
             if judged.exit_status != 0:
                 status = judged.exit_status
                 tr.write_line(

@@ -117,4 +117,5 @@ def test_a_refresh_drops_entries_of_cases_the_target_cannot_be_judged_on(suite, 
     )
     assert run.report is not None, run.text[-2000:]
     assert run.report["results"]["oplmodes.bash.edge.blocked-segment-named"] == "explained"
+    assert "1 case id(s) this target is never judged on" in run.text
     assert json.loads(path.read_text()) == {"elsewhere.case": "kept"}
