@@ -60,6 +60,29 @@ def test_answers_must_fit_the_open_menu() -> None:
     assert "no entry is labelled 'nowhere'" in unknown_label["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([{"type": "context"}], "happens inside an agent run"),
+        ([{"type": "agent.start"}, {"type": "agent.start"}], "a run is already open"),
+        (
+            [{"type": "agent.start"}, {"type": "session.label", "label": "x"}],
+            "happens between runs",
+        ),
+        ([{"type": "agent.start"}, {"type": "session.reload"}, {"type": "context"}], "inside an agent run"),
+    ],
+)
+def test_scripts_keep_to_the_runs(events: list[dict[str, Any]], message: str) -> None:
+    answer = REFERENCE.call("planmode.lifecycle.run", {"events": events})
+    assert message in answer["error"]["message"]
+
+
+def test_a_kickoff_may_or_may_not_open_a_run() -> None:
+    implement = {"type": "command", "name": "plan", "args": "implement"}
+    for after in ([{"type": "context"}], [{"type": "agent.start"}, {"type": "context"}]):
+        assert "output" in REFERENCE.call("planmode.lifecycle.run", {"events": [implement, *after]})
+
+
 def test_a_partly_settled_run_opens_no_menu() -> None:
     partly = [
         START,

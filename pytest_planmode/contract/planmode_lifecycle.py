@@ -1,21 +1,20 @@
 """pi-plan-mode Plan lifecycle: reinjection, thinking, export, toggle shortcut.
 
-Two operations share one vocabulary:
+Two operations:
 
 ``planmode.lifecycle.run`` (script)
-    An event script (Plan mode started, plan ready, Implement, context
-    assembled, run settled, resume, ``/plan exit``, settings saved, manual
-    thinking change, ``/reload``, tree navigation, compaction, export…) run
-    from initial settings on a virtual clock, answered by an observation
-    trace and the state at the end.
+    A script of host events (``host_events``: `/plan` commands, menu
+    answers by label, agent runs with `context` and the model's
+    `plan_mode_complete` call, settles with or without a queued follow-up,
+    compaction, tree navigation, resume, `/reload`, restarts, settings
+    written or saved, thinking changes, working-directory changes, a Pi API
+    call the host fails) run from initial settings, answered by an
+    observation trace and the state at the end. The lifecycle has no event
+    of its own: a host that loads the real extension replays each event.
 ``planmode.export.run`` (pure)
     One ``/plan export`` request against a described set of pre-existing
     paths: what is written where, byte for byte, or why not, and the Plan
     state afterwards.
-
-The event names are meant to be shared by every pi-plan-mode area that
-scripts the Plan lifecycle (see docs/areas/planmode-lifecycle.md); an area
-that needs more events adds its own classes with new ``type`` literals.
 """
 
 from __future__ import annotations
@@ -136,8 +135,18 @@ LifecycleEvent = Annotated[
 ]
 
 
+#: Events of an open agent run, and events between runs.
+_IN_RUN = (host.Context, host.ToolCall, host.AgentQueue, host.AgentSettle)
+_BETWEEN_RUNS = (host.SessionLabel, host.SessionTree)
+#: Session replacements and reloads: Pi aborts the open run first.
+_ENDS_RUN = (host.SessionResume, host.SessionReload, host.SessionRestart)
+#: Answers that hand a plan to an implementation (its kickoff starts a run).
+_KICKOFFS = {("ready", "Implement here"), ("fresh", "Start"), ("plan", "Implement here")}
+
+
 def open_menus(events: Sequence[Any]) -> list[Menu | None]:
-    """The menu or screen open before each event, from the events alone.
+    """The menu or screen open before each event, from the events alone,
+    checking that a Pi host can replay the script.
 
     Menus: the ready menu opens when a run in which `plan_mode_complete`
     was called settles with no follow-up queued; `/plan` alone opens the
@@ -145,18 +154,31 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
     fresh screen; Export plan… opens the export input (answered by the path
     typed, empty for the configured one, or dismissed). A user's or Pi's
     other event closes what is open (the user left it); `api.fail` and
-    `clock.advance` do not. Raises ValueError, naming the
-    event, for an answer with nothing open, an item the open menu does not
-    offer, or a tree navigation to a label never given.
+    `clock.advance` do not.
+
+    Runs: `context`, `tool.call`, `agent.queue` and `agent.settle` happen
+    inside a run, tree moves between runs; resume, reload and restart abort
+    the open run. An Implement action sends its kickoff prompt, which starts
+    a run unless nothing was implemented or the host failed the delivery,
+    which the events alone do not tell: after one, both are accepted.
+
+    Raises ValueError, naming the event, for an answer with nothing open, an
+    item the open menu does not offer, a tree navigation to a label never
+    given, or an event outside its place in the runs.
     """
     menus: list[Menu | None] = []
     menu: Menu | None = None
+    in_run: bool | None = False  # None: a kickoff may have started one
     completed = False
     queued = 0
     labels: set[str] = set()
     for index, event in enumerate(events):
         menus.append(menu)
         where = f"events[{index}] ({event.type})"
+        if isinstance(event, _IN_RUN) and in_run is False:
+            raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
+        if isinstance(event, _BETWEEN_RUNS) and in_run is True:
+            raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
         if isinstance(event, host.UiAnswer):
             label = event.label
             if menu is None:
@@ -169,6 +191,8 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
                 raise ValueError(
                     f"{where}: the {menu} menu offers no item {label!r}; it offers {list(offered)}"
                 )
+            if (menu, label) in _KICKOFFS or (menu == "plan" and label == "Start fresh and implement"):
+                in_run = None
             if menu == "ready" and label == "Start fresh and implement":
                 menu = "fresh"
             elif menu in ("ready", "plan") and label == "Export plan…":
@@ -181,7 +205,9 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
             continue
         menu = None
         if isinstance(event, host.AgentStart):
-            completed = False
+            if in_run is True:
+                raise ValueError(f"{where}: a run is already open (agent.settle ends it)")
+            in_run, completed = True, False
         elif isinstance(event, host.ToolCall) and event.tool == COMPLETE_TOOL:
             completed = True
         elif isinstance(event, host.AgentQueue):
@@ -189,11 +215,18 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
         elif isinstance(event, host.AgentSettle):
             if queued:
                 queued -= 1
+                in_run = True
             else:
                 menu = "ready" if completed else None
-                completed = False
-        elif isinstance(event, host.Command) and event.name == "plan" and event.args.strip() == "":
-            menu = "plan"
+                in_run, completed = False, False
+        elif isinstance(event, _ENDS_RUN):
+            in_run, completed, queued = False, False, 0
+        elif isinstance(event, host.Command) and event.name == "plan":
+            args = event.args.strip()
+            if args == "":
+                menu = "plan"
+            elif args == "implement":
+                in_run = None
         elif isinstance(event, host.SessionLabel):
             labels.add(event.label)
         elif isinstance(event, host.SessionTree) and event.to is not None and event.to not in labels:
@@ -250,10 +283,11 @@ class KickoffObserved(Observation):
 
 
 class ThinkingObserved(Observation):
-    """Pi's thinking level changed (or a restore was skipped)."""
+    """Pi's thinking level changed; in the trace, also a restore that was
+    skipped (no level is set then)."""
 
     type: Literal["thinking"] = effect()
-    level: str = effect(description="The level set (for `restore-skipped`: the level kept).")
+    level: str = effect(description="The level set (in the trace, for `restore-skipped`: the level kept).")
     cause: Literal[
         "plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"
     ] = explanation()
@@ -360,7 +394,9 @@ class LifecycleRunOutput(ContractOutput):
     )
     contexts: list[ContextObserved] = effect()
     kickoffs: list[KickoffObserved] = effect()
-    thinking: list[ThinkingObserved] = effect()
+    thinking: list[ThinkingObserved] = effect(
+        description="Each thinking level set, in order (a skipped restore sets none: it is in `trace` only)."
+    )
     exports: list[ExportObserved] = effect()
     notices: list[Notice] = effect(description="The notices shown, in order.")
     final: FinalState = effect()
