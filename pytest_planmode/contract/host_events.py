@@ -10,7 +10,9 @@ in every operation that uses it.
 Agent runs are explicit: ``agent.start`` opens one (a user prompt),
 ``agent.settle`` ends it with its outcome; ``context`` and ``tool.call``
 happen inside a run. Session moves (reload, resume, new session, tree
-navigation) happen between runs.
+navigation) happen between runs; where an operation lets a reload, resume
+or restart come while a run is open, Pi aborts that run first (no
+`agent_settled`).
 
 Time is virtual. ``at`` is optional (see :mod:`.events`); a script that
 times something says so with explicit instants or ``clock.advance``.
