@@ -25,11 +25,76 @@ def run(events: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
     return output
 
 
-def test_every_contract_event_has_a_reference_event_and_a_handler() -> None:
+START = {"type": "command", "name": "plan", "args": "start"}
+EXIT = {"type": "command", "name": "plan", "args": "exit"}
+
+
+def ready(plan: str = PLAN) -> list[dict[str, Any]]:
+    """A run in which the model hands in `plan`; its settle opens the ready menu."""
+    return [
+        {"type": "agent.start"},
+        {"type": "tool.call", "tool": "plan_mode_complete", "input": {"plan": plan}},
+        {"type": "agent.settle"},
+    ]
+
+
+def answer(label: str | None) -> dict[str, Any]:
+    return {"type": "ui.answer", "label": label}
+
+
+def test_every_contract_event_has_a_converter_and_every_reference_event_a_handler() -> None:
     union = typing.get_args(typing.get_args(LifecycleEvent)[0])
     assert set(union) == set(lifecycle_ops._EVENTS)
-    assert set(lifecycle_ops._EVENTS.values()) == set(typing.get_args(lifecycle_events.LifecycleEvent))
-    assert set(lifecycle._EVENTS) == set(lifecycle_ops._EVENTS.values())
+    assert set(lifecycle._EVENTS) == set(typing.get_args(lifecycle_events.LifecycleEvent))
+    assert all(cls.__module__.endswith("host_events") for cls in union), "the lifecycle has events of its own"
+
+
+def test_answers_must_fit_the_open_menu() -> None:
+    nothing_open = REFERENCE.call("planmode.lifecycle.run", {"events": [START, answer("Implement here")]})
+    assert "nothing is open to answer" in nothing_open["error"]["message"]
+    wrong_item = REFERENCE.call("planmode.lifecycle.run", {"events": [START, *ready(), answer("Implement")]})
+    assert "offers no item 'Implement'" in wrong_item["error"]["message"]
+    unknown_label = REFERENCE.call(
+        "planmode.lifecycle.run", {"events": [{"type": "session.tree", "to": "nowhere"}]}
+    )
+    assert "no entry is labelled 'nowhere'" in unknown_label["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("events", "message"),
+    [
+        ([{"type": "context"}], "happens inside an agent run"),
+        ([{"type": "agent.start"}, {"type": "agent.start"}], "a run is already open"),
+        (
+            [{"type": "agent.start"}, {"type": "session.label", "label": "x"}],
+            "happens between runs",
+        ),
+        ([{"type": "agent.start"}, {"type": "session.reload"}, {"type": "context"}], "inside an agent run"),
+    ],
+)
+def test_scripts_keep_to_the_runs(events: list[dict[str, Any]], message: str) -> None:
+    answer = REFERENCE.call("planmode.lifecycle.run", {"events": events})
+    assert message in answer["error"]["message"]
+
+
+def test_a_kickoff_may_or_may_not_open_a_run() -> None:
+    implement = {"type": "command", "name": "plan", "args": "implement"}
+    for after in ([{"type": "context"}], [{"type": "agent.start"}, {"type": "context"}]):
+        assert "output" in REFERENCE.call("planmode.lifecycle.run", {"events": [implement, *after]})
+
+
+def test_a_partly_settled_run_opens_no_menu() -> None:
+    partly = [
+        START,
+        {"type": "agent.start"},
+        {"type": "tool.call", "tool": "plan_mode_complete", "input": {"plan": PLAN}},
+        {"type": "agent.queue", "prompt": "more"},
+        {"type": "agent.settle"},
+        answer("Implement here"),
+    ]
+    assert (
+        "nothing is open" in REFERENCE.call("planmode.lifecycle.run", {"events": partly})["error"]["message"]
+    )
 
 
 def test_policy_table_matches_the_setting_values() -> None:
@@ -82,14 +147,14 @@ def test_shortcut_transitions() -> None:
 
 
 def test_at_is_carried_into_the_trace() -> None:
-    out = run([{"type": "plan.start", "at": 5}, {"type": "thinking.manual", "level": "low", "at": 2500}])
+    out = run([{**START, "at": 5}, {"type": "thinking.select", "level": "low", "at": 2500}])
     assert [obs["at"] for obs in out["trace"]] == [5, 2500]
 
 
 def test_script_instants_never_go_back() -> None:
     answer = REFERENCE.call(
         "planmode.lifecycle.run",
-        {"events": [{"type": "plan.start", "at": 10}, {"type": "plan.exit", "at": 9}]},
+        {"events": [{**START, "at": 10}, {**EXIT, "at": 9}]},
     )
     assert "error" in answer and "never go back" in answer["error"]["message"]
 
@@ -102,11 +167,19 @@ def test_unknown_event_type_is_an_input_error() -> None:
 def test_keep_guarantees_until_exit() -> None:
     out = run(
         [
-            {"type": "plan.start"},
-            {"type": "plan.ready", "plan": PLAN},
-            {"type": "implement", "how": "here"},
-            *[{"type": "compaction"}, {"type": "context"}, {"type": "run.settled"}] * 3,
-            {"type": "plan.exit"},
+            START,
+            *ready(),
+            answer("Implement here"),
+            {"type": "agent.settle"},
+            *[
+                {"type": "session.compact"},
+                {"type": "agent.start"},
+                {"type": "context"},
+                {"type": "agent.settle"},
+            ]
+            * 3,
+            EXIT,
+            {"type": "agent.start"},
             {"type": "context"},
         ],
         settings={"implementationPlanRetention": "keep"},
@@ -120,14 +193,18 @@ def test_keep_guarantees_until_exit() -> None:
 def test_first_run_cleanup_rearms_on_resume() -> None:
     out = run(
         [
-            {"type": "plan.start"},
-            {"type": "plan.ready", "plan": PLAN},
-            {"type": "implement", "how": "here"},
+            START,
+            *ready(),
+            answer("Implement here"),
             {"type": "context"},
-            {"type": "resume"},
-            {"type": "run.settled"},
-            {"type": "context", "planInHistory": False},
-            {"type": "run.settled"},
+            {"type": "session.resume"},
+            {"type": "agent.start"},
+            {"type": "agent.settle"},
+            {"type": "session.compact"},
+            {"type": "agent.start"},
+            {"type": "context"},
+            {"type": "agent.settle"},
+            {"type": "agent.start"},
             {"type": "context"},
         ],
         settings={"implementationPlanRetention": "clear-after-first-run"},
@@ -139,10 +216,12 @@ def test_first_run_cleanup_rearms_on_resume() -> None:
 def test_handoff_failure_restores_everything_but_settings() -> None:
     out = run(
         [
-            {"type": "plan.start"},
-            {"type": "plan.ready", "plan": PLAN},
-            {"type": "implement", "how": "fresh", "thinking": "off"},
-            {"type": "handoff.failed"},
+            START,
+            *ready(),
+            {"type": "api.fail", "call": "newSession"},
+            answer("Start fresh and implement"),
+            answer("off"),
+            answer("Start"),
         ],
         settings={"thinkingLevel": "high", "implementationPlanRetention": "keep"},
     )
@@ -158,7 +237,7 @@ def test_handoff_failure_restores_everything_but_settings() -> None:
 
 def test_lifecycle_export_writes_into_the_model_only() -> None:
     out = run(
-        [{"type": "export", "path": "@plans/a.md"}],
+        [{"type": "command", "name": "plan", "args": "export @plans/a.md"}],
         savedPlan=PLAN,
         paths=[{"path": "$CWD/plans", "kind": "directory"}],
     )
@@ -175,7 +254,10 @@ def test_input_schema_uses_a_discriminator() -> None:
 def test_destination_length_boundary(length: int, taken: bool) -> None:
     value = "p" * (length - 3) + ".md"
     out = run(
-        [{"type": "settings.save", "settings": {"defaultPlanExportPath": value}}, {"type": "export"}],
+        [
+            {"type": "settings.screen", "settings": {"defaultPlanExportPath": value}},
+            {"type": "command", "name": "plan", "args": "export"},
+        ],
         savedPlan=PLAN,
     )
     assert (out["notices"] == []) is taken

@@ -10,7 +10,9 @@ in every operation that uses it.
 Agent runs are explicit: ``agent.start`` opens one (a user prompt),
 ``agent.settle`` ends it with its outcome; ``context`` and ``tool.call``
 happen inside a run. Session moves (reload, resume, new session, tree
-navigation) happen between runs.
+navigation) happen between runs; where an operation lets a reload, resume
+or restart come while a run is open, Pi aborts that run first (no
+`agent_settled`).
 
 Time is virtual. ``at`` is optional (see :mod:`.events`); a script that
 times something says so with explicit instants or ``clock.advance``.
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_planmode.contract.base import ContractInput
 from pytest_planmode.contract.events import ScriptEvent
+from pytest_planmode.contract.virtual_paths import ROOTED_PATTERN
 
 #: Pi's built-in shell tools: a call to one of them carries its command,
 #: as Pi validates a tool call's arguments against its schema before any
@@ -225,6 +228,69 @@ class HandlerSettle(ScriptEvent):
     handler: str = Field(min_length=1)
 
 
+# --------------------------------------------------------------------------
+# Agent runs, thinking, compaction, restarts and host failures (first used by
+# `planmode.lifecycle.run`)
+
+
+class AgentQueue(ScriptEvent):
+    """The user submits `prompt` while the open run streams: Pi fires
+    `input` (`streamingBehavior: "followUp"`) and queues it. At the next
+    `agent.settle` Pi fires `agent_end` but not `agent_settled`
+    (`ctx.hasPendingMessages()` is true): the queued prompt continues the
+    same run, which settles fully only at a later `agent.settle`."""
+
+    type: Literal["agent.queue"]
+    prompt: str = Field(default="", description="The queued prompt's text.")
+
+
+class ThinkingSelect(ScriptEvent):
+    """The user changes Pi's thinking level (the thinking selector or its
+    cycle key): Pi applies it (`setThinkingLevel`: a `thinking_level_change`
+    entry) and, if the level changed, emits `thinking_level_select{level,
+    previousLevel}` to extensions."""
+
+    type: Literal["thinking.select"]
+    level: Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+class SessionCompact(ScriptEvent):
+    """Compaction (`/compact` between runs, or Pi's automatic compaction
+    before the next LLM call of the open run): `session_before_compact`,
+    `session_compact`; from then on the `context` messages are the summary
+    plus the kept messages, so earlier conversation text is gone from them.
+    Custom entries stay in the branch."""
+
+    type: Literal["session.compact"]
+
+
+class SessionRestart(ScriptEvent):
+    """Pi quits and is started again on the same session:
+    `session_shutdown{quit}`, a new process (the extension loads afresh),
+    `session_start{startup}` on the session's stored entries."""
+
+    type: Literal["session.restart"]
+
+
+class CwdChange(ScriptEvent):
+    """Pi's working directory is `cwd` from now on (`ctx.cwd`,
+    `sessionManager.getCwd()`); files the extension reads or writes by a
+    relative path resolve against it."""
+
+    type: Literal["cwd.change"]
+    cwd: str = Field(pattern=ROOTED_PATTERN, description="A path under a root (`$CWD/…`, `$TMP/…`).")
+
+
+class ApiFail(ScriptEvent):
+    """The host makes the extension's next call of a Pi API fail:
+    `sendUserMessage` is not delivered (Pi reports a runner error, no run
+    starts), `newSession` resolves `{cancelled: true}` (no new session).
+    Calls after that one behave normally."""
+
+    type: Literal["api.fail"]
+    call: Literal["sendUserMessage", "newSession"]
+
+
 HostEvent = Annotated[
     SessionStart
     | AgentStart
@@ -244,7 +310,13 @@ HostEvent = Annotated[
     | SettingsWrite
     | SettingsScreen
     | HandlerHold
-    | HandlerSettle,
+    | HandlerSettle
+    | AgentQueue
+    | ThinkingSelect
+    | SessionCompact
+    | SessionRestart
+    | CwdChange
+    | ApiFail,
     Field(discriminator="type"),
 ]
 
@@ -259,25 +331,31 @@ SCHEMAS = {"events/host.schema.json": HostVocabulary}
 
 __all__ = [
     "SHELL_TOOLS",
+    "AgentQueue",
     "AgentSettle",
     "AgentStart",
+    "ApiFail",
     "ClockAdvance",
     "Command",
     "Context",
+    "CwdChange",
     "HandlerHold",
     "HandlerSettle",
     "HostEvent",
     "HostVocabulary",
     "KeyPress",
+    "SessionCompact",
     "SessionEntry",
     "SessionLabel",
     "SessionNew",
     "SessionReload",
+    "SessionRestart",
     "SessionResume",
     "SessionStart",
     "SessionTree",
     "SettingsScreen",
     "SettingsWrite",
+    "ThinkingSelect",
     "ToolCall",
     "UiAnswer",
     "UiShow",

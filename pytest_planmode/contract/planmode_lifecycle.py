@@ -1,32 +1,33 @@
 """pi-plan-mode Plan lifecycle: reinjection, thinking, export, toggle shortcut.
 
-Two operations share one vocabulary:
+Two operations:
 
 ``planmode.lifecycle.run`` (script)
-    An event script (Plan mode started, plan ready, Implement, context
-    assembled, run settled, resume, ``/plan exit``, settings saved, manual
-    thinking change, ``/reload``, tree navigation, compaction, export…) run
-    from initial settings on a virtual clock, answered by an observation
-    trace and the state at the end.
+    A script of host events (``host_events``: `/plan` commands, menu
+    answers by label, agent runs with `context` and the model's
+    `plan_mode_complete` call, settles with or without a queued follow-up,
+    compaction, tree navigation, resume, `/reload`, restarts, settings
+    written or saved, thinking changes, working-directory changes, a Pi API
+    call the host fails) run from initial settings, answered by an
+    observation trace and the state at the end. The lifecycle has no event
+    of its own: a host that loads the real extension replays each event.
 ``planmode.export.run`` (pure)
     One ``/plan export`` request against a described set of pre-existing
     paths: what is written where, byte for byte, or why not, and the Plan
     state afterwards.
-
-The event names are meant to be shared by every pi-plan-mode area that
-scripts the Plan lifecycle (see docs/areas/planmode-lifecycle.md); an area
-that needs more events adds its own classes with new ``type`` literals.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
-from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+from pytest_planmode.contract.events import EventScript, Observation
 from pytest_planmode.contract.virtual_paths import ROOTED_PATTERN, TYPED_PATTERN
 
 #: Pi's own thinking levels (a level Pi can be at). `inherit` is a setting
@@ -66,193 +67,189 @@ class PathEntry(ContractInput):
 
 
 # --------------------------------------------------------------------------
-# Events
+# Events: the host vocabulary (`host_events`), read as the Plan lifecycle
+# reads it. The lifecycle has no event of its own.
 
+#: The `/plan` subcommands the lifecycle acts on (§ 6 of the host facts:
+#: `show`, `finalize` and `tools` change nothing it reports).
+PLAN_COMMANDS = ("", "start", "show", "finalize", "implement", "save", "export", "exit", "off", "tools")
 
-class PlanStart(ScriptEvent):
-    """Plan mode starts (`/plan`, the toggle, or the menu): a new Plan workflow."""
+#: "Proposed plan ready. What next?", shown when a run in which the model
+#: called `plan_mode_complete` settles fully (`agent_settled`, idle, nothing
+#: queued).
+READY_MENU = (
+    "Implement here",
+    "Start fresh and implement",
+    "Export plan…",
+    "Save for later",
+    "Stay in Plan mode",
+    "Discard plan and exit",
+)
 
-    type: Literal["plan.start"]
+#: The items of the menu `/plan` opens, by state: launch (Start Plan mode),
+#: while planning (with or without a ready plan), saved plan, active
+#: implementation plan. Only the items the lifecycle acts on are accepted.
+PLAN_MENU = (
+    "Start Plan mode",
+    "Implement here",
+    "Start fresh and implement",
+    "Export plan…",
+    "Save for later",
+    "Stay in Plan mode",
+    "Discard plan and exit",
+    "Exit Plan mode",
+    "Start a new plan",
+    "Clear active implementation plan",
+)
 
+#: The ready plan's Start fresh screen: a thinking row (answered by a level
+#: name; it starts from the current level) and `Start`.
+FRESH_SCREEN = ("Start", "off", "minimal", "low", "medium", "high", "xhigh", "max")
 
-class PlanRun(ScriptEvent):
-    """One planning run in Plan mode: one context is assembled, then the run settles."""
+Menu = Literal["ready", "plan", "fresh", "export"]
 
-    type: Literal["plan.run"]
-
-
-class PlanReady(ScriptEvent):
-    """The planning run completes the plan: it is ready and now part of the
-    planning session's ordinary conversation history."""
-
-    type: Literal["plan.ready"]
-    plan: str = Field(description="The approved plan's exact Markdown.")
-
-
-class PlanSave(ScriptEvent):
-    """The ready plan is saved for later; Plan mode ends."""
-
-    type: Literal["plan.save"]
-
-
-class Implement(ScriptEvent):
-    """An Implement action. `here`: Implement here, in the planning session;
-    `fresh`: Start fresh and implement (the ready plan in a new session);
-    `saved`: implement the saved plan (outside Plan mode)."""
-
-    type: Literal["implement"]
-    how: ImplementHow
-    thinking: PiThinking | None = Field(
-        default=None,
-        description=(
-            "The fresh screen's one-shot thinking choice (`fresh`, or `saved` with "
-            "`session = fresh`); omitted: the current thinking level."
-        ),
-    )
-    session: Literal["current", "fresh"] = Field(
-        default="current",
-        description="For `saved`: implement in the current session or the direct fresh action.",
-    )
-
-
-class Context(ScriptEvent):
-    """A provider-bound context is assembled (the `context` hook runs)."""
-
-    type: Literal["context"]
-    plan_in_history: bool | None = Field(
-        default=None,
-        description=(
-            "Whether ordinary conversation history still holds the exact plan; "
-            "omitted: as tracked from earlier events."
-        ),
-    )
-
-
-class RunSettled(ScriptEvent):
-    """An agent run settles. `fully = false`: it settled only partly (a
-    follow-up or retry is queued), which does not end a first run."""
-
-    type: Literal["run.settled"]
-    fully: bool = True
-
-
-class Resume(ScriptEvent):
-    """The session is resumed: a replacement session takes over its state."""
-
-    type: Literal["resume"]
-
-
-class PlanExit(ScriptEvent):
-    """`/plan exit`."""
-
-    type: Literal["plan.exit"]
-
-
-class Supersede(ScriptEvent):
-    """Another plan supersedes the active implementation plan."""
-
-    type: Literal["supersede"]
-
-
-class SettingsSave(ScriptEvent):
-    """Settings change: saved through Settings or edited in the JSON file
-    (picked up by the watcher). `null` removes a field."""
-
-    type: Literal["settings.save"]
-    settings: dict[str, Any] = Field(description="The fields changed, as raw JSON values.")
-    via: Literal["settings", "json"] = "settings"
-
-
-class HandoffFailed(ScriptEvent):
-    """Delivery of the Implement action just before this event failed."""
-
-    type: Literal["handoff.failed"]
-
-
-class ThinkingManual(ScriptEvent):
-    """The user changes Pi's thinking level by hand."""
-
-    type: Literal["thinking.manual"]
-    level: PiThinking
-
-
-class Reload(ScriptEvent):
-    """`/reload` (or, with `restart = true`, restarting Pi): a new extension runtime."""
-
-    type: Literal["reload"]
-    restart: bool = False
-
-
-class TreeNavigate(ScriptEvent):
-    """Tree navigation to another point of the session."""
-
-    type: Literal["tree.navigate"]
-    plan_in_history: bool | None = Field(
-        default=None, description="Whether the branch navigated to holds the exact plan."
-    )
-
-
-class Compaction(ScriptEvent):
-    """Compaction: ordinary history is summarised and no longer holds the exact plan."""
-
-    type: Literal["compaction"]
-
-
-class CwdChange(ScriptEvent):
-    """Pi's working directory changes (relative export paths resolve against it)."""
-
-    type: Literal["cwd.change"]
-    cwd: str = Field(pattern=ROOTED_PATTERN)
-
-
-class Export(ScriptEvent):
-    """`/plan export [path]`."""
-
-    type: Literal["export"]
-    path: str | None = Field(
-        default=None,
-        pattern=TYPED_PATTERN,
-        description=(
-            "The explicit path as typed (relative, `~/…`, `@…` or under a root); omitted: the configured one."
-        ),
-    )
-    source: PlanSource | None = Field(
-        default=None,
-        description="Which plan; omitted: the ready, else the active, else the saved plan.",
-    )
-    cancel: bool = Field(default=False, description="The user cancels at the preview.")
-
+#: The tool the model calls to hand in a plan (`{plan}`), active only in Plan mode.
+COMPLETE_TOOL = "plan_mode_complete"
 
 LifecycleEvent = Annotated[
-    PlanStart
-    | PlanRun
-    | PlanReady
-    | PlanSave
-    | Implement
-    | Context
-    | RunSettled
-    | Resume
-    | PlanExit
-    | Supersede
-    | SettingsSave
-    | HandoffFailed
-    | ThinkingManual
-    | Reload
-    | TreeNavigate
-    | Compaction
-    | CwdChange
-    | Export,
+    host.Command
+    | host.UiAnswer
+    | host.AgentStart
+    | host.AgentQueue
+    | host.AgentSettle
+    | host.Context
+    | host.ToolCall
+    | host.ClockAdvance
+    | host.ThinkingSelect
+    | host.SessionReload
+    | host.SessionRestart
+    | host.SessionResume
+    | host.SessionLabel
+    | host.SessionTree
+    | host.SessionCompact
+    | host.SettingsWrite
+    | host.SettingsScreen
+    | host.CwdChange
+    | host.ApiFail,
     Field(discriminator="type"),
 ]
 
 
+#: Events of an open agent run, and events between runs.
+_IN_RUN = (host.Context, host.ToolCall, host.AgentQueue, host.AgentSettle)
+_BETWEEN_RUNS = (host.SessionLabel, host.SessionTree)
+#: Session replacements and reloads: Pi aborts the open run first.
+_ENDS_RUN = (host.SessionResume, host.SessionReload, host.SessionRestart)
+#: Answers that hand a plan to an implementation (its kickoff starts a run).
+_KICKOFFS = {("ready", "Implement here"), ("fresh", "Start"), ("plan", "Implement here")}
+
+
+def open_menus(events: Sequence[Any]) -> list[Menu | None]:
+    """The menu or screen open before each event, from the events alone,
+    checking that a Pi host can replay the script.
+
+    Menus: the ready menu opens when a run in which `plan_mode_complete`
+    was called settles with no follow-up queued; `/plan` alone opens the
+    state's menu; on the ready menu, Start fresh and implement opens the
+    fresh screen; Export plan… opens the export input (answered by the path
+    typed, empty for the configured one, or dismissed). A user's or Pi's
+    other event closes what is open (the user left it); `api.fail` and
+    `clock.advance` do not.
+
+    Runs: `context`, `tool.call`, `agent.queue` and `agent.settle` happen
+    inside a run, tree moves between runs; resume, reload and restart abort
+    the open run. An Implement action sends its kickoff prompt, which starts
+    a run unless nothing was implemented or the host failed the delivery,
+    which the events alone do not tell: after one, both are accepted.
+
+    Raises ValueError, naming the event, for an answer with nothing open, an
+    item the open menu does not offer, a tree navigation to a label never
+    given, or an event outside its place in the runs.
+    """
+    menus: list[Menu | None] = []
+    menu: Menu | None = None
+    in_run: bool | None = False  # None: a kickoff may have started one
+    completed = False
+    queued = 0
+    labels: set[str] = set()
+    for index, event in enumerate(events):
+        menus.append(menu)
+        where = f"events[{index}] ({event.type})"
+        if isinstance(event, _IN_RUN) and in_run is False:
+            raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
+        if isinstance(event, _BETWEEN_RUNS) and in_run is True:
+            raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
+        if isinstance(event, host.UiAnswer):
+            label = event.label
+            if menu is None:
+                raise ValueError(
+                    f"{where}: nothing is open to answer (the ready menu opens when a run that "
+                    "called plan_mode_complete settles; `/plan` opens the Plan menu)"
+                )
+            offered = {"ready": READY_MENU, "plan": PLAN_MENU, "fresh": FRESH_SCREEN}.get(menu)
+            if label is not None and offered is not None and label not in offered:
+                raise ValueError(
+                    f"{where}: the {menu} menu offers no item {label!r}; it offers {list(offered)}"
+                )
+            if (menu, label) in _KICKOFFS or (menu == "plan" and label == "Start fresh and implement"):
+                in_run = None
+            if menu == "ready" and label == "Start fresh and implement":
+                menu = "fresh"
+            elif menu in ("ready", "plan") and label == "Export plan…":
+                menu = "export"
+            elif not (menu == "fresh" and label not in (None, "Start")):
+                menu = None
+            continue
+        if isinstance(event, (host.ApiFail, host.ClockAdvance)):
+            # A host condition or time passing: what is open stays open.
+            continue
+        menu = None
+        if isinstance(event, host.AgentStart):
+            if in_run is True:
+                raise ValueError(f"{where}: a run is already open (agent.settle ends it)")
+            in_run, completed = True, False
+        elif isinstance(event, host.ToolCall) and event.tool == COMPLETE_TOOL:
+            completed = True
+        elif isinstance(event, host.AgentQueue):
+            queued += 1
+        elif isinstance(event, host.AgentSettle):
+            if queued:
+                queued -= 1
+                in_run = True
+            else:
+                menu = "ready" if completed else None
+                in_run, completed = False, False
+        elif isinstance(event, _ENDS_RUN):
+            in_run, completed, queued = False, False, 0
+        elif isinstance(event, host.Command) and event.name == "plan":
+            args = event.args.strip()
+            if args == "":
+                menu = "plan"
+            elif args == "implement":
+                in_run = None
+        elif isinstance(event, host.SessionLabel):
+            labels.add(event.label)
+        elif isinstance(event, host.SessionTree) and event.to is not None and event.to not in labels:
+            raise ValueError(
+                f"{where}: no entry is labelled {event.to!r} (label one with session.label first)"
+            )
+    return menus
+
+
 class LifecycleRunInput(EventScript[LifecycleEvent]):
+    """A Plan lifecycle script in host events, from initial settings."""
+
     settings: dict[str, Any] = Field(default_factory=dict, description=_SETTINGS_DOC)
     thinking: PiThinking = Field(default="medium", description="Pi's thinking level at start.")
     saved_plan: str | None = Field(default=None, description="A plan saved earlier, if any.")
     cwd: str = Field(default="$CWD", pattern=ROOTED_PATTERN, description="Pi's working directory.")
     home: str = Field(default="$HOME", pattern=ROOTED_PATTERN, description="Where `~` points.")
     paths: list[PathEntry] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _answers_fit_their_menus(self) -> LifecycleRunInput:
+        open_menus(self.events)
+        return self
 
 
 # --------------------------------------------------------------------------
@@ -286,10 +283,11 @@ class KickoffObserved(Observation):
 
 
 class ThinkingObserved(Observation):
-    """Pi's thinking level changed (or a restore was skipped)."""
+    """Pi's thinking level changed; in the trace, also a restore that was
+    skipped (no level is set then)."""
 
     type: Literal["thinking"] = effect()
-    level: str = effect(description="The level set (for `restore-skipped`: the level kept).")
+    level: str = effect(description="The level set (in the trace, for `restore-skipped`: the level kept).")
     cause: Literal[
         "plan-start", "restore", "restore-skipped", "manual", "fresh-session", "handoff-failed"
     ] = explanation()
@@ -396,7 +394,9 @@ class LifecycleRunOutput(ContractOutput):
     )
     contexts: list[ContextObserved] = effect()
     kickoffs: list[KickoffObserved] = effect()
-    thinking: list[ThinkingObserved] = effect()
+    thinking: list[ThinkingObserved] = effect(
+        description="Each thinking level set, in order (a skipped restore sets none: it is in `trace` only)."
+    )
     exports: list[ExportObserved] = effect()
     notices: list[Notice] = effect(description="The notices shown, in order.")
     final: FinalState = effect()

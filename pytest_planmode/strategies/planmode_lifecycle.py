@@ -40,39 +40,99 @@ def _event(kind: str, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dic
     return st.fixed_dictionaries({"type": st.just(kind), **fields})
 
 
-#: Events that happen while an implementation runs and never end it.
-middle_events = st.one_of(
-    _event("context"),
-    _event("context", planInHistory=st.booleans()),
-    _event("run.settled", fully=st.booleans()),
-    _event("compaction"),
-    _event("tree.navigate", planInHistory=st.booleans()),
-    _event("resume"),
-    _event("thinking.manual", level=st.sampled_from(PI_THINKING)),
-    _event("reload"),
-    _event("settings.save", settings=_settings_changes(with_retention=False)),
-    _event("export", cancel=st.just(True)),
+def _plan_command(args: str) -> dict[str, Any]:
+    return {"type": "command", "name": "plan", "args": args}
+
+
+def _one(event: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[list[dict[str, Any]]]:
+    return event.map(lambda e: [e])
+
+
+def _answer(label: str | None) -> dict[str, Any]:
+    return {"type": "ui.answer", "label": label}
+
+
+#: One agent run: a prompt, one context, the settle.
+RUN = [{"type": "agent.start"}, {"type": "context"}, {"type": "agent.settle"}]
+#: A run that settles partly (a follow-up queued) before it settles.
+PARTLY_SETTLED_RUN = [
+    {"type": "agent.start"},
+    {"type": "context"},
+    {"type": "agent.queue", "prompt": "and then?"},
+    {"type": "agent.settle"},
+    {"type": "context"},
+    {"type": "agent.settle"},
+]
+
+
+def _completing_run(plan: str) -> list[dict[str, Any]]:
+    """A run in which the model hands in `plan`; its settle opens the ready menu."""
+    return [
+        {"type": "agent.start"},
+        {"type": "tool.call", "tool": "plan_mode_complete", "input": {"plan": plan}},
+        {"type": "agent.settle"},
+    ]
+
+
+#: Chunks of events that happen while an implementation runs and never end it.
+middle_chunks: st.SearchStrategy[list[dict[str, Any]]] = st.one_of(
+    st.just(RUN),
+    st.just(PARTLY_SETTLED_RUN),
+    st.just([{"type": "session.compact"}]),
+    st.just([{"type": "session.tree", "entries": []}]),
+    st.just([{"type": "session.resume"}]),
+    _one(_event("thinking.select", level=st.sampled_from(PI_THINKING))),
+    st.just([{"type": "session.reload"}]),
+    _one(_event("settings.screen", settings=_settings_changes(with_retention=False))),
+    st.just([_plan_command(""), _answer("Export plan…"), _answer(None)]),
 )
 
 
-def any_events(with_retention_saves: bool = True) -> st.SearchStrategy[dict[str, Any]]:
-    """Any event of the vocabulary, in any state (some will not apply)."""
+def _ready_menu_answers() -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.one_of(
-        middle_events,
-        _event("plan.start"),
-        _event("plan.run"),
-        _event("plan.ready", plan=plans),
-        _event("plan.save"),
-        _event("implement", how=st.sampled_from(["here", "fresh", "saved"])),
-        _event("implement", how=st.just("fresh"), thinking=st.sampled_from(PI_THINKING)),
-        _event("plan.exit"),
-        _event("supersede"),
-        _event("handoff.failed"),
-        _event("export"),
-        _event("export", path=st.sampled_from(["a.md", "@b/c.md", "~/d.md"])),
-        _event("cwd.change", cwd=st.sampled_from(["$CWD", "$CWD/sub", "$TMP/other"])),
-        _event("settings.save", settings=_settings_changes(with_retention_saves)),
+        st.sampled_from(
+            ["Implement here", "Save for later", "Stay in Plan mode", "Discard plan and exit"]
+        ).map(lambda label: [_answer(label)]),
+        st.lists(st.sampled_from(PI_THINKING), max_size=2).map(
+            lambda levels: [
+                _answer("Start fresh and implement"),
+                *(_answer(level) for level in levels),
+                _answer("Start"),
+            ]
+        ),
+        st.just([_answer("Export plan…"), _answer(None)]),
     )
+
+
+@st.composite
+def _any_chunk(draw: st.DrawFn, with_retention_saves: bool) -> list[dict[str, Any]]:
+    kind = draw(st.integers(0, 7))
+    if kind == 0:
+        return draw(middle_chunks)
+    if kind == 1:
+        return [*_completing_run(draw(plans)), *draw(_ready_menu_answers())]
+    if kind == 2:
+        label = draw(
+            st.sampled_from(
+                ["Start Plan mode", "Implement here", "Start fresh and implement", "Exit Plan mode"]
+            )
+        )
+        return [_plan_command(""), _answer(label)]
+    if kind == 3:
+        return [_plan_command(draw(st.sampled_from(["start", "exit", "save", "implement", "export"])))]
+    if kind == 4:
+        path = draw(st.sampled_from(["a.md", "@b/c.md", "~/d.md"]))
+        return [_plan_command(f"export {path}")]
+    if kind == 5:
+        return [{"type": "api.fail", "call": draw(st.sampled_from(["sendUserMessage", "newSession"]))}]
+    if kind == 6:
+        return [{"type": "cwd.change", "cwd": draw(st.sampled_from(["$CWD", "$CWD/sub", "$TMP/other"]))}]
+    via = draw(st.sampled_from(["settings.screen", "settings.write"]))
+    return [{"type": via, "settings": draw(_settings_changes(with_retention_saves))}]
+
+
+def _flat(chunks: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [event for chunk in chunks for event in chunk]
 
 
 def _timed(events: list[dict[str, Any]], gaps: list[int]) -> list[dict[str, Any]]:
@@ -86,8 +146,8 @@ def _timed(events: list[dict[str, Any]], gaps: list[int]) -> list[dict[str, Any]
 
 @st.composite
 def scripts(draw: st.DrawFn, policy: str | None = None, retention_saves: bool = True) -> dict[str, Any]:
-    """A whole `planmode.lifecycle.run` input with arbitrary events."""
-    events = draw(st.lists(any_events(retention_saves), max_size=25))
+    """A whole `planmode.lifecycle.run` input of arbitrary host events (some will not apply)."""
+    events = _flat(draw(st.lists(_any_chunk(retention_saves), max_size=12)))
     gaps = draw(st.lists(st.integers(0, 5000), min_size=len(events), max_size=len(events)))
     settings: dict[str, Any] = draw(
         st.fixed_dictionaries(
@@ -111,27 +171,26 @@ def scripts(draw: st.DrawFn, policy: str | None = None, retention_saves: bool = 
 @st.composite
 def guaranteed_implementations(draw: st.DrawFn, policy: str = "keep") -> dict[str, Any]:
     """A script that implements one plan under `policy`, runs arbitrary
-    middle events, ends with `/plan exit` or supersession, then assembles
-    more contexts. Returns `{"input": ..., "plan": ..., "end": index}` where
-    `end` is the index of the ending event."""
+    middle events, ends with `/plan exit` or supersession by a new Plan
+    workflow, then assembles more contexts. Returns `{"input": ...,
+    "plan": ..., "implemented": index, "end": index}`: the indices of the
+    implementing event and of the ending event."""
     plan = draw(plans)
     how = draw(st.sampled_from(["here", "fresh", "saved"]))
     if how == "saved":
-        start: list[dict[str, Any]] = [{"type": "implement", "how": "saved"}]
+        start: list[dict[str, Any]] = [_plan_command("implement")]
         saved: str | None = plan
     else:
-        start = [
-            {"type": "plan.start"},
-            {"type": "plan.run"},
-            {"type": "plan.ready", "plan": plan},
-            {"type": "implement", "how": how},
-        ]
+        answers = [_answer("Implement here")]
+        if how == "fresh":
+            answers = [_answer("Start fresh and implement"), _answer("Start")]
+        start = [_plan_command("start"), *RUN, *_completing_run(plan), *answers]
         saved = None
-    middle = draw(st.lists(middle_events, max_size=15))
-    end = [{"type": draw(st.sampled_from(["plan.exit", "supersede"]))}]
-    after = draw(
-        st.lists(st.one_of(_event("context"), _event("compaction"), _event("run.settled")), max_size=5)
-    )
+    # The kickoff opens a run: its first context, then its settle.
+    start += [{"type": "context"}, {"type": "agent.settle"}]
+    middle = _flat(draw(st.lists(middle_chunks, max_size=8)))
+    end = [_plan_command(draw(st.sampled_from(["exit", "start"])))]
+    after = _flat(draw(st.lists(st.sampled_from([RUN, [{"type": "session.compact"}]]), max_size=4)))
     events = start + middle + end + after
     return {
         "input": {
@@ -140,6 +199,7 @@ def guaranteed_implementations(draw: st.DrawFn, policy: str = "keep") -> dict[st
             "events": events,
         },
         "plan": plan,
+        "implemented": len(start) - 3,
         "end": len(start) + len(middle),
     }
 
@@ -164,55 +224,47 @@ def exports(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def plan_thinking_round_trips(draw: st.DrawFn) -> dict[str, Any]:
+def plan_thinking_round_trips(draw: st.DrawFn, spec_only: bool = False) -> dict[str, Any]:
     """Start Plan mode under a fixed or inherited level, do things that never
-    touch Pi's thinking by hand, then leave Plan mode one way or another."""
-    middle = draw(
-        st.lists(
-            st.one_of(
-                _event("plan.run"),
-                _event("context"),
-                _event("compaction"),
-                _event("reload"),
-                _event("settings.save", settings=_settings_changes(with_retention=True)),
-            ),
-            max_size=6,
-        )
-    )
-    leave = draw(
-        st.sampled_from(
-            [
-                [{"type": "plan.exit"}],
-                [{"type": "plan.ready", "plan": "# P"}, {"type": "plan.save"}],
-                [{"type": "plan.ready", "plan": "# P"}, {"type": "implement", "how": "here"}],
-                [{"type": "plan.ready", "plan": "# P"}, {"type": "export"}],
-            ]
-        )
-    )
+    touch Pi's thinking by hand, then leave Plan mode one way or another.
+    `spec_only`: only what the spec describes (no `/reload` inside Plan
+    mode, no written export as a way out)."""
+    middle_options = [
+        st.just(RUN),
+        st.just([{"type": "session.compact"}]),
+        _one(_event("settings.screen", settings=_settings_changes(with_retention=True))),
+    ]
+    leaves = [
+        [_plan_command("exit")],
+        [*_completing_run("# P"), _answer("Save for later")],
+        [*_completing_run("# P"), _answer("Implement here")],
+        [*_completing_run("# P"), _answer("Discard plan and exit")],
+    ]
+    if not spec_only:
+        middle_options.append(st.just([{"type": "session.reload"}]))
+        leaves.append([*_completing_run("# P"), _answer("Stay in Plan mode"), _plan_command("export")])
+    middle = _flat(draw(st.lists(st.one_of(*middle_options), max_size=6)))
     return {
         "settings": {"thinkingLevel": draw(st.sampled_from(THINKING_SETTINGS))},
         "thinking": draw(st.sampled_from(PI_THINKING)),
-        "events": [{"type": "plan.start"}, *middle, *leave],
+        "events": [_plan_command("start"), *middle, *draw(st.sampled_from(leaves))],
     }
 
 
 @st.composite
 def shortcut_scripts(draw: st.DrawFn) -> dict[str, Any]:
-    """Shortcut saves mixed with events that are not a new extension runtime."""
+    """Shortcut saves and JSON edits mixed with events that are not a new
+    extension runtime."""
     events = draw(
         st.lists(
             st.one_of(
-                _event("settings.save", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
-                _event(
-                    "settings.save",
-                    via=st.just("json"),
-                    settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts}),
-                ),
-                _event("tree.navigate"),
-                _event("compaction"),
-                _event("resume"),
-                _event("plan.start"),
-                _event("plan.exit"),
+                _event("settings.screen", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
+                _event("settings.write", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
+                st.just({"type": "session.tree", "entries": []}),
+                st.just({"type": "session.compact"}),
+                st.just({"type": "session.resume"}),
+                st.just(_plan_command("start")),
+                st.just(_plan_command("exit")),
             ),
             max_size=10,
         )

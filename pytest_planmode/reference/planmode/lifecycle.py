@@ -57,6 +57,8 @@ class State:
     settings: EffectiveSettings = FALLBACK
     shortcut: toggle.Shortcut = field(default_factory=lambda: toggle.at_startup(None))
     cwd: str = "/"
+    #: Whether history held the exact plan at each labelled point.
+    labels: Mapping[str, bool] = field(default_factory=dict)
     #: The state before the Implement action of the previous event, so a
     #: failed handoff can put it back; None after any other event.
     before_handoff: State | None = None
@@ -146,6 +148,13 @@ class _Run:
         implementation; the kickoff depends on where it runs."""
         how = event.how
         before = self.state
+        if how == "offered":
+            fresh_offer = event.session == "fresh"
+            if before.mode == "normal":
+                how = "saved"
+            else:
+                how = "fresh" if fresh_offer else "here"
+            event = replace(event, how=how, session="fresh" if fresh_offer and how == "saved" else "current")
         if how == "saved":
             plan = before.saved_plan
             if before.mode != "normal" or plan is None:
@@ -275,6 +284,7 @@ class _Run:
             raw_settings=current.raw_settings,
             settings=current.settings,
             shortcut=current.shortcut,
+            labels=current.labels,
         )
         restored = "ready" if before.mode == "ready" else "saved"
         self.notice(
@@ -304,8 +314,13 @@ class _Run:
     def tree_navigate(self, event: ev.TreeNavigate) -> None:
         # Not a new runtime: a pending shortcut change stays pending.
         given = event.plan_in_history
+        if event.to is not None:
+            given = self.state.labels.get(event.to, given)
         if given is not None:
             self.set(plan_in_history=given)
+
+    def label(self, event: ev.Label) -> None:
+        self.set(labels={**self.state.labels, event.name: self.state.plan_in_history})
 
     def compaction(self, event: ev.Compaction) -> None:
         # The summary replaces ordinary history; the exact plan is gone from it.
@@ -376,6 +391,7 @@ _EVENTS: Mapping[type[Any], Callable[[_Run, Any], None]] = {
     ev.ThinkingManual: _Run.thinking_manual,
     ev.Reload: _Run.reload,
     ev.TreeNavigate: _Run.tree_navigate,
+    ev.Label: _Run.label,
     ev.Compaction: _Run.compaction,
     ev.CwdChange: _Run.cwd_change,
     ev.Export: _Run.export,

@@ -34,7 +34,8 @@ class PlanSave:
 @dataclass(frozen=True)
 class Implement:
     at: int = 0
-    #: `here`, `fresh` or `saved`.
+    #: `here`, `fresh` or `saved`; `offered`: what the menu or `/plan
+    #: implement` offers, the ready plan in Plan mode, else the saved plan.
     how: str = "here"
     #: The fresh screen's one-shot thinking choice; None: the current level.
     thinking: str | None = None
@@ -100,6 +101,16 @@ class Reload:
 class TreeNavigate:
     at: int = 0
     plan_in_history: bool | None = None
+    #: A label given by :class:`Label`: history as it was there.
+    to: str | None = None
+
+
+@dataclass(frozen=True)
+class Label:
+    """The current point of the session gets a name to navigate back to."""
+
+    at: int = 0
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -138,6 +149,7 @@ LifecycleEvent = (
     | ThinkingManual
     | Reload
     | TreeNavigate
+    | Label
     | Compaction
     | CwdChange
     | Export
