@@ -215,6 +215,8 @@ def _explain_property(check: Any, target: str) -> int:
     print(f"where:    {module_file.name}::{check.function}")
     print(f"spec:     {check.spec}")
     print(f"rule:     {check.rule}")
+    if check.explains:
+        print(f"explains: {', '.join(check.explains)} (a target that observes effects only skips it)")
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         argv = [

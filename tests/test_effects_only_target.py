@@ -87,17 +87,57 @@ def test_observes_must_be_a_known_value_and_needs_protocol_2(pytester: pytest.Py
     assert old.result.ret != 0 and '"observes" needs protocol 2' in old.text
 
 
-def test_property_checks_that_read_explanations_are_explained(suite) -> None:  # type: ignore[no-untyped-def]
+#: The property modules whose checks judge effects only (besides the shells').
+EFFECT_PROPERTY_MODULES = (
+    "test_planmode_settings",
+    "test_planmode_tools",
+    "test_oplmodes_tools",
+    "test_oplmodes_modes",
+)
+
+
+def test_property_checks_run_unless_they_read_explanations(suite) -> None:  # type: ignore[no-untyped-def]
+    # Every check of these modules runs (and passes) for an effects-only
+    # target, except the ones that declare the explanation they read, which
+    # are skipped with its name.
+    from pytest_planmode.properties import property_checks
     from pytest_planmode.suite import CONFORMANCE_DIR
 
-    run = suite(EFFECTS_ONLY, str(CONFORMANCE_DIR / "test_planmode_tools.py"), subprocess=True)
+    # One shell check that reads `blocked`, for the explained side.
+    shell = "test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed"
+    paths = [str(CONFORMANCE_DIR / f"{name}.py") for name in EFFECT_PROPERTY_MODULES]
+    paths.append(f"{CONFORMANCE_DIR / 'test_planmode_shell.py'}::{shell}")
+    run = suite(EFFECTS_ONLY, *paths, "-n", "2", subprocess=True)
     report = run.report
     assert report is not None and run.result.ret == 0, run.text[-4000:]
     results = report["results"]
-    assert results["planmode.tools.property.freezing-never-widens"] == "explained"
-    assert report["skipReasons"]["planmode.tools.property.freezing-never-widens"] == "explanation: trace"
-    passed = [case_id for case_id, outcome in results.items() if outcome == "passed"]
-    assert passed and set(results.values()) == {"passed", "explained"}
+    checks = [
+        c
+        for c in property_checks().values()
+        if c.module.rsplit(".", 1)[1] in EFFECT_PROPERTY_MODULES or c.function == shell
+    ]
+    explained = 0
+    for check in checks:
+        if check.explains:
+            assert check.level == "reference", check.id
+            assert results.get(check.id) == "explained", (check.id, results.get(check.id))
+            assert report["skipReasons"][check.id] == f"explanation: {check.explains[0]}"
+            explained += 1
+        else:
+            assert results.get(check.id) == "passed", (check.id, results.get(check.id))
+    effect_checks = [c for c in checks if c.module.rsplit(".", 1)[1] in EFFECT_PROPERTY_MODULES]
+    assert len(effect_checks) >= 25 and not [c.id for c in effect_checks if c.explains]
+    for rewritten in (
+        "planmode.settings.property.any-bytes-usable-or-read-only",
+        "planmode.settings.property.valid-document",
+        "planmode.tools.property.freezing-never-widens",
+        "planmode.tools.property.allowlist-within-names",
+        "oplmodes.tools.property.load-within-policy",
+        "oplmodes.modes.property.restricted-survives-foreign",
+    ):
+        assert results[rewritten] == "passed", rewritten
+    assert results["planmode.bash.property.blocked-iff-denied"] == "explained"
+    assert explained == 2 and report["totals"]["explained"] == explained
 
 
 def test_a_refresh_drops_entries_of_cases_the_target_cannot_be_judged_on(suite, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -88,7 +88,7 @@ def test_a_bash_only_port_meets_every_bash_must_property(pytester: pytest.Pytest
     ran = {case_id for case_id, outcome in run.report["results"].items() if outcome == "passed"}
     assert bash_must and bash_must <= ran, bash_must - ran
     assert "planmode.bash.property.whitespace-around-operators" in ran
-    assert "planmode.bash.property.blocked-iff-denied" in ran
+    assert "planmode.bash.property.any-text-decided" in ran
     assert run.report["totals"]["failed"] == 0
 
 
@@ -111,11 +111,12 @@ def test_explain_a_property(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert code == 0
     assert (
-        "planmode.bash.property.blocked-iff-denied  (property check of planmode.bash.check, level must)"
+        "planmode.bash.property.blocked-iff-denied  (property check of planmode.bash.check, level reference)"
         in out
     )
     assert "spec:     pi-plan-mode-settings.md § Safe shell subcommands" in out
     assert "test_planmode_shell.py::test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed" in out
+    assert "explains: blocked (a target that observes effects only skips it)" in out
 
 
 def test_explain_a_property_against_a_target(

@@ -4,6 +4,7 @@ hold for any target."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -34,44 +35,84 @@ FALLBACK = {
 SETTINGS_KEYS = set(FALLBACK)
 
 
-def _check_outcome(out: dict[str, Any], what: str) -> None:
-    assert out["status"] in {"valid", "invalid"}, f"{what}: status {out['status']!r}"
-    assert set(out["settings"]) >= SETTINGS_KEYS, f"{what}: settings lack fields: {out['settings']}"
-    if out["status"] == "invalid":
-        assert out["readOnly"] is True, f"{what}: an unusable file must make Settings read-only"
-        assert out["warnings"], f"{what}: an unusable file must produce a warning"
-        assert out["settings"] == FALLBACK, f"{what}: not the documented fallback: {out['settings']}"
+def _bytes(entry: dict[str, Any]) -> tuple[Any, Any, bytes | None]:
+    """An entry's kind, link target and, for a regular file, its bytes
+    (input or output shape)."""
+    if entry.get("kind") != "file":
+        return entry.get("kind"), entry.get("to"), None
+    if entry.get("text") is not None:
+        return "file", None, str(entry["text"]).encode("utf-8")
+    return "file", None, base64.b64decode(entry["base64"])
+
+
+def _check_load(target: TargetClient, files: dict[str, Any], what: str) -> bool:
+    """Load `files` and try one Settings save over them; True when the file
+    is usable.
+
+    § Thinking level, as an implementation shows it: a usable file loads
+    without a warning and Settings can save over it; an unusable one shows a
+    warning, the fallback is in effect, and Settings is read-only: a save
+    is refused and the existing bytes and settings remain."""
+    out = target.call(LOAD, {"files": files})
+    settings = out["settings"]
+    assert set(settings) >= SETTINGS_KEYS, f"{what}: settings lack fields: {settings}"
+    usable = not out["warnings"]
+    if not usable:
+        assert settings == FALLBACK, f"{what}: an unusable file, but not the documented fallback: {settings}"
+    value = "off" if settings["thinkingLevel"] != "off" else "max"
+    probe = target.call(SAVE, {"files": files, "edits": [{"field": "thinkingLevel", "value": value}]})
+    saved = probe["results"][0]["ok"]
+    if usable:
+        assert saved, f"{what}: loaded without a warning, yet a Settings save was refused: {probe['results']}"
+        got = probe["settings"]["thinkingLevel"]
+        assert got == value, f"{what}: saved thinkingLevel {value!r}, in effect {got!r}"
+        assert not probe["warnings"], f"{what}: the saved file warns: {probe['warnings']}"
     else:
-        assert out["readOnly"] is False, f"{what}: a valid file is writable"
+        assert not saved, f"{what}: an unusable file must make Settings read-only, but a save was accepted"
+        for name, entry in files.items():
+            after = probe["files"].get(name, {})
+            assert _bytes(after) == _bytes(entry), f"{what}: a refused save changed {name}: {after}"
+        assert probe["settings"] == FALLBACK, (
+            f"{what}: a refused save changed the settings: {probe['settings']}"
+        )
+        assert probe["warnings"], f"{what}: the unusable file no longer warns after a save"
+    return usable
 
 
 @pytest.mark.planmode(
-    operation=LOAD, level="must", id="planmode.settings.property.any-bytes", explains=("status",)
+    operations=[LOAD, SAVE], level="must", id="planmode.settings.property.any-bytes-usable-or-read-only"
 )
 @given(data=s.arbitrary_bytes)
-def test_any_bytes_load_to_settings_or_fallback(planmode_target: TargetClient, data: bytes) -> None:
-    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.bytes_entry(data)}})
-    _check_outcome(out, f"file bytes {data[:60]!r}")
+def test_any_bytes_load_to_settings_or_read_only_fallback(planmode_target: TargetClient, data: bytes) -> None:
+    """Any file bytes load either as usable settings, with no warning and
+    Settings writable, or as the fallback with a warning and Settings
+    read-only."""
+    _check_load(planmode_target, {s.CANONICAL: s.bytes_entry(data)}, f"file bytes {data[:60]!r}")
 
 
 @pytest.mark.planmode(
-    operation=LOAD, level="must", id="planmode.settings.property.any-json", explains=("status",)
+    operations=[LOAD, SAVE], level="must", id="planmode.settings.property.any-json-usable-or-read-only"
 )
 @given(value=s.json_values)
-def test_any_json_value_loads_to_settings_or_fallback(planmode_target: TargetClient, value: Any) -> None:
-    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(value)}})
-    _check_outcome(out, f"document {json.dumps(value)[:80]}")
+def test_any_json_value_loads_to_settings_or_read_only_fallback(
+    planmode_target: TargetClient, value: Any
+) -> None:
+    """Any JSON document loads as usable settings or as the read-only
+    fallback with a warning; a document that is not an object is never
+    usable."""
+    what = f"document {json.dumps(value)[:80]}"
+    usable = _check_load(planmode_target, {s.CANONICAL: s.document_entry(value)}, what)
     if not isinstance(value, dict):
-        assert out["status"] == "invalid", f"a non-object document was accepted: {value!r}"
+        assert not usable, f"a non-object document was accepted: {value!r}"
 
 
-@pytest.mark.planmode(
-    operation=LOAD, level="must", id="planmode.settings.property.valid-document", explains=("status",)
-)
+@pytest.mark.planmode(operation=LOAD, level="must", id="planmode.settings.property.valid-document")
 @given(doc=s.valid_documents())
 def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: dict[str, Any]) -> None:
+    """A valid document loads without a warning and every setting it
+    configures is in effect; every other one keeps its default."""
     out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
-    assert out["status"] == "valid", f"valid document rejected: {doc} -> {out['warnings']}"
+    assert not out["warnings"], f"valid document rejected: {doc} -> {out['warnings']}"
     settings = out["settings"]
     for key in (
         "thinkingLevel",
@@ -92,16 +133,17 @@ def test_valid_documents_load_their_values(planmode_target: TargetClient, doc: d
 
 
 @pytest.mark.planmode(
-    operation=LOAD, level="must", id="planmode.settings.property.one-invalid-field", explains=("status",)
+    operations=[LOAD, SAVE], level="must", id="planmode.settings.property.one-invalid-field-read-only"
 )
 @given(case=s.documents_with_one_invalid_field())
 def test_one_invalid_field_invalidates_everything(
     planmode_target: TargetClient, case: tuple[dict[str, Any], str]
 ) -> None:
+    """One invalid field makes the whole document unusable: a warning, the
+    fallback for every setting, and Settings read-only."""
     doc, field = case
-    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: s.document_entry(doc)}})
-    assert out["status"] == "invalid", f"invalid {field} accepted in {doc}"
-    _check_outcome(out, f"invalid {field}")
+    usable = _check_load(planmode_target, {s.CANONICAL: s.document_entry(doc)}, f"invalid {field}")
+    assert not usable, f"invalid {field} accepted in {doc}"
 
 
 @pytest.mark.planmode(operation=LOAD, level="reference", id="planmode.settings.property.warnings-never-echo")
@@ -116,7 +158,7 @@ def test_warnings_never_echo_file_content(
 
 
 @pytest.mark.planmode(
-    operation=LOAD, level="must", id="planmode.settings.property.special-files-alone", explains=("status",)
+    operations=[LOAD, SAVE], level="must", id="planmode.settings.property.special-files-alone-read-only"
 )
 @given(entry=st.sampled_from([{"kind": "directory"}, {"kind": "fifo"}, {"kind": "unreadable"}]))
 def test_non_regular_or_unreadable_file_is_read_only(
@@ -124,27 +166,28 @@ def test_non_regular_or_unreadable_file_is_read_only(
 ) -> None:
     """§ Thinking level: non-regular files and read failures make Settings
     read-only, with a warning and the fallback."""
-    out = planmode_target.call(LOAD, {"files": {s.CANONICAL: entry}})
-    assert out["status"] == "invalid", out
-    _check_outcome(out, f"canonical {entry}")
+    usable = _check_load(planmode_target, {s.CANONICAL: entry}, f"canonical {entry}")
+    assert not usable, f"canonical {entry} loaded without a warning"
 
 
 # Reference level: symbolic links count as non-regular files (reference-choices.md) and an unusable
 # canonical entry taking precedence over a legacy file is the area's reading of "the canonical
 # filename takes precedence".
 @pytest.mark.planmode(
-    operation=LOAD, level="reference", id="planmode.settings.property.special-files", explains=("status",)
+    operations=[LOAD, SAVE], level="reference", id="planmode.settings.property.special-files-win-read-only"
 )
 @given(entry=s.other_entries, legacy=st.none() | s.valid_documents())
 def test_unusable_canonical_entry_wins_and_is_read_only(
     planmode_target: TargetClient, entry: dict[str, Any], legacy: dict[str, Any] | None
 ) -> None:
+    """An unusable canonical entry wins over a valid legacy file: the
+    fallback is in effect (not the legacy settings), with a warning, and
+    Settings is read-only (no save migrates the legacy file)."""
     files = {s.CANONICAL: entry}
     if legacy is not None:
         files[s.LEGACY] = s.document_entry(legacy)
-    out = planmode_target.call(LOAD, {"files": files})
-    assert out["status"] == "invalid" and out["source"] == s.CANONICAL, out
-    _check_outcome(out, f"canonical {entry}")
+    usable = _check_load(planmode_target, files, f"canonical {entry} beside legacy {legacy}")
+    assert not usable, f"canonical {entry}: loaded as usable settings"
 
 
 def _effective(field: str, value: Any) -> Any:
@@ -159,7 +202,7 @@ def _effective(field: str, value: Any) -> Any:
 
 
 @pytest.mark.planmode(
-    operation=SAVE, level="must", id="planmode.settings.property.save-keeps-the-rest", explains=("status",)
+    operations=[SAVE, LOAD], level="must", id="planmode.settings.property.save-keeps-the-rest"
 )
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_keeps_unknown_fields_and_other_settings(
@@ -179,7 +222,7 @@ def test_save_keeps_unknown_fields_and_other_settings(
         if key != field:
             assert out["settings"][key] == value, f"{key} changed by a save of {field}"
     if out["results"][0]["ok"]:
-        assert out["status"] == "valid"
+        assert not out["warnings"], f"the saved file does not load cleanly: {out['warnings']}"
         if not edit.get("reset"):
             want = _effective(field, edit["value"])
             got = out["settings"][field]
@@ -190,9 +233,7 @@ def test_save_keeps_unknown_fields_and_other_settings(
 
 # Reference level: every unedited key, known ones included, keeps its raw JSON form, and the saved
 # value is written as given (a model object stays an object).
-@pytest.mark.planmode(
-    operation=SAVE, level="reference", id="planmode.settings.property.save-preserves", explains=("status",)
-)
+@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.save-preserves")
 @given(doc=s.valid_documents(), edit=s.edits)
 def test_save_changes_only_the_edited_field(
     planmode_target: TargetClient, doc: dict[str, Any], edit: dict[str, Any]
@@ -209,7 +250,7 @@ def test_save_changes_only_the_edited_field(
             assert field not in after, f"reset {field} still present: {after}"
         else:
             assert after.get(field) == edit["value"], f"{field} not saved: {after}"
-        assert out["status"] == "valid"
+        assert not out["warnings"], f"the saved file does not load cleanly: {out['warnings']}"
     else:
         assert after == doc, f"a refused save changed the file: {doc} -> {after}"
 
@@ -280,9 +321,7 @@ def test_every_accepted_save_is_in_effect(planmode_target: TargetClient, edits: 
 
 # Reference level: compares the raw saved document (a model object stays an object, names keep
 # their duplicates) and reads an empty export path as a removal.
-@pytest.mark.planmode(
-    operation=SAVE, level="reference", id="planmode.settings.property.saves-in-order", explains=("status",)
-)
+@pytest.mark.planmode(operation=SAVE, level="reference", id="planmode.settings.property.saves-in-order")
 @given(edits=st.lists(s.edits, min_size=1, max_size=6))
 def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[dict[str, Any]]) -> None:
     out = planmode_target.call(SAVE, {"files": {}, "edits": edits})
@@ -295,7 +334,8 @@ def test_every_accepted_save_is_kept(planmode_target: TargetClient, edits: list[
             expected.pop(field, None)
         else:
             expected[field] = edit["value"]
-    if not expected and out["status"] == "missing":
+    if not expected and s.CANONICAL not in out["files"]:
+        # Only refused saves and resets: the file stays absent (§ Thinking level).
         return
     document = out["files"][s.CANONICAL]["document"]
     assert document == expected, f"saves {edits} gave {document}, expected {expected}"

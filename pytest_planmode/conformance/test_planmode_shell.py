@@ -312,8 +312,21 @@ def test_any_text_is_decided_and_blocked_is_null_exactly_when_allowed(
         assert isinstance(out["blocked"], str) and out["blocked"], f"{text!r} blocked without naming what"
 
 
+blank_texts = st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join)
+
+
+# Reference level: the spec names no verdict for a blank submission; the reference blocks it
+# (reference-choices.md § pi-plan-mode: limited Bash). The verdict alone, for any target.
+@_per_shell("reference", "blank-blocked")
+@given(text=blank_texts)
+def test_a_blank_submission_is_blocked(planmode_target: Any, text: str, op: str) -> None:
+    out = _check(planmode_target, op, text)
+    assert out["allowed"] is False, f"the blank submission {text!r} was allowed"
+
+
+# Which text the block names is an explanation (`blocked`); `blank-blocked` judges the verdict.
 @_per_shell("reference", "blank-is-empty-command", explains=("blocked",))
-@given(text=st.lists(st.sampled_from(["", " ", "\t"]), max_size=6).map("".join))
+@given(text=blank_texts)
 def test_a_blank_submission_is_blocked_as_empty_command(planmode_target: Any, text: str, op: str) -> None:
     out = _check(planmode_target, op, text)
     assert out["allowed"] is False and out["blocked"] == "(empty command)", f"{text!r}: {out}"
@@ -331,23 +344,33 @@ _LARGE_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize(
-    "command, allowed",
-    [
-        pytest.param(
-            command,
-            allowed,
-            id=name,
-            marks=pytest.mark.planmode(
-                operation=BASH,
-                level="reference",
-                id=f"planmode.bash.property.large-input.{name}",
-                explains=("blocked",),
-            ),
-        )
-        for name, command, allowed in _LARGE_INPUTS
-    ],
-)
+def _large_inputs(prefix: str, **marker: Any) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize(
+        "command, allowed",
+        [
+            pytest.param(
+                command,
+                allowed,
+                id=name,
+                marks=pytest.mark.planmode(
+                    operation=BASH, level="reference", id=f"planmode.bash.property.{prefix}.{name}", **marker
+                ),
+            )
+            for name, command, allowed in _LARGE_INPUTS
+        ],
+    )
+
+
+# Reference level: which programs are reviewed and how deep substitutions may nest are reference
+# choices (reference-choices.md § pi-plan-mode: limited Bash). The verdict alone, for any target.
+@_large_inputs("large-input-decided")
+def test_megabyte_inputs_get_their_verdict(planmode_target: Any, command: str, allowed: bool) -> None:
+    out = _check(planmode_target, BASH, command)
+    assert out["allowed"] is allowed, f"a {len(command):,}-character submission: allowed is {out['allowed']}"
+
+
+# Which text the block names is an explanation (`blocked`); `large-input-decided` judges the verdict.
+@_large_inputs("large-input", explains=("blocked",))
 def test_megabyte_inputs_are_decided(planmode_target: Any, command: str, allowed: bool) -> None:
     out = _check(planmode_target, BASH, command)
     assert out["allowed"] is allowed
