@@ -421,7 +421,9 @@ def _world(event: Any) -> bool:
 
 class TransitionResult(ContractOutput):
     at: int = effect(description="When the transition was asked for.")
-    trigger: str = effect()
+    trigger: str = effect(
+        description="The Plan boundary the event was: `plan.start`, `plan.exit`, `plan.save` or `implement`."
+    )
     started_at: int | None = effect(
         description="When it started: after the previous one completed; None if never."
     )
