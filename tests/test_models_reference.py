@@ -59,7 +59,7 @@ def test_scheduler_orders_by_instant_rank_then_arrival() -> None:
 
 def _switch(**overrides: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "trigger": "plan.start",
+        "trigger": {"type": "command", "name": "plan", "args": "start"},
         "currentModel": "acme/current",
         "availableModels": ["acme/current", "a/1", "b/2", "c/3"],
         "settings": {

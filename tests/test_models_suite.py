@@ -75,13 +75,23 @@ MUTANTS = textwrap.dedent(
         def call(self, op, input):
             answer = REFERENCE.call(op, input)
             if op == "planmode.models.switch" and "output" in answer:
-                field = "planModel" if input["trigger"] == "plan.start" else "normalModel"
+                out = answer["output"]
+                field = "planModel" if input["trigger"].get("args") == "start" else "normalModel"
                 raw = input.get("settings", {}).get(field)
                 if isinstance(raw, list):
                     keys = [f"{m.get('provider')}/{m.get('modelId')}" for m in raw if isinstance(m, dict)]
-                    seen = {c["model"] for c in answer["output"]["candidates"]}
+                    seen = {c["model"] for c in out["candidates"]}
                     for key in keys[len(seen):]:
-                        answer["output"]["candidates"].append({"model": key, "result": "not-tried"})
+                        out["candidates"].append({"model": key, "result": "not-tried"})
+                    # A chain that failed throughout authenticates its
+                    # duplicates again.
+                    tried = [e["model"] for e in out["log"] if e["type"] == "auth.start"]
+                    if out["applied"] is None and out["elapsedMs"] is not None:
+                        at = out["log"][-1]["at"] if out["log"] else 0
+                        for index, key in enumerate(keys):
+                            if key in keys[:index] and key in tried:
+                                out["log"].append({"at": at, "type": "auth.start", "model": key, "outcome": None})
+                                out["authAttempts"] += 1
             return answer
 
 
@@ -110,8 +120,7 @@ MUTANTS = textwrap.dedent(
             answer = REFERENCE.call(op, input)
             if op == "oplmodes.models.script" and "output" in answer:
                 changes = answer["output"]["changes"]
-                mode_events = [e["at"] for e in input["events"]
-                               if e["type"] in ("mode.enter", "mode.exit")]
+                mode_events = [e["at"] for e in input["events"] if e["type"] == "command"]
                 for change, at in zip(changes[1:], mode_events[1:]):
                     if change["at"] > at:
                         change["at"] = at
@@ -143,16 +152,16 @@ def test_reference_passes_every_model_case_and_property(suite) -> None:  # type:
 def test_a_late_answer_taking_the_model_back_is_caught(mutants, suite) -> None:  # type: ignore[no-untyped-def]
     run = suite("python:model_mutants:LateWins", str(SWITCH_CASES), str(PROPERTIES), "-k", "switch")
     failed = set(run.outcomes)
-    assert "planmode.models.switch.budget.slow-primary-cannot-take-back" in failed
+    assert "planmode.models.host.switch.budget.slow-primary-cannot-take-back" in failed
     assert "planmode.models.property.late-result-discarded" in failed
-    assert "planmode.models.switch.budget.answer-at-1999-in-time" not in failed
+    assert "planmode.models.host.switch.budget.answer-at-1999-in-time" not in failed
 
 
 def test_an_inclusive_deadline_fails_only_reference_cases(mutants, suite) -> None:  # type: ignore[no-untyped-def]
     run = suite("python:model_mutants:InclusiveDeadline", str(SWITCH_CASES), str(FRESH_CASES))
     failed = set(run.outcomes)
-    assert "planmode.models.switch.budget.answer-at-2000-too-late" in failed
-    assert "planmode.models.preflight.2000-aborts" in failed
+    assert "planmode.models.host.switch.budget.answer-at-2000-too-late" in failed
+    assert "planmode.models.host.preflight.2000-aborts" in failed
     assert "planmode.models.fresh.budget.2000-too-late" in failed
     must = suite(
         "python:model_mutants:InclusiveDeadline",
@@ -168,19 +177,19 @@ def test_duplicates_tried_twice_are_caught(mutants, suite) -> None:  # type: ign
     failed = set(run.outcomes)
     # Only the candidates list (an explanation) shows the duplicate: the
     # reference twin catches it.
-    assert "planmode.models.switch.chain.duplicates-collapsed.explained" in failed
+    assert "planmode.models.host.switch.chain.duplicates-collapsed.explained" in failed
     assert "planmode.models.property.one-warning-per-direction" in failed
 
 
 def test_unserialized_changes_are_caught(mutants, suite) -> None:  # type: ignore[no-untyped-def]
     run = suite("python:model_mutants:Unserialized", str(OPL_CASES), str(PROPERTIES), "-k", "oplmodes")
     failed = set(run.outcomes)
-    assert "oplmodes.models.serial.exit-during-mode-change" in failed
-    assert "oplmodes.models.serial.two-modes-then-exit" in failed
+    assert "oplmodes.models.host.serial.exit-during-mode-change" in failed
+    assert "oplmodes.models.host.serial.two-modes-then-exit" in failed
 
 
 def test_a_fallback_remembered_across_boundaries_is_caught(mutants, suite) -> None:  # type: ignore[no-untyped-def]
     run = suite("python:model_mutants:StickyFallback", str(SESSION_CASES))
     failed = set(run.outcomes)
-    assert "planmode.models.session.recovered-primary-used-again" in failed
-    assert "planmode.models.session.each-boundary-starts-from-first" not in failed
+    assert "planmode.models.session.host.recovered-primary-used-again" in failed
+    assert "planmode.models.session.host.each-boundary-starts-from-first" not in failed

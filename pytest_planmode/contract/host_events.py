@@ -291,6 +291,73 @@ class ApiFail(ScriptEvent):
     call: Literal["sendUserMessage", "newSession"]
 
 
+# --- models: the catalogue, providers and the user's model picks -----------
+
+
+class ModelsCatalogue(ScriptEvent):
+    """Pi's model catalogue changes: `ctx.scopedModels` (the `--models`
+    scope, edited in Pi's scoped-models screen) and what
+    `ctx.modelRegistry.getAvailable()` lists (a provider registered or
+    removed with `pi.registerProvider` / `unregisterProvider`, `models.json`
+    refreshed, `/login` or `/logout`). A list not given stays as it was."""
+
+    type: Literal["models.catalogue"]
+    scoped_models: list[str] | None = Field(default=None, description="The session scope from now on.")
+    available_models: list[str] | None = Field(
+        default=None, description="`modelRegistry.getAvailable()` from now on (`provider/modelId`)."
+    )
+
+
+class ProviderChange(ScriptEvent):
+    """How Pi answers for one model from now on: a provider recovers or
+    breaks, `/login` or `/logout` changes its credentials, it is registered
+    or removed. The fields given change, the others stay as they were (a
+    model not seen before starts from the defaults: it resolves, authenticates
+    `ok` at once, has credentials, and its model change is accepted at once).
+    The Pi APIs: `ctx.modelRegistry.find(provider, id)` (`resolves`),
+    `modelRegistry.getApiKeyAndHeaders(model)` (`auth`, `authLatencyMs`),
+    `modelRegistry.hasConfiguredAuth(model)` and `pi.setModel(model)`, which
+    answers false without configured auth (`credentials`, `change`,
+    `changeLatencyMs`)."""
+
+    type: Literal["provider.change"]
+    model: str = Field(min_length=1, description="`provider/modelId`.")
+    resolves: bool | None = Field(default=None, description="`modelRegistry.find` knows the model.")
+    auth: Literal["ok", "fail", "throw", "hang"] | None = Field(
+        default=None,
+        description="`getApiKeyAndHeaders`: `ok`, `fail` (`ok: false`), `throw`, or `hang` (never answers).",
+    )
+    auth_latency_ms: int | None = Field(default=None, ge=0, description="Virtual ms until it answers.")
+    credentials: bool | None = Field(
+        default=None, description="Configured auth; without it `pi.setModel` answers false."
+    )
+    change: Literal["accept", "refuse", "throw", "hang"] | None = Field(
+        default=None, description="What `pi.setModel` does: switch, answer false, throw, never settle."
+    )
+    change_latency_ms: int | None = Field(
+        default=None, ge=0, description="Virtual ms `pi.setModel` takes (not for `hang`)."
+    )
+
+
+class ModelSelect(ScriptEvent):
+    """The user picks a model in Pi: `/model` (the model selector) switches
+    the session model and emits `model_select{source: "set"}`; Ctrl+P
+    cycling through the scope emits `model_select{source: "cycle"}`. Pi emits
+    the event only when the model differs."""
+
+    type: Literal["model.select"]
+    model: str = Field(min_length=1, description="`provider/modelId` picked.")
+    source: Literal["set", "cycle"] = "set"
+
+
+class SettingsUnreadable(ScriptEvent):
+    """The settings file can no longer be read (the host makes reading it
+    fail, e.g. by its permissions) until the next `settings.write` or
+    `settings.screen` writes it again."""
+
+    type: Literal["settings.unreadable"]
+
+
 HostEvent = Annotated[
     SessionStart
     | AgentStart
@@ -316,7 +383,11 @@ HostEvent = Annotated[
     | SessionCompact
     | SessionRestart
     | CwdChange
-    | ApiFail,
+    | ApiFail
+    | ModelsCatalogue
+    | ProviderChange
+    | ModelSelect
+    | SettingsUnreadable,
     Field(discriminator="type"),
 ]
 
@@ -344,6 +415,9 @@ __all__ = [
     "HostEvent",
     "HostVocabulary",
     "KeyPress",
+    "ModelSelect",
+    "ModelsCatalogue",
+    "ProviderChange",
     "SessionCompact",
     "SessionEntry",
     "SessionLabel",
@@ -354,6 +428,7 @@ __all__ = [
     "SessionStart",
     "SessionTree",
     "SettingsScreen",
+    "SettingsUnreadable",
     "SettingsWrite",
     "ThinkingSelect",
     "ToolCall",

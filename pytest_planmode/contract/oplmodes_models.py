@@ -1,6 +1,12 @@
 """opl-modes model overrides as an event script: capture, restore, persist
 across `/reload` and `/resume`, serialized changes, the pinned OFF model.
 
+Scripts speak the host vocabulary (``host_events``): `/mode <name>`
+commands (`/mode normal` leaves the mode), `/reload`, `/resume`, `/new`, a
+provider changing (`provider.change`: the registry finds the model or not,
+its credentials, its change latency) and the user's own `/model` pick
+(`model.select`).
+
 Models are written ``"<provider>/<id>"`` in the registry, events and trace;
 a mode's ``model`` stays raw JSON (``{"provider": …, "id": …}``) because a
 blank or partial one is part of the behaviour. The session starts at 0 ms
@@ -12,11 +18,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
-from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+from pytest_planmode.contract.events import EventScript, Observation
 
 
 class RegistryModel(ContractInput):
@@ -25,76 +32,23 @@ class RegistryModel(ContractInput):
     change_latency_ms: int = Field(default=0, ge=0, description="Virtual ms a change to this model takes.")
 
 
-class ModeEnter(ScriptEvent):
-    """Select a mode (`/mode <name>`, `/chat`, `/plan`, the cycle shortcut)."""
-
-    type: Literal["mode.enter"]
-    mode: str = Field(description="A mode name; `off` is the same as `mode.exit`.")
-
-
-class ModeExit(ScriptEvent):
-    """Leave the current mode for `off`."""
-
-    type: Literal["mode.exit"]
-
-
-class Reload(ScriptEvent):
-    """`/reload`: the extension restarts and reads its state back from the session."""
-
-    type: Literal["reload"]
-
-
-class Resume(ScriptEvent):
-    """`/resume` of this session: state is read back from the session entries."""
-
-    type: Literal["resume"]
-
-
-class SessionNew(ScriptEvent):
-    """A new session: no mode, no restore point."""
-
-    type: Literal["session.new"]
-
-
-class RegistryRemove(ScriptEvent):
-    type: Literal["registry.remove"]
-    model: str
-
-
-class RegistryAdd(ScriptEvent):
-    type: Literal["registry.add"]
-    model: str
-    credentials: bool = True
-    change_latency_ms: int = Field(default=0, ge=0)
-
-
-class Credentials(ScriptEvent):
-    """`/login` (configured = true) or credentials removed (false) for a model."""
-
-    type: Literal["credentials"]
-    model: str
-    configured: bool
-
-
-class ModelSelect(ScriptEvent):
-    """The user picks a model by hand (`/model`); applied at once."""
-
-    type: Literal["model.select"]
-    model: str
-
-
 ModelEvent = Annotated[
-    ModeEnter
-    | ModeExit
-    | Reload
-    | Resume
-    | SessionNew
-    | RegistryRemove
-    | RegistryAdd
-    | Credentials
-    | ModelSelect,
+    host.Command
+    | host.SessionReload
+    | host.SessionResume
+    | host.SessionNew
+    | host.ProviderChange
+    | host.ModelSelect,
     Field(discriminator="type"),
 ]
+
+#: The `/mode` argument that leaves every mode (opl-modes.md § Commands,
+#: flags, and shortcuts: `/mode normal` selects the built-in normal mode).
+NORMAL = "normal"
+
+#: What opl-modes reads of a provider: whether the registry finds the model,
+#: its credentials, and how long `pi.setModel` takes.
+PROVIDER_FIELDS = ("resolves", "credentials", "change_latency_ms")
 
 
 class ModelsScriptInput(EventScript[ModelEvent]):
@@ -104,6 +58,36 @@ class ModelsScriptInput(EventScript[ModelEvent]):
     )
     registry: list[RegistryModel] = Field(description="Pi's model registry at session start.")
     initial_model: str = Field(description="The session model at start (`--model` or default).")
+
+    @model_validator(mode="after")
+    def _replayable(self) -> ModelsScriptInput:
+        """Mode changes are `/mode <name>` commands (`/mode normal` leaves the
+        mode); a provider change says only what opl-modes reads of it."""
+        for index, event in enumerate(self.events):
+            where = f"events[{index}] ({event.type})"
+            if isinstance(event, host.Command):
+                arg = event.args.strip()
+                if event.name != "mode" or not arg or " " in arg:
+                    raise ValueError(
+                        f"{where}: this operation's scripts select modes with /mode <name> "
+                        f"(/mode {NORMAL} leaves the mode), not /{event.name} {event.args}".rstrip()
+                    )
+                if arg in ("off", "execute"):
+                    raise ValueError(f"{where}: /mode {arg} is not a mode command here (use /mode {NORMAL})")
+            elif isinstance(event, host.ProviderChange):
+                unread = sorted(
+                    name
+                    for name in event.model_fields_set
+                    if name not in (*PROVIDER_FIELDS, "model", "type", "at")
+                )
+                if unread:
+                    raise ValueError(
+                        f"{where}: opl-modes reads only {', '.join(PROVIDER_FIELDS)} of a provider, "
+                        f"not {', '.join(unread)}"
+                    )
+            elif isinstance(event, host.SessionResume) and event.entries is not None:
+                raise ValueError(f"{where}: resumes this session here (no entries)")
+        return self
 
 
 class ModelObservation(Observation):

@@ -9,22 +9,27 @@ validation is part of the behaviour.
 
 Time is virtual: the direction starts at 0 ms, every latency is a number of
 virtual milliseconds, and each authentication has a budget of 2,000 ms.
+
+Transitions are what the user does in Pi (pi-plan-mode-settings.md § Auto
+model switch): `/plan start`, `/plan exit`, the ready menu's **Save for
+later** and **Implement here**, the fresh screen's **Start**, and
+`/plan implement` of a saved plan outside Plan mode. How Pi answers for each
+model (registry resolution, authentication answers and delays, the model
+change) is host setup: input data, not events.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 from pytest_planmode.contract.events import EventScript, ScriptEvent
 
 AUTH_BUDGET_MS = 2000
-
-Trigger = Literal["plan.start", "plan.exit", "plan.save", "implement"]
-ImplementHow = Literal["here", "fresh", "saved"]
 
 
 class ModelBehaviour(ContractInput):
@@ -76,20 +81,54 @@ class _SessionInput(ContractInput):
     )
 
 
+#: The host action each Plan boundary is, and the state the host reaches
+#: before it (`docs/areas/models.md` § A host script from the input).
+TRIGGERS: dict[str, tuple[str, str | None]] = {
+    "/plan start": ("plan.start", None),
+    "/plan exit": ("plan.exit", None),
+    "ui: Save for later": ("plan.save", None),
+    "ui: Implement here": ("implement", "here"),
+    "ui: Start": ("implement", "fresh"),
+    "/plan implement": ("implement", "saved"),
+}
+
+
+def trigger_key(event: host.Command | host.UiAnswer) -> str:
+    """A trigger event as a key of :data:`TRIGGERS`."""
+    if isinstance(event, host.Command):
+        return f"/{event.name} {event.args.strip()}".rstrip()
+    return f"ui: {event.label}"
+
+
+TriggerEvent = Annotated[host.Command | host.UiAnswer, Field(discriminator="type")]
+
+
 class SwitchInput(_SessionInput):
-    trigger: Trigger = Field(
+    trigger: TriggerEvent = Field(
         description=(
-            "`plan.start` targets `planModel`; `plan.exit`, `plan.save` and `implement` target `normalModel`."
+            "The host action that is the Plan boundary, at 0 ms: `/plan start` (from normal mode; "
+            "targets `planModel`), `/plan exit` (from Plan mode), the ready menu's `Save for later` "
+            "or `Implement here`, the fresh screen's `Start` with its initial rows (opened by the "
+            "ready menu's `Start fresh and implement`), or `/plan implement` of a saved plan outside "
+            "Plan mode (preflight first); all but `/plan start` target `normalModel`."
         )
-    )
-    how: ImplementHow | None = Field(
-        default=None,
-        description="With `implement`: `here` (default), `fresh`, or `saved` (preflight first).",
     )
     transition_fails: bool = Field(
         default=False,
-        description="The transition fails after switching: restore the model.",
+        description=(
+            "Host setup: the transition fails after switching (the host makes the step after "
+            "the switch throw), so the model is restored."
+        ),
     )
+
+    @model_validator(mode="after")
+    def _known_trigger(self) -> SwitchInput:
+        key = trigger_key(self.trigger)
+        if key not in TRIGGERS:
+            raise ValueError(f"trigger {key!r} is not a Plan boundary; one of: {', '.join(TRIGGERS)}")
+        if self.trigger.at != 0:
+            raise ValueError("the trigger happens at 0 ms: the transition's log starts there")
+        return self
 
 
 class CandidateResult(ContractOutput):
@@ -210,40 +249,33 @@ class FreshOutput(ContractOutput):
     settings_written: bool = effect(description="Always false: menu choices are one-shot.")
 
 
-class TransitionEvent(ScriptEvent):
-    """A Plan boundary, named as in the lifecycle event vocabulary."""
+class TransitionFault(ScriptEvent):
+    """Host setup for the next Plan transition: it fails after its model
+    switch (the host makes the step after the switch throw: persisting the
+    Plan state for `/plan start`, the handoff for an implementation)."""
 
-    type: Literal["plan.start", "plan.exit", "plan.save", "implement"]
-    how: ImplementHow | None = Field(default=None, description="With `implement`.")
-    fails: bool = Field(default=False, description="The transition fails after switching (restore).")
-
-
-class SettingsSave(ScriptEvent):
-    """The settings document changes (Settings save or manual edit)."""
-
-    type: Literal["settings.save"]
-    settings: dict[str, Any] = Field(default_factory=dict, description="The new raw document.")
-    settings_read_failed: bool = False
+    type: Literal["transition.fault"]
 
 
-class CatalogueChange(ScriptEvent):
-    """The session scope or Pi's available models change."""
-
-    type: Literal["catalogue"]
-    scoped_models: list[str] | None = None
-    available_models: list[str] | None = None
-
-
-class ProviderChange(ScriptEvent):
-    """A model behaves differently from now on (a provider recovers or breaks)."""
-
-    type: Literal["provider"]
-    model: str
-    behaviour: ModelBehaviour
+#: `/plan` arguments and menu labels of a session script, and where each is
+#: valid (the state the extension is in).
+_PLAN_ARGS = ("start", "exit", "off", "implement")
+_READY_LABELS = ("Implement here", "Save for later", "Start fresh and implement", "Stay in Plan mode")
 
 
 SessionEvent = Annotated[
-    TransitionEvent | SettingsSave | CatalogueChange | ProviderChange,
+    host.Command
+    | host.AgentStart
+    | host.ToolCall
+    | host.AgentSettle
+    | host.UiAnswer
+    | host.SettingsWrite
+    | host.SettingsScreen
+    | host.SettingsUnreadable
+    | host.ClockAdvance
+    | host.ModelsCatalogue
+    | host.ProviderChange
+    | TransitionFault,
     Field(discriminator="type"),
 ]
 
@@ -257,10 +289,141 @@ class SessionScriptInput(EventScript[SessionEvent]):
     available_models: list[str] = Field(default_factory=list)
     models: dict[str, ModelBehaviour] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _replayable(self) -> SessionScriptInput:
+        """Each script is one a Pi host can replay: a plan is proposed by the
+        model's `plan_mode_complete` call inside a Plan-mode run, the ready
+        menu opens when that run settles, and each answer or command is
+        valid where it is given (pi-plan-mode-settings.md § Auto model
+        switch; the menus of the host sheet)."""
+        walk = PlanWalk()
+        for index, event in enumerate(self.events):
+            problem = walk.step(event)
+            if problem:
+                raise ValueError(f"events[{index}] ({event.type}): {problem}")
+        return self
+
+
+class PlanWalk:
+    """The extension's state along a session script, as far as a script
+    must know it to be replayable; :meth:`step` says what an event is."""
+
+    def __init__(self) -> None:
+        self.mode = "normal"  # normal | planning | ready
+        self.saved = False
+        self.in_run = False
+        self.proposed = False
+        self.screen: str | None = None  # ready | fresh: the open menu or screen
+        self.fault = False
+        #: The transition the last event was: (trigger, how, fails), if any.
+        self.transition: tuple[str, str | None, bool] | None = None
+
+    def step(self, event: Any) -> str | None:
+        """Advance by `event`; an error text when it is not valid here."""
+        self.transition = None
+        if self.screen is not None and not isinstance(event, host.UiAnswer) and not _world(event):
+            return f"the {self.screen} screen is open: answer it first (ui.answer)"
+        if isinstance(event, host.AgentStart):
+            if self.in_run:
+                return "a run is already open (agent.settle ends it)"
+            self.in_run, self.proposed = True, False
+        elif isinstance(event, host.ToolCall):
+            if not self.in_run:
+                return "happens inside an agent run: open one with agent.start first"
+            if event.tool != "plan_mode_complete" or self.mode == "normal":
+                return "the only call here is plan_mode_complete, in Plan mode"
+            if not isinstance(event.input.get("plan"), str) or not event.input["plan"].strip():
+                return 'plan_mode_complete carries its plan: input = { plan = "..." }'
+            self.proposed = True
+        elif isinstance(event, host.AgentSettle):
+            if not self.in_run:
+                return "no agent run is open"
+            self.in_run = False
+            if self.proposed and event.outcome == "completed":
+                self.mode, self.screen = "ready", "ready"
+        elif isinstance(event, host.Command):
+            return self._command(event)
+        elif isinstance(event, host.UiAnswer):
+            return self._answer(event)
+        elif isinstance(event, TransitionFault):
+            self.fault = True
+        return None
+
+    def _transition(self, trigger: str, how: str | None = None) -> None:
+        self.transition = (trigger, how, self.fault)
+        self.fault = False
+
+    def _command(self, event: host.Command) -> str | None:
+        args = event.args.strip()
+        if event.name != "plan" or args not in _PLAN_ARGS:
+            uses = " | ".join(_PLAN_ARGS)
+            return f"this operation's scripts use /plan {uses}, not /{event.name} {args}".rstrip()
+        if self.in_run:
+            return "a /plan transition happens between runs: end the open run with agent.settle first"
+        if args == "start":
+            if self.mode != "normal" or self.saved:
+                return "/plan start needs normal mode without a saved plan"
+            self.mode = "planning"
+            self._transition("plan.start")
+        elif args in ("exit", "off"):
+            if self.mode == "normal":
+                return f"/plan {args} needs Plan mode"
+            self.mode = "normal"
+            self._transition("plan.exit")
+        elif self.mode == "ready":
+            self.mode = "normal"
+            self._transition("implement", "here")
+        elif self.mode == "normal" and self.saved:
+            self.saved = False
+            self._transition("implement", "saved")
+        else:
+            return "/plan implement needs a ready plan, or a saved plan outside Plan mode"
+        return None
+
+    def _answer(self, event: host.UiAnswer) -> str | None:
+        if self.screen == "ready":
+            if event.label is None or event.label == "Stay in Plan mode":
+                self.screen = None
+                return None
+            if event.label not in _READY_LABELS:
+                return f"the ready menu is answered here with one of: {', '.join(_READY_LABELS)}"
+            self.screen = None
+            if event.label == "Save for later":
+                self.mode, self.saved = "normal", True
+                self._transition("plan.save")
+            elif event.label == "Implement here":
+                self.mode = "normal"
+                self._transition("implement", "here")
+            else:
+                self.screen = "fresh"
+            return None
+        if self.screen == "fresh":
+            if event.label != "Start":
+                return "the fresh screen is answered here with Start (its initial rows)"
+            self.screen, self.mode = None, "normal"
+            self._transition("implement", "fresh")
+            return None
+        return "no menu is open (the ready menu opens when a run that proposed a plan settles)"
+
+
+def _world(event: Any) -> bool:
+    """Events that happen around the user whatever the screen shows."""
+    return isinstance(
+        event,
+        host.ClockAdvance
+        | host.ModelsCatalogue
+        | host.ProviderChange
+        | host.SettingsWrite
+        | host.SettingsUnreadable
+        | TransitionFault,
+    )
+
 
 class TransitionResult(ContractOutput):
     at: int = effect(description="When the transition was asked for.")
-    trigger: str = effect()
+    trigger: str = effect(
+        description="The Plan boundary the event was: `plan.start`, `plan.exit`, `plan.save` or `implement`."
+    )
     started_at: int | None = effect(
         description="When it started: after the previous one completed; None if never."
     )

@@ -25,6 +25,37 @@ unambiguous_latencies = st.one_of(
 )
 
 
+#: Each Plan boundary as the host action that is it (the `trigger` of
+#: `planmode.models.switch`; `implement` is the ready menu's Implement here).
+TRIGGERS: dict[str, dict[str, Any]] = {
+    "plan.start": {"type": "command", "name": "plan", "args": "start"},
+    "plan.exit": {"type": "command", "name": "plan", "args": "exit"},
+    "plan.save": {"type": "ui.answer", "label": "Save for later"},
+    "implement": {"type": "ui.answer", "label": "Implement here"},
+    "implement.fresh": {"type": "ui.answer", "label": "Start"},
+    "implement.saved": {"type": "command", "name": "plan", "args": "implement"},
+}
+
+#: The model's `plan_mode_complete` call in a Plan-mode run: the plan is
+#: ready, and the ready menu opens when the run settles.
+PROPOSE: tuple[dict[str, Any], ...] = (
+    {"type": "agent.start"},
+    {"type": "tool.call", "tool": "plan_mode_complete", "input": {"plan": "Plan."}},
+    {"type": "agent.settle"},
+)
+
+
+def is_transition(event: dict[str, Any]) -> bool:
+    """Whether a session script's event is a Plan boundary (the ready menu's
+    Start fresh and implement only opens the fresh screen)."""
+    return any({**event, "at": 0} == {**t, "at": 0} for t in TRIGGERS.values())
+
+
+def as_trigger(event: dict[str, Any]) -> dict[str, Any]:
+    """A session script's boundary event as a `planmode.models.switch` trigger."""
+    return {k: v for k, v in event.items() if k != "at"}
+
+
 def _ref(key: str) -> dict[str, str]:
     provider, _, model_id = key.partition("/")
     return {"provider": provider, "modelId": model_id}
@@ -71,10 +102,12 @@ def switch_inputs(
     if scoped:
         scoped.append(CURRENT)
     chosen = trigger or draw(st.sampled_from(["plan.start", "plan.exit", "plan.save", "implement"]))
+    if chosen == "implement":
+        chosen = draw(st.sampled_from(["implement", "implement.fresh"]))
     field = "planModel" if chosen == "plan.start" else "normalModel"
     settings: dict[str, Any] = {"autoSwitchModel": True, field: [_ref(k) for k in chain]}
     data: dict[str, Any] = {
-        "trigger": chosen,
+        "trigger": TRIGGERS[chosen],
         "settings": settings,
         "currentModel": CURRENT,
         "thinkingLevel": draw(st.sampled_from(["off", "low", "medium", "high"])),
@@ -82,34 +115,42 @@ def switch_inputs(
         "scopedModels": scoped,
         "models": models,
     }
-    if chosen == "implement":
-        data["how"] = draw(st.sampled_from(["here", "fresh"]))
     return data
 
 
 def chain_of(data: dict[str, Any]) -> list[str]:
     """The configured chain of a `switch_inputs` example, as model keys."""
-    field = "planModel" if data["trigger"] == "plan.start" else "normalModel"
+    field = "planModel" if data["trigger"] == TRIGGERS["plan.start"] else "normalModel"
     return [f"{m['provider']}/{m['modelId']}" for m in data["settings"][field]]
 
 
 @st.composite
 def session_inputs(draw: st.DrawFn) -> dict[str, Any]:
     """An input of `planmode.models.session`: both directions configured and
-    1-5 Plan boundaries at random instants (no world changes)."""
+    1-5 Plan boundaries at random instants, each one the user can make from
+    where the previous left the extension (no world changes)."""
     base = draw(switch_inputs(trigger="plan.start"))
     normal = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=4))
     base["settings"]["normalModel"] = [_ref(k) for k in normal]
     instants = sorted(draw(st.lists(st.integers(min_value=0, max_value=12000), min_size=1, max_size=5)))
-    triggers = ["plan.start", "plan.exit", "plan.save", "implement"]
     events: list[dict[str, Any]] = []
+    state = "normal"
     for at in instants:
-        event: dict[str, Any] = {"at": at, "type": draw(st.sampled_from(triggers))}
-        if event["type"] == "implement":
-            event["how"] = draw(st.sampled_from(["here", "fresh"]))
-        events.append(event)
+        if state == "normal":
+            events.append({"at": at, **TRIGGERS["plan.start"]})
+            state = "planning"
+        elif state == "saved":
+            events.append({"at": at, **TRIGGERS["implement.saved"]})
+            state = "normal"
+        else:
+            choice = draw(st.sampled_from(["plan.exit", "plan.save", "implement", "implement.fresh"]))
+            if choice != "plan.exit":
+                events.extend({"at": at, **e} for e in PROPOSE)
+            if choice == "implement.fresh":
+                events.append({"at": at, "type": "ui.answer", "label": "Start fresh and implement"})
+            events.append({"at": at, **TRIGGERS[choice]})
+            state = "saved" if choice == "plan.save" else "normal"
     base.pop("trigger")
-    base.pop("how", None)
     base["events"] = events
     return base
 
@@ -136,6 +177,8 @@ def fresh_inputs(draw: st.DrawFn) -> dict[str, Any]:
 
 OPL_MODES = ("alpha", "beta", "gamma", "plain")
 OPL_MODELS = ("base/model", "alpha/model", "beta/model", "gamma/model")
+#: `/mode normal`: leave the mode (opl-modes.md § Commands, flags, and shortcuts).
+OPL_EXIT: dict[str, Any] = {"type": "command", "name": "mode", "args": "normal"}
 
 
 @st.composite
@@ -147,11 +190,13 @@ def opl_scripts(draw: st.DrawFn, *, end_in_off: bool = True) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     for at in sorted(times):
         if draw(st.integers(min_value=0, max_value=4)) == 0:
-            events.append({"at": at, "type": "mode.exit"})
+            events.append({"at": at, **OPL_EXIT})
         else:
-            events.append({"at": at, "type": "mode.enter", "mode": draw(st.sampled_from(OPL_MODES))})
+            events.append(
+                {"at": at, "type": "command", "name": "mode", "args": draw(st.sampled_from(OPL_MODES))}
+            )
     if end_in_off:
-        events.append({"at": (events[-1]["at"] if events else 0) + 1, "type": "mode.exit"})
+        events.append({"at": (events[-1]["at"] if events else 0) + 1, **OPL_EXIT})
     return {
         "initialModel": "base/model",
         "registry": [
@@ -170,10 +215,15 @@ def opl_scripts(draw: st.DrawFn, *, end_in_off: bool = True) -> dict[str, Any]:
 __all__ = [
     "BUDGET_MS",
     "CURRENT",
+    "OPL_EXIT",
     "POOL",
+    "PROPOSE",
+    "TRIGGERS",
+    "as_trigger",
     "behaviour",
     "chain_of",
     "fresh_inputs",
+    "is_transition",
     "opl_scripts",
     "session_inputs",
     "switch_inputs",

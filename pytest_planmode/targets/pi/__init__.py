@@ -24,13 +24,17 @@ _SCRIPT = (
     "a script operation: its events are the kit's own vocabulary, which a Pi host can "
     "replay only once the host-replayable events of contract 2 are in the suite"
 )
+_MODELS = (
+    "not translated yet: its events are host events, but the host does not emulate a model registry, "
+    "authentication answers and pi.setModel on a virtual clock"
+)
 _INTERNAL = "its output is the reference's internal model; nothing at the Pi extension boundary shows it"
 
 #: Why each operation without a translation cannot be run through the host.
 UNSUPPORTED: dict[str, str] = {
     "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
     "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
-    "oplmodes.models.script": _SCRIPT,
+    "oplmodes.models.script": _MODELS,
     "oplmodes.modes.script": _SCRIPT,
     "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
     "its file located under .pi/plans/ (virtual paths of contract 2)",
@@ -41,9 +45,9 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.export.run": "not translated yet: needs a ready plan and pre-existing paths mapped into "
     "the sandbox (virtual paths of contract 2)",
     "planmode.lifecycle.run": _SCRIPT,
-    "planmode.models.fresh": _SCRIPT,
-    "planmode.models.session": _SCRIPT,
-    "planmode.models.switch": _SCRIPT,
+    "planmode.models.fresh": _MODELS,
+    "planmode.models.session": _MODELS,
+    "planmode.models.switch": _MODELS,
     "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
     "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
     "planmode.tools.authorize": _SCRIPT,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models
 from pytest_planmode.contract import planmode_models as models
 from pytest_planmode.contract.planmode_models import (
@@ -31,26 +32,93 @@ def _behaviours(models: Mapping[str, ModelBehaviour]) -> dict[str, Behaviour]:
     return {key: _behaviour(b) for key, b in models.items()}
 
 
-#: Each session event's reference value, by the event's contract class.
-_SESSION_EVENTS: dict[type[Any], Callable[[Any], model_switch.SessionEvent]] = {
-    models.TransitionEvent: lambda e: value(model_switch.TransitionAsked, e, trigger=e.type),
-    models.SettingsSave: lambda e: value(model_switch.SettingsSaved, e),
-    models.CatalogueChange: lambda e: model_switch.CatalogueChanged(
-        e.at,
-        None if e.scoped_models is None else tuple(e.scoped_models),
-        None if e.available_models is None else tuple(e.available_models),
-    ),
-    models.ProviderChange: lambda e: model_switch.ProviderChanged(e.at, e.model, _behaviour(e.behaviour)),
+_DEFAULT = ModelBehaviour()
+
+
+class _Translation:
+    """A session script's host events as the reference session's events.
+    The extension's state (which menu is open, whether a plan is saved) is
+    walked with the contract's :class:`~.planmode_models.PlanWalk`, so a
+    command or a menu answer becomes the Plan boundary it is there; the
+    settings file, the catalogue and each model's answers are tracked
+    because a host event changes only the fields it gives."""
+
+    def __init__(self, inp: SessionScriptInput) -> None:
+        self.walk = models.PlanWalk()
+        self.document: dict[str, Any] = dict(inp.settings)
+        self.known: dict[str, ModelBehaviour] = dict(inp.models)
+
+    def __call__(self, e: Any) -> list[model_switch.SessionEvent]:
+        self.walk.step(e)
+        return _SESSION_EVENTS[type(e)](self, e)
+
+    def transition(self, e: Any) -> list[model_switch.SessionEvent]:
+        if self.walk.transition is None:
+            return []
+        trigger, how, fails = self.walk.transition
+        return [model_switch.TransitionAsked(e.at, trigger, how, fails)]
+
+    def settings(self, e: host.SettingsWrite | host.SettingsScreen) -> list[model_switch.SessionEvent]:
+        for key, raw in e.settings.items():
+            if raw is None:
+                self.document.pop(key, None)
+            else:
+                self.document[key] = raw
+        return [model_switch.SettingsSaved(e.at, dict(self.document))]
+
+    def unreadable(self, e: host.SettingsUnreadable) -> list[model_switch.SessionEvent]:
+        return [model_switch.SettingsSaved(e.at, dict(self.document), settings_read_failed=True)]
+
+    def provider(self, e: host.ProviderChange) -> list[model_switch.SessionEvent]:
+        given = {
+            name: getattr(e, name) for name in ModelBehaviour.model_fields if getattr(e, name) is not None
+        }
+        behaviour = self.known.get(e.model, _DEFAULT).model_copy(update=given)
+        self.known[e.model] = behaviour
+        return [model_switch.ProviderChanged(e.at, e.model, _behaviour(behaviour))]
+
+
+def _catalogue(_: _Translation, e: host.ModelsCatalogue) -> list[model_switch.SessionEvent]:
+    return [
+        model_switch.CatalogueChanged(
+            e.at,
+            None if e.scoped_models is None else tuple(e.scoped_models),
+            None if e.available_models is None else tuple(e.available_models),
+        )
+    ]
+
+
+def _nothing(_: _Translation, e: Any) -> list[model_switch.SessionEvent]:
+    """Agent runs and the clock change nothing the switch reads: a run only
+    makes a plan ready, which the walk tracks."""
+    return []
+
+
+#: Each session event's reference values, by the event's contract class.
+_SESSION_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[model_switch.SessionEvent]]] = {
+    host.Command: _Translation.transition,
+    host.UiAnswer: _Translation.transition,
+    host.AgentStart: _nothing,
+    host.ToolCall: _nothing,
+    host.AgentSettle: _nothing,
+    host.ClockAdvance: _nothing,
+    models.TransitionFault: _nothing,
+    host.SettingsWrite: _Translation.settings,
+    host.SettingsScreen: _Translation.settings,
+    host.SettingsUnreadable: _Translation.unreadable,
+    host.ModelsCatalogue: _catalogue,
+    host.ProviderChange: _Translation.provider,
 }
 
 
 @handler(planmode_models.SWITCH)
 def switch(inp: SwitchInput) -> SwitchOutput:
     settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
+    trigger, how = models.TRIGGERS[models.trigger_key(inp.trigger)]
     result = model_switch.switch(
         model_switch.Transition(
-            trigger=inp.trigger,
-            how=(inp.how or "here") if inp.trigger == "implement" else None,
+            trigger=trigger,
+            how=how,
             current=inp.current_model,
             thinking_level=inp.thinking_level,
             available=model_switch.catalogue(inp.scoped_models, inp.available_models),
@@ -104,7 +172,8 @@ def fresh(inp: FreshInput) -> FreshOutput:
 
 @handler(planmode_models.SESSION)
 def session(inp: SessionScriptInput) -> SessionScriptOutput:
-    events = [_SESSION_EVENTS[type(e)](e) for e in inp.events]
+    translate = _Translation(inp)
+    events = [step for e in inp.events for step in translate(e)]
     result = model_switch.run_session(
         settings=model_switch.read_settings(inp.settings, inp.settings_read_failed),
         current=inp.current_model,
