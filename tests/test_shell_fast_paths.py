@@ -61,3 +61,51 @@ def test_bash_blank_split_of_an_unquoted_segment_matches_the_word_expression(par
         return
     segment = bash_segments._segment(text)
     assert segment.raw_words == tuple(bash_segments._WORDS.findall(text))
+
+
+BASH_PIECES = [
+    "a",
+    "'a b'",
+    '"x y"',
+    "'$x'",
+    '"$x"',
+    "\\ ",
+    "~",
+    "x=~",
+    "'='~",
+    "*",
+    " ",
+    '""',
+    "''",
+    "'a'\"b\"",
+]
+
+
+@given(st.lists(st.sampled_from(BASH_PIECES), max_size=12))
+@example(["'a'\"b\"'c'"])
+@example(['"a"', "~"])
+def test_bash_quoted_words_have_the_values_of_the_piece_walk(parts: list[str]) -> None:
+    text = bash_segments._trim("".join(parts))
+    if not text or bash_segments._GRAMMAR.fullmatch(text) is None:
+        return
+    segment = bash_segments._segment(text)
+    walked = [
+        bash_segments._quoted_word(raw) if bash_segments._QUOTING.search(raw) else (raw, None)
+        for raw in bash_segments._WORDS.findall(text)
+    ]
+    assert list(segment.words) == [value for value, _ in walked]
+    if any(why is not None for _, why in walked):
+        assert segment.expansion is not None
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "'a b'", '"x y"', "'it''s'", '"say ""hi"""', "''", '""', " "]), max_size=12
+    )
+)
+def test_powershell_quoted_words_have_the_values_of_the_piece_walk(parts: list[str]) -> None:
+    text = "".join(parts).strip(" \t")
+    if not text or powershell_segments._GRAMMAR.fullmatch(text) is None:
+        return
+    segment = powershell_segments._segment(text)
+    assert list(segment.words) == [powershell_segments._word(raw, 0) for raw in segment.raw_words]

@@ -58,6 +58,9 @@ _QUOTING = re.compile(r"""['"\\]""")
 
 # The pieces of a word that uses quotes or escapes.
 _PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.S)
+# A word without any of these (and without a backslash) expands nothing,
+# quoted or not.
+_EXPANSION_CHARS = re.compile(r"[$*?\[{~]")
 # Inside double quotes Bash removes the backslash only before these.
 _DQ_ESCAPE = re.compile(r"\\([$`\"\\])")
 
@@ -114,7 +117,7 @@ def _segment(text: str) -> Segment:
         # Fast path: no quoting anywhere, so the words are the runs between
         # blanks, values are the raw words and one search over the segment
         # finds any expansion.
-        raws = tuple(word for word in text.replace("\t", " ").split(" ") if word)
+        raws = tuple(filter(None, text.replace("\t", " ").split(" ")))
         match = _EXPANDING_CHAR.search(text)
         if match is None and "~" in text:
             match = _EXPANDING.search(text)
@@ -132,6 +135,11 @@ def _segment(text: str) -> Segment:
         if raw[0] == raw[-1] == "'" and raw.count("'") == 2:
             # One single-quoted string: its text, taken literally.
             values.append(raw[1:-1])
+            continue
+        if "\\" not in raw and _EXPANSION_CHARS.search(raw) is None:
+            # Quotes only and nothing that could expand: the value is the
+            # pieces' texts, removed of their quotes in one pass.
+            values.append(_PIECE.sub(r"\1\2\4", raw))
             continue
         value, why = _quoted_word(raw)
         values.append(value)

@@ -172,15 +172,20 @@ def _segment(text: str) -> Segment:
     """One segment of a submission in the grammar: its words' values."""
     if "'" not in text and '"' not in text:
         # No quoting: the words are the runs between blanks.
-        raws = tuple(word for word in text.replace("\t", " ").split(" ") if word)
+        raws = tuple(filter(None, text.replace("\t", " ").split(" ")))
         return Segment(text, raws, raws, None)
     raws = tuple(_WORDS.findall(text))
     values = []
     for raw in raws:
         if "'" not in raw and '"' not in raw:
             values.append(raw)
-        elif raw[0] == raw[-1] == "'" and raw.count("'") == 2:
+        elif raw[0] == raw[-1] and raw[0] in "'\"" and raw.count(raw[0]) == 2:
+            # One quoted string without a doubled quote.
             values.append(raw[1:-1])
+        elif "''" not in raw and '""' not in raw:
+            # No doubled quote: the value is the pieces' texts, removed of
+            # their quotes in one pass.
+            values.append(_PIECE.sub(r"\1\2\3", raw))
         else:
             word = _word(raw, 0)
             # In the grammar, no word is unsupported.
