@@ -185,7 +185,7 @@ def _segment(text: str) -> Segment:
         elif "''" not in raw and '""' not in raw:
             # No doubled quote: the value is the pieces' texts, removed of
             # their quotes in one pass.
-            values.append(_PIECE.sub(r"\1\2\3", raw))
+            values.append("".join(map("".join, _PIECE.findall(raw))))
         else:
             word = _word(raw, 0)
             # In the grammar, no word is unsupported.
