@@ -9,7 +9,9 @@ Prints, over a corpus of distinct realistic coding-agent commands:
 - the time of a repeated command (answered from the decision cache);
 - the time of the operation through the adapter (input validation included);
 - decision times for inputs of 64 KiB to 1 MiB (growth must be linear);
-- limited Bash and limited PowerShell on the same 1 MiB inputs, side by side.
+- limited Bash and limited PowerShell on the same 1 MiB inputs (one long
+  segment, many segments, quoting), side by side with a plain `str.split`
+  of the same text.
 A benchmark prints figures; it never fails on a slow machine.
 """
 
@@ -164,23 +166,32 @@ def main() -> int:
             )
         print(f"  {name:20s} " + " | ".join(row))
 
-    # Both limited shells on the same 1 MiB inputs, side by side (inputs this
-    # large bypass the decision cache). `&&` is unsupported in PowerShell, so
-    # the chains use `;` and `|`, which both shells split on.
-    print("1 MiB inputs, limited Bash vs limited PowerShell (one decision each):")
+    # Both limited shells on the same 1 MiB inputs, side by side with a plain
+    # `str.split` pass over the same text (the floor any segmenter pays);
+    # inputs this large bypass the decision cache. `&&` is unsupported in
+    # PowerShell, so the chains use `;` and `|`, which both shells split on.
+    print("1 MiB inputs, limited Bash and limited PowerShell vs str.split (best of 3, one decision each):")
+    mib = 1 << 20
     both = {
-        "one word": "echo " + "a" * (1 << 20),
-        "many words": "echo " + "ab " * ((1 << 20) // 3),
-        "many ; segments": "ls ; " * ((1 << 20) // 5) + "ls",
-        "many | segments": "ls | " * ((1 << 20) // 5) + "ls",
-        "quoted words": "echo " + "'a b' " * ((1 << 20) // 6),
-        "unclosed quote": "echo '" + "a" * (1 << 20),
+        "one word": "echo " + "a" * mib,
+        "many words": "echo " + "ab " * (mib // 3),
+        "many ; segments": "ls ; " * (mib // 5) + "ls",
+        "many | segments": "ls | " * (mib // 5) + "ls",
+        "distinct segments": "".join(f"ls f{i} ; " for i in range(mib // 12)) + "ls",
+        "quoted words": "echo " + "'a b' " * (mib // 6),
+        "double-quoted words": "echo " + '"a b" ' * (mib // 6),
+        "deep quoting": "echo " + "'a'\"b\"'c'" * (mib // 11),
+        "one long quoted word": "echo '" + "a b " * (mib // 4) + "'",
+        "unclosed quote": "echo '" + "a" * mib,
+        "unsupported at the end": "ls | " * (mib // 5) + "ls >",
     }
     for name, text in both.items():
+        split_ms = _best_of(lambda t=text: t.split(), 3) / 1000
         bash_ms = _best_of(lambda t=text: check_bash_uncached(t, CWD), 3) / 1000
         ps_ms = _best_of(lambda t=text: check_powershell(t, CWD), 3) / 1000
         print(
-            f"  {name:20s} bash {bash_ms:8.1f} ms   powershell {ps_ms:8.1f} ms   ratio {ps_ms / bash_ms:5.1f}x"
+            f"  {name:24s} str.split {split_ms:7.1f} ms   bash {bash_ms:7.1f} ms ({bash_ms / split_ms:5.1f}x)   "
+            f"powershell {ps_ms:7.1f} ms ({ps_ms / split_ms:5.1f}x)"
         )
     return 0
 

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_planmode import SUITE_VERSION, failure_text, lineup
+from pytest_planmode.answer_shape import shape_problems
 from pytest_planmode.contract import operations
 from pytest_planmode.contract.virtual_paths import sandbox
 from pytest_planmode.matching import mismatches
@@ -37,8 +38,32 @@ MAX_CALLS_SHOWN = 3
 EXPLANATION_SKIP = "explanation: "
 
 
+#: The heading of an answer's shape problems in a failure message.
+SHAPE_HEADING = "shape (the answer does not have the operation's output shape):"
+
+
+def judge_output(operation: str, expect: Any, output: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """What is wrong with an output answer to a case: its shape problems
+    (checked whole against the operation's output model), then where it
+    does not match `expect`. Both empty: the case passes."""
+    shape = shape_problems(operation, output)
+    # A field the shape check names is not named again by the mismatches.
+    wrong = tuple(problem.split(": ", 1)[0] for problem in shape)
+    problems = [p for p in mismatches(expect, output) if not _within(p.split(": ", 1)[0], wrong)]
+    return shape, problems
+
+
+def _within(path: str, outer: tuple[str, ...]) -> bool:
+    return any(path == o or path.startswith((f"{o}.", f"{o}[")) for o in outer)
+
+
 class CaseFailure(Exception):
-    """A case failed; the message is complete and shown without a traceback."""
+    """A case failed; the message is complete and shown without a traceback.
+    `summary`, when given, is its one line for reports and expectations."""
+
+    def __init__(self, message: str, summary: str | None = None) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 def marker_name(text: str) -> str:
@@ -145,6 +170,13 @@ class TargetClient:
         outcome = self.request(operation, payload)
         if outcome.kind == "output":
             assert outcome.output is not None
+            shape = shape_problems(operation, outcome.output)
+            if shape:
+                raise CaseFailure(
+                    f"{operation} with input {json.dumps(dict(payload), ensure_ascii=False)[:500]}\n"
+                    f"{SHAPE_HEADING}\n" + "\n".join(f"  {p}" for p in shape),
+                    summary="; ".join(f"shape: {p}" for p in shape),
+                )
             return outcome.output
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {operation}")
@@ -199,12 +231,17 @@ class CaseItem(pytest.Item):
             pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
         if outcome.kind == "output":
             assert outcome.output is not None
-            problems = mismatches(case.expect, outcome.output)
-            if not problems:
+            shape, problems = judge_output(case.operation, case.expect, outcome.output)
+            if not problems and not shape:
                 return
             got = json.dumps(outcome.output, ensure_ascii=False)
-            what = "mismatch:\n" + "\n".join(f"  {p}" for p in problems)
-            summary = "; ".join(problems)
+            what = "\n".join(
+                [
+                    *([SHAPE_HEADING, *(f"  {p}" for p in shape)] if shape else []),
+                    *(["mismatch:", *(f"  {p}" for p in problems)] if problems else []),
+                ]
+            )
+            summary = "; ".join([*(f"shape: {p}" for p in shape), *problems])
         elif outcome.kind == "error":
             got = f"an error: {outcome.message}"
             what = "the target answered an error where an output was expected"
@@ -903,7 +940,7 @@ def property_failure(
     text = str(exc).strip() or type(exc).__name__
     if isinstance(exc, CaseFailure):
         lines.append(f"failed:   {text}")
-        return "\n".join(lines), _first_line(text.splitlines()[-1] if text else text)
+        return "\n".join(lines), exc.summary or _first_line(text.splitlines()[-1] if text else text)
     lines.append("failed:   " + text.replace("\n", "\n          "))
     example: list[str] = []
     for note in getattr(exc, "__notes__", []):

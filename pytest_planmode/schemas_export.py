@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from pytest_planmode import contract
 from pytest_planmode.contract import operations
+from pytest_planmode.contract.cross_field import RuleSchema
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
@@ -24,7 +25,7 @@ SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 def _schema(
     model: type[BaseModel], mode: str, title: str | None = None, description: str | None = None
 ) -> dict[str, Any]:
-    schema = model.model_json_schema(by_alias=True, mode=mode)  # type: ignore[arg-type]
+    schema = model.model_json_schema(by_alias=True, mode=mode, schema_generator=RuleSchema)  # type: ignore[arg-type]
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
     if title:
         schema["title"] = title

@@ -58,6 +58,9 @@ _QUOTING = re.compile(r"""['"\\]""")
 
 # The pieces of a word that uses quotes or escapes.
 _PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.S)
+# A word without any of these (and without a backslash) expands nothing,
+# quoted or not.
+_EXPANSION_CHARS = re.compile(r"[$*?\[{~]")
 # Inside double quotes Bash removes the backslash only before these.
 _DQ_ESCAPE = re.compile(r"\\([$`\"\\])")
 
@@ -110,15 +113,17 @@ def _quoted_word(raw: str) -> tuple[str, str | None]:
 
 
 def _segment(text: str) -> Segment:
-    raws = tuple(_WORDS.findall(text))
     if _QUOTING.search(text) is None:
-        # Fast path: no quoting anywhere, so values are the raw words and one
-        # search over the segment finds any expansion.
+        # Fast path: no quoting anywhere, so the words are the runs between
+        # blanks, values are the raw words and one search over the segment
+        # finds any expansion.
+        raws = tuple(filter(None, text.replace("\t", " ").split(" ")))
         match = _EXPANDING_CHAR.search(text)
         if match is None and "~" in text:
             match = _EXPANDING.search(text)
         expansion = None if match is None else f"{_expansion_reason(match)} at offset {match.start()}"
         return Segment(text, raws, raws, expansion)
+    raws = tuple(_WORDS.findall(text))
     values: list[str] = []
     expansion = None
     for raw in raws:
@@ -126,6 +131,18 @@ def _segment(text: str) -> Segment:
             values.append(raw)
             if expansion is None and (match := _EXPANDING.search(raw)):
                 expansion = f"{_expansion_reason(match)} in {raw!r}"
+            continue
+        if raw[0] == raw[-1] == "'" and raw.count("'") == 2:
+            # One single-quoted string: its text, taken literally.
+            values.append(raw[1:-1])
+            continue
+        if "\\" not in raw and _EXPANSION_CHARS.search(raw) is None:
+            # Quotes only and nothing that could expand: the value is the
+            # pieces' texts, removed of their quotes in one pass.
+            if raw[0] == raw[-1] == '"' and raw.count('"') == 2:
+                values.append(raw[1:-1])
+            else:
+                values.append("".join(map("".join, _PIECE.findall(raw))))
             continue
         value, why = _quoted_word(raw)
         values.append(value)
@@ -156,15 +173,15 @@ def segment_bash(command: str) -> Parse:
         return Parse(unsupported=_classify(command))
     # In the grammar, segment texts and operators alternate, starting and
     # ending with a segment text. A repeated segment is split once.
-    texts = [_trim(text) for text in _SPLIT.findall(command)[::2]]
+    texts = _SPLIT.findall(command)[::2]
     if len(texts) == 1:
-        return Parse(segments=(_segment(texts[0]),))
+        return Parse(segments=(_segment(_trim(texts[0])),))
     known: dict[str, Segment] = {}
     segments = []
     for text in texts:
         segment = known.get(text)
         if segment is None:
-            segment = known[text] = _segment(text)
+            segment = known[text] = _segment(_trim(text))
         segments.append(segment)
     return Parse(segments=tuple(segments))
 

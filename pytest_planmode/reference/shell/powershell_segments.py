@@ -2,8 +2,16 @@
 
 pi-plan-mode-settings.md § Safe shell subcommands: "PowerShell supports `;`
 and `|`, not `&&` or `||`". reference-choices.md § pi-plan-mode: limited
-PowerShell lists what else makes the whole input unsupported. The scanner
-is linear and consumes whole words with one compiled expression per step.
+PowerShell lists what else makes the whole input unsupported.
+
+Deciding is linear and does its character-level work in compiled regular
+expressions, as for Bash: one expression decides whether the whole
+submission is in the grammar, one splits it into segments and operators,
+one splits a segment into words; Python code runs once per distinct
+segment and once per quoted word. A rejected submission is walked word by
+word by the scanner, from the start of the segment where the grammar
+stopped (the segments before it are in the grammar, so the scanner would
+find nothing there), to say what was found and where.
 """
 
 from __future__ import annotations
@@ -28,9 +36,26 @@ _BLANKS = re.compile(r"[ \t]*")
 
 # A whole word: ordinary characters and complete quoted strings ('' and ""
 # are the doubled-quote escapes inside them).
-_WORD = re.compile(r"""(?:[^ \t'";|&<>(){}\[\]]+|'(?:[^']|'')*'|"(?:[^"]|"")*")+""")
+# A run of ordinary characters inside a quoted string is one step
+# (possessive): an unclosed quote a megabyte long fails in one pass.
+_WORD = re.compile(r"""(?:[^ \t'";|&<>(){}\[\]]+|'(?:[^']++|'')*'|"(?:[^"]++|"")*")+""")
 
 _PIECE = re.compile(r"""'((?:[^']|'')*)'|"((?:[^"]|"")*)"|([^'"]+)""")
+
+# The grammar the scanner accepts, with possessive quantifiers (a failed
+# match never backtracks, so deciding is linear): segments of words joined
+# by `;` and `|`, no word opening with `@` or `#`, no `::` in unquoted text.
+_UNQUOTED_SRC = r"""(?:[^ \t'";|&<>(){}\[\]:]++|:(?!:))++"""
+_PIECE_SRC = rf"""(?:{_UNQUOTED_SRC}|'(?:[^']++|'')*+'|"(?:[^"]++|"")*+")"""
+_WORD_SRC = rf"(?![@#]){_PIECE_SRC}++"
+_SEGMENT_SRC = rf"[ \t]*+{_WORD_SRC}(?:[ \t]++{_WORD_SRC})*+[ \t]*+"
+_GRAMMAR = re.compile(rf"{_SEGMENT_SRC}(?:[;|]{_SEGMENT_SRC})*+")
+# How far the submission is made of complete segments, each followed by
+# its operator: the scanner resumes there (`||` is one token to it).
+_COMPLETE_SEGMENTS = re.compile(rf"(?:{_SEGMENT_SRC}(?:;|\|(?!\|)))*+")
+# On text in the grammar: segment texts and operators, alternating.
+_SPLIT = re.compile(r"""(?:[^'";|]++|'(?:[^']++|'')*+'|"(?:[^"]++|"")*+")++|[;|]""")
+_WORDS = re.compile(rf"{_PIECE_SRC}++")
 
 
 def _unsupported(rule: str, reason: str) -> Parse:
@@ -126,14 +151,59 @@ def segment_powershell(command: str) -> Parse:
     if "--%" in command:
         index = command.index("--%")
         return _unsupported("syntax.stop-parsing", f"the stop-parsing token '--%' at offset {index}")
+    if _GRAMMAR.fullmatch(command) is None:
+        resume = _COMPLETE_SEGMENTS.match(command)
+        found_there = _scan(command, resume.end() if resume is not None else 0)
+        # The scanner finds the problem after the complete segments; should
+        # it not, it decides the whole input itself (fail-safe, same answer).
+        return found_there if found_there.unsupported is not None else _scan(command, 0)
+    texts = _SPLIT.findall(command)[::2]
+    known: dict[str, Segment] = {}
+    segments = []
+    for text in texts:
+        segment = known.get(text)
+        if segment is None:
+            segment = known[text] = _segment(text.strip(" \t"))
+        segments.append(segment)
+    return Parse(segments=tuple(segments))
+
+
+def _segment(text: str) -> Segment:
+    """One segment of a submission in the grammar: its words' values."""
+    if "'" not in text and '"' not in text:
+        # No quoting: the words are the runs between blanks.
+        raws = tuple(filter(None, text.replace("\t", " ").split(" ")))
+        return Segment(text, raws, raws, None)
+    raws = tuple(_WORDS.findall(text))
+    values = []
+    for raw in raws:
+        if "'" not in raw and '"' not in raw:
+            values.append(raw)
+        elif raw[0] == raw[-1] and raw[0] in "'\"" and raw.count(raw[0]) == 2:
+            # One quoted string without a doubled quote.
+            values.append(raw[1:-1])
+        elif "''" not in raw and '""' not in raw:
+            # No doubled quote: the value is the pieces' texts, removed of
+            # their quotes in one pass.
+            values.append("".join(map("".join, _PIECE.findall(raw))))
+        else:
+            word = _word(raw, 0)
+            # In the grammar, no word is unsupported.
+            assert isinstance(word, str), word
+            values.append(word)
+    return Segment(text, tuple(values), raws, None)
+
+
+def _scan(command: str, pos: int) -> Parse:
+    """The scanner, word by word, from `pos` (0 or the start of a segment)."""
     segments: list[Segment] = []
     words: list[str] = []
     raws: list[str] = []
     n = len(command)
-    start = 0
+    start = pos
     blanks_match = _BLANKS.match
     word_match = _WORD.match
-    pos = blanks_match(command, 0).end()  # type: ignore[union-attr]
+    pos = blanks_match(command, pos).end()  # type: ignore[union-attr]
     while pos < n:
         m = word_match(command, pos)
         if m is not None:

@@ -39,7 +39,13 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         entered = run.result(len(run.results) - 2)
         if entered.get("error"):
             raise RuntimeError(f"/mode {payload.get('mode')} failed: {entered['error']}")
-    return {"allowed": bool(run.result(len(run.results) - 1).get("allowed"))}
+    call = run.result(len(run.results) - 1)
+    if call.get("allowed"):
+        return {"allowed": True, "reason": None}
+    # The text returned to the model: the hook's block reason, what it threw,
+    # or Pi's own refusal.
+    text = call.get("reason") or call.get("thrown") or call.get("error")
+    return {"allowed": False, "reason": text if isinstance(text, str) else None}
 
 
 TRANSLATION = Translation(script, effects, command="mode", spec="opl-modes")
