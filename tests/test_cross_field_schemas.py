@@ -156,3 +156,36 @@ def test_without_the_stated_rules_the_schema_accepts_what_the_model_rejects() ->
     assert errors(schema, both) and not model_accepts(model, both)
     bare = operations()["planmode.settings.save"].input.model_json_schema(by_alias=True)
     assert Draft202012Validator(bare).is_valid(both)
+
+
+def _validated_models() -> set[type[BaseModel]]:
+    """Every contract input model that defines a model validator of its own
+    (the settings documents' models are data a reader judges, not inputs)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import pytest_planmode.contract as contract_package
+    from pytest_planmode.contract.base import ContractInput
+    from pytest_planmode.contract.events import EventScript, ScriptEvent
+
+    found: set[type[BaseModel]] = set()
+    for info in pkgutil.iter_modules(contract_package.__path__):
+        module = importlib.import_module(f"{contract_package.__name__}.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            inputs = (ContractInput, EventScript, ScriptEvent)
+            if not issubclass(cls, inputs) or "[" in cls.__qualname__:
+                continue
+            validators = cls.__pydantic_decorators__.model_validators.values()
+            if any(v.func.__qualname__.rsplit(".", 1)[0] == cls.__qualname__ for v in validators):
+                found.add(cls)
+    return found
+
+
+def test_every_model_validator_has_its_rules_stated() -> None:
+    """A validator whose rule is in no schema makes inputs the published
+    schema accepts fail: each model with one has rules here."""
+    missing = sorted(
+        f"{cls.__module__}.{cls.__qualname__}" for cls in _validated_models() if not rules_of(cls)
+    )
+    assert not missing, f"model validators with no rule in contract.cross_field.RULES: {missing}"

@@ -24,7 +24,10 @@ from pydantic_core import core_schema
 from pytest_planmode.contract import (
     host_events,
     oplmodes_config,
+    oplmodes_models,
     oplmodes_modes,
+    planmode_lifecycle,
+    planmode_models,
     planmode_settings,
     planmode_tools,
 )
@@ -170,6 +173,36 @@ RULES: dict[type[BaseModel], tuple[Rule, ...]] = {
             "at most one run is open; commands are `/plan` with one of its arguments; the tools "
             "picker is only dismissed (`label = null`); `handler.settle` follows an `extension.hold` "
             "of its handler; `session.tree` names a label given earlier in the same session; "
+            "`session.resume` gives no entries (not stated as JSON Schema)."
+        ),
+    ),
+    planmode_lifecycle.LifecycleRunInput: (
+        Rule(
+            "Contexts and tool calls happen inside an agent run and tree moves between runs; "
+            "resume, reload and restart end the open run; `ui.answer` answers the menu open "
+            "before it (the ready menu opens when a run that called `plan_mode_complete` "
+            "settles, `/plan` opens the Plan menu) with an item it offers; `session.tree` names "
+            "a label given earlier (not stated as JSON Schema)."
+        ),
+    ),
+    planmode_models.SwitchInput: (
+        Rule(
+            "`trigger` is one of the Plan boundaries its description lists, at 0 ms "
+            "(not stated as JSON Schema)."
+        ),
+    ),
+    planmode_models.SessionScriptInput: (
+        Rule(
+            "Commands are `/plan start|exit|off|implement`, each valid in the mode it needs; "
+            "`plan_mode_complete` is called inside a Plan-mode run with a non-empty plan; the "
+            "ready menu and the fresh screen are answered with an item they offer before "
+            "anything else the user does (not stated as JSON Schema)."
+        ),
+    ),
+    oplmodes_models.ModelsScriptInput: (
+        Rule(
+            "Commands are `/mode <name>` (`/mode normal` leaves the mode; not `off` or "
+            "`execute`); `provider.change` gives only what opl-modes reads of a provider; "
             "`session.resume` gives no entries (not stated as JSON Schema)."
         ),
     ),
