@@ -13,11 +13,18 @@ from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
     planmode_bash_check,
     planmode_powershell_check,
+    planmode_tools_authorize,
 )
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
 TRANSLATIONS: dict[str, Translation] = {
-    t.OPERATION: t.TRANSLATION for t in (planmode_bash_check, planmode_powershell_check, oplmodes_bash_check)
+    t.OPERATION: t.TRANSLATION
+    for t in (
+        planmode_bash_check,
+        planmode_powershell_check,
+        planmode_tools_authorize,
+        oplmodes_bash_check,
+    )
 }
 
 _SCRIPT = (
@@ -50,7 +57,6 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.models.switch": _MODELS,
     "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
     "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
-    "planmode.tools.authorize": _SCRIPT,
     "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
     "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
 }

@@ -83,3 +83,54 @@ def in_sandbox(text: str, virtual: str, real: str) -> str:
         out.append(text[i:j])
         out.append(real if boundary else virtual)
         i = end
+
+
+class ScriptBuilder:
+    """Builds a host script from an event script: host steps per event,
+    with the virtual clock moved to each event's instant (`at`) first, and
+    the span of host steps each event became, for reading effects back."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.spans: list[tuple[int, int]] = []
+        self.now = 0
+        #: Virtual time the host spent on its own (e.g. a watcher's debounce
+        #: after a file write): later instants move by it.
+        self.offset = 0
+        self._open: int | None = None
+
+    def add(self, *steps: dict[str, Any]) -> None:
+        self.steps.extend(steps)
+
+    def begin(self, at: int) -> None:
+        target = at + self.offset
+        if target > self.now:
+            self.steps.append({"do": "advance", "ms": target - self.now})
+            self.now = target
+        self._open = len(self.steps)
+
+    def end(self) -> None:
+        assert self._open is not None
+        self.spans.append((self._open, len(self.steps)))
+        self._open = None
+
+    def elapse(self, ms: int) -> None:
+        """Let the host's own timers run for `ms` of virtual time."""
+        self.steps.append({"do": "advance", "ms": ms})
+        self.now += ms
+        self.offset += ms
+
+
+def step_trace(run: HostRun, span: tuple[int, int]) -> list[dict[str, Any]]:
+    """The call-trace entries recorded while the host ran these steps."""
+    first, last = span
+    if last <= first:
+        return []
+    start = int(run.results[first].get("traceFrom", 0))
+    stop = int(run.results[last - 1].get("traceTo", len(run.trace)))
+    return run.trace[start:stop]
+
+
+def calls(trace: list[dict[str, Any]], name: str) -> list[list[Any]]:
+    """The arguments of every call named `name` (e.g. `ui.notify`)."""
+    return [list(entry.get("args") or []) for entry in trace if entry.get("call") == name]
