@@ -121,7 +121,8 @@ class PiTarget:
         sandbox = self._sandbox()
         try:
             script = translation.script(payload, sandbox)
-            run = HostRun.from_answer(self.host.run(self.entry, sandbox, script))
+            answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
+            run = HostRun.from_answer(answer)
             escapes = [entry for entry in run.trace if "escape" in entry]
             if escapes:
                 first = escapes[0]

@@ -78,7 +78,7 @@ export const API = {
     "agent_before_settle",
   ],
   steps: [
-    "start", "emit", "command", "ui", "tool_call", "registry", "register_tool", "unregister_tool",
+    "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
@@ -786,7 +786,7 @@ class Run {
       const entry = { t: clock.now, call: `ui.${name}`, args: json(args), answer: answer ?? null, runtime: rt.generation };
       run.trace.push(entry);
       if (answer === undefined && run.options.holdPrompts) {
-        answer = await new Promise((resolve) => run.openPrompts.push(resolve));
+        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.promptOpened?.(); });
         entry.answer = answer ?? null;
       }
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
@@ -1069,6 +1069,17 @@ class Run {
       case "register_tool":
         this.hostTool(step);
         return {};
+      case "set_registry": {
+        // Pi's registry from now on: tools of the host (or other extensions)
+        // not listed are gone, new ones are registered; the extension's own
+        // registrations stay.
+        const names = new Set((step.tools ?? []).map((t) => String(t.name)));
+        for (const [name, tool] of [...this.tools]) {
+          if (!tool.runtime && !names.has(name)) { this.tools.delete(name); this.active = this.active.filter((n) => n !== name); }
+        }
+        for (const t of step.tools ?? []) if (!this.tools.has(String(t.name))) this.hostTool(t);
+        return { active: this.active.slice() };
+      }
       case "unregister_tool":
         this.tools.delete(String(step.name));
         this.active = this.active.filter((n) => n !== step.name);
@@ -1340,7 +1351,10 @@ async function runScript(request) {
       if (step?.wait === false) await run.settle({ quiet: true });
       else {
         let watchdog;
-        await Promise.race([promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        // A step that leaves a prompt open waits for a later ui step.
+        const prompted = new Promise((resolve) => { run.promptOpened = resolve; });
+        await Promise.race([promise, prompted, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        run.promptOpened = null;
         real.clearTimeout(watchdog);
         await run.settle({ quiet: true });
       }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
+    oplmodes_modes_script,
     planmode_bash_check,
     planmode_powershell_check,
     planmode_tools_authorize,
@@ -24,6 +25,7 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_powershell_check,
         planmode_tools_authorize,
         oplmodes_bash_check,
+        oplmodes_modes_script,
     )
 }
 
@@ -42,7 +44,6 @@ UNSUPPORTED: dict[str, str] = {
     "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
     "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
     "oplmodes.models.script": _MODELS,
-    "oplmodes.modes.script": _SCRIPT,
     "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
     "its file located under .pi/plans/ (virtual paths of contract 2)",
     "oplmodes.tools.active": "not translated yet: needs a registry of tools described by the case "

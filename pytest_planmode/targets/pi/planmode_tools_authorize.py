@@ -189,4 +189,4 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     return {"verdicts": verdicts}
 
 
-TRANSLATION = Translation(script, effects, command="plan", spec="pi-plan-mode")
+TRANSLATION = Translation(script, effects, command="plan", spec="pi-plan-mode", options={"holdPrompts": True})

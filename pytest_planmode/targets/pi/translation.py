@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -64,6 +64,9 @@ class Translation:
     #: and that spec: without the command every case is unsupported.
     command: str
     spec: str
+    #: Run options for the host (what it observes after each step, whether
+    #: prompts wait for a later answer); see host.mjs.
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def in_sandbox(text: str, virtual: str, real: str) -> str:
