@@ -118,6 +118,13 @@ class PiTarget:
                 message=f"the extension registers no /{translation.command} command, "
                 f"so it does not implement {translation.spec}",
             )
+        other = sorted(self.commands & translation.unless)
+        if other:
+            return Outcome(
+                "unsupported",
+                message=f"the extension registers /{other[0]}, so it implements another spec "
+                f"than {translation.spec} (whose commands share names with it)",
+            )
         sandbox = self._sandbox()
         try:
             script = translation.script(payload, sandbox)

@@ -661,6 +661,8 @@ class Run {
     this.runtime = null;
     this.generation = 0;
     this.loads = 0;
+    this.cachedLoads = 0;
+    this.restart = null;
   }
 
   virtual(p) {
@@ -858,6 +860,17 @@ class Run {
     // Pi's loader does on every load (TypeScript loaders may cache; see docs).
     const url = `${pathToFileURL(this.extensionPath).href}?planmode-runtime=${runCounter}-${this.loads}`;
     const mod = await import(url);
+    // A loader that ignores the query (tsx) hands back the module it
+    // evaluated before. The first load of a run then needs a fresh process
+    // (the client starts one); a later load in the run (reload, new
+    // session) keeps the module's state, and the answer says so.
+    if (evaluatedModules.has(mod)) {
+      const why = "the module loader served the extension from its cache (a TypeScript loader such as tsx ignores the query that makes Node evaluate it again)";
+      if (this.loads === 1) { this.restart = why; throw new Error(why); }
+      this.cachedLoads += 1;
+      this.error("load", new Error(`${why}: module-level state carried over into the ${reason} runtime`));
+    }
+    evaluatedModules.add(mod);
     const factory = typeof mod.default === "function" ? mod.default : mod.default?.factory;
     if (typeof factory !== "function") throw new Error(`${this.extensionPath}: the default export is not a function (pi) => void`);
     await factory(rt.pi);
@@ -1314,6 +1327,9 @@ function changedFiles(root, before, after) {
 // ---------------------------------------------------------------- the loop
 
 const baselineGlobals = new Set(Object.getOwnPropertyNames(globalThis));
+const evaluatedModules = new WeakSet();
+
+class CachedModule extends Error {}
 let runCounter = 0;
 
 async function runScript(request) {
@@ -1358,6 +1374,7 @@ async function runScript(request) {
         real.clearTimeout(watchdog);
         await run.settle({ quiet: true });
       }
+      if (run.restart) throw new CachedModule(run.restart);
       if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${index} ${step?.do} settled=${"pending" in record} now=${clock.now}\n`);
       if (!("pending" in record)) record.pending = true;
       record.traceTo = run.trace.length;
@@ -1397,6 +1414,7 @@ async function main() {
       else if (request.op === "run") out({ id, ok: await runScript(request) });
       else out({ id, error: `unknown op ${JSON.stringify(request.op)} (hello or run)` });
     } catch (error) {
+      if (error instanceof CachedModule) { out({ id, restart: error.message }); continue; }
       out({ id, error: error instanceof Error ? `${error.message}` : String(error) });
     }
   }

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi.translation import HostRun, Translation, in_sandbox
+from pytest_planmode.targets.pi.translation import OPL_COMMANDS, HostRun, Translation, in_sandbox
 
 SETTINGS_FILE = "pi-plan-mode.json"
 SPEC = "pi-plan-mode"
@@ -59,4 +59,4 @@ def translation(tool: str, *, extra_tool: bool) -> Translation:
         # allowed either: the command never runs.
         return {"allowed": bool(call.get("allowed"))}
 
-    return Translation(script, effects, command="plan", spec=SPEC)
+    return Translation(script, effects, command="plan", spec=SPEC, unless=OPL_COMMANDS)

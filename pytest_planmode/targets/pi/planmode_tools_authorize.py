@@ -25,7 +25,13 @@ from pydantic import ValidationError
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi.translation import HostRun, ScriptBuilder, Translation, Unsupported
+from pytest_planmode.targets.pi.translation import (
+    OPL_COMMANDS,
+    HostRun,
+    ScriptBuilder,
+    Translation,
+    Unsupported,
+)
 
 OPERATION = "planmode.tools.authorize"
 SETTINGS_FILE = "pi-plan-mode.json"
@@ -189,4 +195,6 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     return {"verdicts": verdicts}
 
 
-TRANSLATION = Translation(script, effects, command="plan", spec="pi-plan-mode", options={"holdPrompts": True})
+TRANSLATION = Translation(
+    script, effects, command="plan", spec="pi-plan-mode", unless=OPL_COMMANDS, options={"holdPrompts": True}
+)

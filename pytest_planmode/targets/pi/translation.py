@@ -8,6 +8,10 @@ from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
 
+#: A command only opl-modes registers (opl-modes.md § Commands, flags, and
+#: shortcuts): an extension with it is not a pi-plan-mode implementation.
+OPL_COMMANDS = frozenset({"mode"})
+
 
 class Unsupported(Exception):
     """This case (or operation) cannot be expressed as a host script; the
@@ -64,6 +68,9 @@ class Translation:
     #: and that spec: without the command every case is unsupported.
     command: str
     spec: str
+    #: Commands that mark an extension of another spec: both specs have a
+    #: `/plan`, only opl-modes a `/mode`.
+    unless: frozenset[str] = frozenset()
     #: Run options for the host (what it observes after each step, whether
     #: prompts wait for a later answer); see host.mjs.
     options: Mapping[str, Any] = field(default_factory=dict)
