@@ -859,7 +859,9 @@ class Run {
     // A query makes Node evaluate the module again: a fresh top level, as
     // Pi's loader does on every load (TypeScript loaders may cache; see docs).
     const url = `${pathToFileURL(this.extensionPath).href}?planmode-runtime=${runCounter}-${this.loads}`;
+    const importStart = performance.now();
     const mod = await import(url);
+    this.timing.loadMs += performance.now() - importStart;
     // A loader that ignores the query (tsx) hands back the module it
     // evaluated before. The first load of a run then needs a fresh process
     // (the client starts one); a later load in the run (reload, new
@@ -1333,6 +1335,7 @@ class CachedModule extends Error {}
 let runCounter = 0;
 
 async function runScript(request) {
+  const began = performance.now();
   const sandbox = request.sandbox;
   for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
     if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
@@ -1348,14 +1351,18 @@ async function runScript(request) {
   process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
   process.env.TMPDIR = sandbox.tmp;
   process.chdir(sandbox.cwd);
+  const setupDone = performance.now();
   const before = snapshot(sandbox.root);
   const run = new Run(request);
+  run.timing = { setupMs: setupDone - began, filesMs: performance.now() - setupDone, loadMs: 0, stepsMs: 0, totalMs: 0 };
   host = run;
   const results = [];
   try {
     for (const [index, step] of (request.script ?? []).entries()) {
       const record = { do: step?.do, t: clock.now, traceFrom: run.trace.length };
       results.push(record);
+      // A step that leaves a prompt open waits for a later ui step.
+      const prompted = new Promise((resolve) => { run.promptOpened = resolve; });
       const promise = run.step(step ?? {}).then(
         (value) => Object.assign(record, value ?? {}, { pending: false }),
         (error) => Object.assign(record, { pending: false, threw: errorText(error) }),
@@ -1367,8 +1374,6 @@ async function runScript(request) {
       if (step?.wait === false) await run.settle({ quiet: true });
       else {
         let watchdog;
-        // A step that leaves a prompt open waits for a later ui step.
-        const prompted = new Promise((resolve) => { run.promptOpened = resolve; });
         await Promise.race([promise, prompted, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
         run.promptOpened = null;
         real.clearTimeout(watchdog);
@@ -1382,8 +1387,14 @@ async function runScript(request) {
       void index;
     }
     await run.settle({ quiet: true });
+    const stepsDone = performance.now();
     const state = run.state();
-    return { results, trace: run.trace, errors: run.errors, state, files: changedFiles(sandbox.root, before, snapshot(sandbox.root)) };
+    const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    const end = performance.now();
+    // Where the run's time went (the loads are part of the steps).
+    Object.assign(run.timing, { stepsMs: stepsDone - began - run.timing.setupMs - run.timing.filesMs, totalMs: end - began });
+    run.timing.filesMs += end - stepsDone;
+    return { results, trace: run.trace, errors: run.errors, state, files, timing: run.timing };
   } finally {
     if (run.runtime) run.runtime.active = false;
     for (const w of run.watchers) w.removeAllListeners();

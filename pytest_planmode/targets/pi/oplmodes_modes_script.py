@@ -47,7 +47,9 @@ SHARED_STATE = "__agentMode"
 #: Pi's own default binding of app.thinking.cycle.
 THINKING_CYCLE_KEY = "shift+tab"
 #: The first Pi release that emits agent_before_settle.
-BEFORE_SETTLE_SINCE = (0, 87, 0)
+BEFORE_SETTLE_SINCE = (0, 87, 0, 1)
+#: A plan file's name (opl-modes.md § Commands, flags, and shortcuts).
+_PLAN_FILE = re.compile(r"^plan-.+\.md$")
 _MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
 
 
@@ -59,8 +61,12 @@ def parse(payload: Mapping[str, Any]) -> contract.ModesScriptInput:
 
 
 def _version(text: str) -> tuple[int, ...]:
-    parts = re.findall(r"\d+", text)
-    return tuple(int(p) for p in parts[:3]) if parts else (0,)
+    """Comparable version: a pre-release (`0.87.0-rc.1`) sorts before its release."""
+    match = re.match(r"\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-)?", text)
+    if not match:
+        return (0,)
+    major, minor, patch, pre = match.groups()
+    return (int(major), int(minor or 0), int(patch or 0), 0 if pre else 1)
 
 
 def _tool(name: str, active: bool) -> dict[str, Any]:
@@ -287,7 +293,9 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         "mode": shared.get("mode"),
         "planFile": shared.get("planFile"),
         "activeTools": last["activeTools"] if last else list(run.state.get("activeTools") or []),
-        "plans": sorted(path.rsplit("/", 1)[-1] for path in before_files),
+        "plans": sorted(
+            name for name in (p.rsplit("/", 1)[-1] for p in before_files) if _PLAN_FILE.match(name)
+        ),
         # The extension's entries on the final branch: what it appended
         # this run, and what the resumed session already held of its kinds.
         "entries": _own_entries(run, {e["customType"] for e in entries}),
@@ -310,6 +318,8 @@ def _plan_changes(
     before: dict[str, str], after: dict[str, str], trace: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     changes: list[dict[str, Any]] = []
+    before = {p: v for p, v in before.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
+    after = {p: v for p, v in after.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
     for path in after:
         if path not in before:
             changes.append({"action": "created", "path": path})
@@ -322,7 +332,7 @@ def _plan_changes(
     for entry in trace:
         if str(entry.get("call", "")).startswith("fs.read"):
             read = _plan_path(str((entry.get("args") or [""])[0]))
-            if read and read not in touched:
+            if read and read not in touched and _PLAN_FILE.match(read.rsplit("/", 1)[-1]):
                 changes.append({"action": "loaded", "path": read})
                 touched.add(read)
     return changes
