@@ -19,9 +19,10 @@ on the kit's side the sandbox, the translation both ways and the JSON of the
 request and answer; on the host's side (the timing the host reports) the
 run's set-up, the file snapshots, the module evaluations, the steps; the
 rest of the round trip is the pipe. The host's process start is measured
-once, apart. `--compare` also runs the round with the host's cheap-win
-switches off (`options.baseline`), so the figures before and after them are
-printed side by side.
+once, apart. `--compare` also runs the round as the host ran before its cheap
+wins (sandboxes on disk rather than in memory, every sandbox directory made,
+a real tick after every step: `options.baseline`), so the figures before and
+after are printed side by side.
 """
 
 from __future__ import annotations
@@ -29,18 +30,20 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pytest_planmode.hosts.pi.client import PiHost
+from pytest_planmode.hosts.pi.client import PiHost, Sandbox
 from pytest_planmode.suite import load_suite
 from pytest_planmode.targets.exec_target import ExecTarget
 from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
-from pytest_planmode.targets.pi_target import PiTarget
+from pytest_planmode.targets.pi_target import PiTarget, scratch_parent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pi-extension" / "index.mjs"
 OPERATIONS = ("planmode.bash.check", "planmode.powershell.check")
@@ -56,13 +59,16 @@ def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
     return len(requests) / (time.perf_counter() - start)
 
 
-def breakdown(target: PiTarget, requests: list[tuple[str, dict[str, Any]]], options: dict[str, Any]) -> dict[str, float]:
-    """Milliseconds per case spent in each part of a `pi:` request."""
+def breakdown(
+    target: PiTarget, requests: list[tuple[str, dict[str, Any]]], options: dict[str, Any], parent: Path
+) -> dict[str, float]:
+    """Milliseconds per case spent in each part of a `pi:` request, with the
+    sandboxes under `parent`."""
     parts: dict[str, float] = defaultdict(float)
     for operation, payload in requests:
         translation = TRANSLATIONS[operation]
         t0 = time.perf_counter()
-        sandbox = target._sandbox()
+        sandbox = Sandbox.create(parent)
         t1 = time.perf_counter()
         script = translation.script(payload, sandbox)
         t2 = time.perf_counter()
@@ -107,9 +113,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--compare", action="store_true", help="also run with the host's cheap wins off")
     args = parser.parse_args()
-    requests = [(c.operation, dict(c.payload)) for c in load_suite() if c.operation in OPERATIONS][
-        : args.cases
-    ]
+    requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation in OPERATIONS][: args.cases]
     pi = PiTarget(str(EXAMPLE), timeout=60)
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
     try:
@@ -119,8 +123,16 @@ def main() -> None:
         for _ in range(args.repeat):
             pi_rates.append(rate(pi, requests))
             exec_rates.append(rate(exec_target, requests))
-        after = breakdown(pi, requests, {})
-        before = breakdown(pi, requests, {"baseline": True}) if args.compare else None
+        now = Path(tempfile.mkdtemp(prefix="planmode-bench-", dir=scratch_parent()))
+        after = breakdown(pi, requests, {}, now)
+        before = None
+        if args.compare:
+            # Before: sandboxes on disk, every sandbox directory made, a tick
+            # after every step.
+            disk = Path(tempfile.mkdtemp(prefix="planmode-bench-"))
+            before = breakdown(pi, requests, {"baseline": True}, disk)
+            shutil.rmtree(disk, ignore_errors=True)
+        shutil.rmtree(now, ignore_errors=True)
     finally:
         pi.close()
         exec_target.close()
