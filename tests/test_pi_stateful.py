@@ -127,7 +127,9 @@ def test_modes_script_passes_on_the_opl_example(opl_example: PiTarget, case_id: 
         ("oplmodes.modes.host.lazy.off-offers-load-tools", "activeTools"),
     ],
 )
-def test_modes_script_fails_what_the_opl_example_lacks(opl_example: PiTarget, case_id: str, field: str) -> None:
+def test_modes_script_fails_what_the_opl_example_lacks(
+    opl_example: PiTarget, case_id: str, field: str
+) -> None:
     found = problems(opl_example, case_id)
     assert any(field in line for line in found), found
 
