@@ -1,37 +1,53 @@
-"""What running an extension through the mock Pi host costs.
+"""What running an extension through the mock Pi host costs, and where.
 
     python benchmarks/pi_host.py [--cases N] [--repeat R]
 
 The same suite cases (the fixture cases of `planmode.bash.check` and
-`planmode.powershell.check`, the operations the host translates) are sent,
-side by side in one run, to
+`planmode.powershell.check`) are sent, side by side in one run, to
 
 - `pi:examples/pi-extension/index.mjs`: each case a fresh extension runtime in
-  its own sandbox (module evaluation, session start, `/plan start`, one
-  `tool_call`), and
+  its own sandbox (module evaluation, session start, `/plan start`, an agent
+  run to its first context, one `tool_call`), and
 - `exec:python -m pytest_planmode.serve`: the reference behind the JSON Lines
   protocol,
 
 each through its target object (host start-up and handshake excluded), and
 prints cases per second for both and their ratio (median of R rounds).
+
+Then one more round through `pi:` with each case's time split into its parts:
+on the kit's side the sandbox, the translation both ways and the JSON of the
+request and answer; on the host's side (the timing the host reports) the
+run's set-up, the file snapshots, the module evaluations, the steps; the
+rest of the round trip is the pipe. The host's process start is measured
+once, apart. `--compare` also runs the round as the host ran before its cheap
+wins (sandboxes on disk rather than in memory, every sandbox directory made,
+a real tick after every step: `options.baseline`), so the figures before and
+after are printed side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
+import shutil
 import statistics
 import sys
+import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from pytest_planmode.hosts.pi.client import PiHost, Sandbox
 from pytest_planmode.suite import load_suite
 from pytest_planmode.targets.exec_target import ExecTarget
-from pytest_planmode.targets.pi_target import PiTarget
+from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
+from pytest_planmode.targets.pi_target import PiTarget, scratch_parent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pi-extension" / "index.mjs"
 OPERATIONS = ("planmode.bash.check", "planmode.powershell.check")
+HOST_PARTS = ("setupMs", "filesMs", "loadMs", "stepsMs")
 
 
 def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
@@ -43,14 +59,61 @@ def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
     return len(requests) / (time.perf_counter() - start)
 
 
+def breakdown(
+    target: PiTarget, requests: list[tuple[str, dict[str, Any]]], options: dict[str, Any], parent: Path
+) -> dict[str, float]:
+    """Milliseconds per case spent in each part of a `pi:` request, with the
+    sandboxes under `parent`."""
+    parts: dict[str, float] = defaultdict(float)
+    for operation, payload in requests:
+        translation = TRANSLATIONS[operation]
+        t0 = time.perf_counter()
+        sandbox = Sandbox.create(parent)
+        t1 = time.perf_counter()
+        script = translation.script(payload, sandbox)
+        t2 = time.perf_counter()
+        answer = target.host.run(target.entry, sandbox, script, {**translation.options, **options})
+        t3 = time.perf_counter()
+        translation.effects(payload, HostRun.from_answer(answer))
+        t4 = time.perf_counter()
+        encoded = json.dumps(answer)
+        t5 = time.perf_counter()
+        json.loads(encoded)
+        t6 = time.perf_counter()
+        sandbox.remove()
+        t7 = time.perf_counter()
+        timing = answer.get("timing") or {}
+        host_ms = float(timing.get("totalMs", 0.0))
+        parts["kit: sandbox create + remove"] += (t1 - t0 + t7 - t6) * 1000
+        parts["kit: translation (script + effects)"] += (t2 - t1 + t4 - t3) * 1000
+        # The answer is decoded once by the client; encoding it costs the host about as much.
+        parts["kit: JSON of the answer (decode)"] += (t6 - t5) * 1000
+        parts["pipe + host JSON (round trip - host run)"] += (t3 - t2) * 1000 - host_ms - (t6 - t5) * 1000
+        for key in HOST_PARTS:
+            parts[f"host: {key[:-2]}"] += float(timing.get(key, 0.0))
+        parts["answer bytes"] += len(encoded)
+    return {key: value / len(requests) for key, value in parts.items()}
+
+
+def process_start(repeat: int) -> float:
+    """Milliseconds from starting a host process to its handshake."""
+    times = []
+    for _ in range(repeat):
+        host = PiHost("node")
+        began = time.perf_counter()
+        host.start()
+        times.append((time.perf_counter() - began) * 1000)
+        host.close()
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=300, help="cases per round (default 300)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument("--compare", action="store_true", help="also run with the host's cheap wins off")
     args = parser.parse_args()
-    requests = [(c.operation, dict(c.payload)) for c in load_suite() if c.operation in OPERATIONS][
-        : args.cases
-    ]
+    requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation in OPERATIONS][: args.cases]
     pi = PiTarget(str(EXAMPLE), timeout=60)
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
     try:
@@ -60,6 +123,16 @@ def main() -> None:
         for _ in range(args.repeat):
             pi_rates.append(rate(pi, requests))
             exec_rates.append(rate(exec_target, requests))
+        now = Path(tempfile.mkdtemp(prefix="planmode-bench-", dir=scratch_parent()))
+        after = breakdown(pi, requests, {}, now)
+        before = None
+        if args.compare:
+            # Before: sandboxes on disk, every sandbox directory made, a tick
+            # after every step.
+            disk = Path(tempfile.mkdtemp(prefix="planmode-bench-"))
+            before = breakdown(pi, requests, {"baseline": True}, disk)
+            shutil.rmtree(disk, ignore_errors=True)
+        shutil.rmtree(now, ignore_errors=True)
     finally:
         pi.close()
         exec_target.close()
@@ -68,6 +141,20 @@ def main() -> None:
     print(f"  pi:examples/pi-extension/index.mjs       {pi_rate:9.1f} cases/s")
     print(f"  exec:python -m pytest_planmode.serve     {exec_rate:9.1f} cases/s")
     print(f"  ratio exec/pi                            {exec_rate / pi_rate:9.1f} x")
+    print(f"host process start to handshake            {process_start(3):9.1f} ms (once per worker)")
+    print("per pi: case, ms" + ("        before     after" if before else "     after"))
+    for key, value in after.items():
+        unit = "" if key != "answer bytes" else " (bytes)"
+        if before is not None:
+            print(f"  {key + unit:44s} {before.get(key, 0.0):9.2f} {value:9.2f}")
+        else:
+            print(f"  {key + unit:44s} {value:9.2f}")
+    total = sum(v for k, v in after.items() if k != "answer bytes")
+    if before is not None:
+        old = sum(v for k, v in before.items() if k != "answer bytes")
+        print(f"  {'total':44s} {old:9.2f} {total:9.2f}")
+    else:
+        print(f"  {'total':44s} {total:9.2f}")
 
 
 if __name__ == "__main__":

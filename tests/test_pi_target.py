@@ -61,7 +61,9 @@ def verdict_matches(target: PiTarget, case: Case) -> bool:
     return outcome.output["allowed"] == case.expect["allowed"]
 
 
-def test_the_documented_command_is_green(tmp_path: Path) -> None:
+def run_documented_command(tmp_path: Path, example: Path, expectations: Path) -> dict[str, Any]:
+    """`pytest --planmode-target=pi:EXAMPLE --planmode-expectations=FILE`,
+    green; its report's target entry."""
     report = tmp_path / "report.json"
     args = [
         sys.executable,
@@ -70,8 +72,8 @@ def test_the_documented_command_is_green(tmp_path: Path) -> None:
         "-q",
         "-p",
         "no:cacheprovider",
-        f"--planmode-target=pi:{EXAMPLE.relative_to(ROOT)}",
-        f"--planmode-expectations={EXPECTATIONS.relative_to(ROOT)}",
+        f"--planmode-target=pi:{example.relative_to(ROOT)}",
+        f"--planmode-expectations={expectations.relative_to(ROOT)}",
         f"--planmode-report={report}",
     ]
     try:
@@ -83,13 +85,23 @@ def test_the_documented_command_is_green(tmp_path: Path) -> None:
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     (data,) = json.loads(report.read_text())["targets"]
+    assert isinstance(data, dict)
+    return data
+
+
+def test_the_documented_command_is_green(tmp_path: Path) -> None:
+    data = run_documented_command(tmp_path, EXAMPLE, EXPECTATIONS)
     assert data["implementation"]["name"] == "planmode-pi-extension-example"
     ops = data["operations"]
     for op in ("planmode.bash.check", "planmode.powershell.check"):
         assert ops[op]["passed"] > 0 and ops[op]["xfailed"] > 0, (op, ops[op])
         assert ops[op]["failed"] == 0
+    # The Plan allowlist frozen at the first context: the slice passes.
+    authorize = ops["planmode.tools.authorize"]
+    assert authorize["passed"] > 0 and authorize["failed"] == 0, authorize
     # Without /mode the extension is no opl-modes implementation: every case skips.
-    assert ops["oplmodes.bash.check"]["skipped"] > 0 and ops["oplmodes.bash.check"]["passed"] == 0
+    for op in ("oplmodes.bash.check", "oplmodes.modes.script"):
+        assert ops[op]["skipped"] > 0 and ops[op]["passed"] == 0, (op, ops[op])
 
 
 @pytest.mark.parametrize("operation", ["planmode.bash.check", "planmode.powershell.check"])
@@ -154,8 +166,8 @@ def test_the_handshake_declares_effects_and_every_operation(example: PiTarget) -
 
 def test_operations_without_a_translation_are_unsupported_with_a_reason(example: PiTarget) -> None:
     assert set(TRANSLATIONS).isdisjoint(UNSUPPORTED)
-    outcome = example.request("planmode.tools.authorize", {})
-    assert outcome.kind == "unsupported" and "contract 2" in (outcome.message or "")
+    outcome = example.request("planmode.settings.load", {})
+    assert outcome.kind == "unsupported" and "internal model" in (outcome.message or "")
     no_mode = example.request("oplmodes.bash.check", {"command": "ls", "mode": "plan"})
     assert no_mode.kind == "unsupported" and "/mode" in (no_mode.message or "")
 
@@ -209,3 +221,15 @@ def test_pi_node_option_reaches_the_host(tmp_path: Path) -> None:
     target = resolve_target(f"pi:{EXAMPLE}", timeout=5, option=option)
     with pytest.raises(TargetError, match="no-such-node-command"):
         target.handshake()
+
+
+def test_the_opl_example_command_is_green(tmp_path: Path) -> None:
+    example = ROOT / "examples" / "pi-extension-opl" / "index.mjs"
+    data = run_documented_command(tmp_path, example, example.with_name("planmode-expectations.json"))
+    assert data["implementation"]["name"] == "planmode-pi-extension-opl-example"
+    ops = data["operations"]
+    for op in ("oplmodes.bash.check", "oplmodes.modes.script"):
+        assert ops[op]["passed"] > 0 and ops[op]["xfailed"] > 0 and ops[op]["failed"] == 0, (op, ops[op])
+    # /mode marks an opl-modes extension: the pi-plan-mode cases stand aside.
+    for op in ("planmode.bash.check", "planmode.tools.authorize"):
+        assert ops[op]["passed"] == 0 and ops[op]["skipped"] > 0, (op, ops[op])

@@ -7,7 +7,12 @@
 //   the `tool_call` gate while planning: edit, write and update_plan blocked,
 //     bash and powershell limited to a small read-only policy plus the
 //     settings' safeSubcommands (pi-plan-mode-settings.md § Safe shell subcommands)
-//   the Plan tool set (active safe built-ins plus plan_mode_complete)
+//   the Plan allowlist (§ Default Plan policy tools): the settings'
+//     defaultPlanTools, or the active safe built-ins, resolved against Pi's
+//     registry at the workflow's first context and frozen there; kept with
+//     the workflow across reload, resume and tree navigation. Plan mode never
+//     calls setActiveTools (§ Plan helper tools): Pi's active set decides
+//     what the model can call at all, the allowlist what Plan mode permits.
 //   the thinking level while planning (§ Thinking level)
 //   settings read from $PI_CODING_AGENT_DIR/pi-plan-mode.json at session start
 //     and on change (a 75 ms debounced watcher)
@@ -25,8 +30,12 @@ import path from "node:path";
 const STATE = "plan-mode-state";
 const SETTINGS_FILE = "pi-plan-mode.json";
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
-const SAFE_BUILTINS = ["read", "bash", "grep", "find", "ls"];
+const SAFE_BUILTINS = ["read", "bash", "grep", "find", "ls", "powershell"];
 const HELPER = "plan_mode_complete";
+const HELPERS = new Set([HELPER, "plan_mode_question"]);
+// Exposures a tool keeps when it is not active (§ Default Plan policy tools).
+const SELECTABLE_INACTIVE = new Set(["codemode", "deferred", "codemode-deferred"]);
+const KNOWN_EXPOSURES = new Set(["direct", "model-only", ...SELECTABLE_INACTIVE]);
 const BLOCKED = new Set(["edit", "write", "update_plan"]);
 const PLAN_PROMPT =
   "Plan mode is active: explore and plan, do not modify files. " +
@@ -74,20 +83,52 @@ function readSettings() {
     if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new Error("not an object");
     const safeSubcommands = validSafeSubcommands(doc.safeSubcommands);
     if (safeSubcommands === null) throw new Error("safeSubcommands is invalid");
+    const planTools = validPlanTools(doc.defaultPlanTools);
+    if (planTools === null) throw new Error("defaultPlanTools is invalid");
     const thinking = doc.thinkingLevel ?? "inherit";
     if (thinking !== "inherit" && !LEVELS.includes(thinking)) throw new Error("thinkingLevel is invalid");
     const exportPath = doc.defaultPlanExportPath ?? "PLAN.md";
     if (typeof exportPath !== "string" || !exportPath || exportPath.length > 4096 || /[\u0000-\u001f\u007f]/.test(exportPath)) {
       throw new Error("defaultPlanExportPath is invalid");
     }
-    return { settings: { safeSubcommands, thinkingLevel: thinking, exportPath }, warning: null };
+    return { settings: { safeSubcommands, planTools, thinkingLevel: thinking, exportPath }, warning: null };
   } catch (error) {
     return { settings: defaults(), warning: `${SETTINGS_FILE} ignored (${error.message}); using defaults` };
   }
 }
 
 function defaults() {
-  return { safeSubcommands: {}, thinkingLevel: "inherit", exportPath: "PLAN.md" };
+  return { safeSubcommands: {}, planTools: undefined, thinkingLevel: "inherit", exportPath: "PLAN.md" };
+}
+
+// undefined: automatic safe built-ins; otherwise the names, deduplicated.
+function validPlanTools(value) {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((n) => typeof n === "string" && n.trim())) return null;
+  return [...new Set(value.map((n) => n.trim()))];
+}
+
+// The executable allowlist at the resolution boundary: each name against
+// Pi's live registry, its exposure and the active set. Automatic defaults
+// admit only built-ins (an override of a built-in name needs opt-in).
+function resolveAllowlist(names, tools, active) {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const automatic = names === undefined;
+  const out = [];
+  for (const name of automatic ? SAFE_BUILTINS : names) {
+    const tool = byName.get(name);
+    if (!tool || HELPERS.has(name)) continue;
+    if (automatic && tool.sourceInfo?.source !== "builtin") continue;
+    const exposure = exposureOf(tool);
+    if (!KNOWN_EXPOSURES.has(exposure)) continue;
+    if (!active.includes(name) && !SELECTABLE_INACTIVE.has(exposure)) continue;
+    out.push(name);
+  }
+  return out;
+}
+
+function exposureOf(tool) {
+  return tool?.exposure === undefined || tool?.exposure === null ? "direct" : String(tool.exposure);
 }
 
 // ------------------------------------------------------------------ shell policy
@@ -194,26 +235,25 @@ export default function planMode(pi) {
     if (read.warning && ctx?.hasUI) ctx.ui.notify(read.warning, "warning");
   };
 
-  const planTools = () => {
-    const active = pi.getActiveTools();
-    const registered = new Set(pi.getAllTools().map((t) => t.name));
-    const tools = SAFE_BUILTINS.filter((t) => active.includes(t));
-    if (active.includes("powershell")) tools.push("powershell");
-    if (registered.has(HELPER)) tools.push(HELPER);
-    return tools;
-  };
-
+  // A new workflow takes the names in force when it starts; they are
+  // resolved and frozen at its first context.
   const enter = (ctx) => {
-    if (state.enabled) { ctx.ui.notify("Plan mode is already active.", "info"); return; }
-    const previousTools = pi.getActiveTools();
+    if (state.enabled) {
+      state = { ...state, names: settings.planTools ?? null, allowlist: null };
+      persist();
+      ctx.ui.notify("Plan mode restarted: a new planning workflow begins.", "info");
+      return;
+    }
     const previousThinking = pi.getThinkingLevel();
-    pi.setActiveTools(planTools());
     let applied;
     if (settings.thinkingLevel !== "inherit") {
       pi.setThinkingLevel(settings.thinkingLevel);
       applied = pi.getThinkingLevel();
     }
-    state = { enabled: true, previousTools, previousThinking, appliedThinking: applied, latestPlan: state.latestPlan };
+    state = {
+      enabled: true, names: settings.planTools ?? null, allowlist: null,
+      previousThinking, appliedThinking: applied, latestPlan: state.latestPlan,
+    };
     persist();
     ctx.ui.setStatus("plan-mode", "plan");
     ctx.ui.notify("Plan mode enabled. I will explore and plan, but not modify files.", "info");
@@ -229,7 +269,6 @@ export default function planMode(pi) {
   };
 
   const restore = () => {
-    if (Array.isArray(state.previousTools)) pi.setActiveTools(state.previousTools);
     // A manual change made while planning is kept (§ Thinking level).
     if (state.appliedThinking !== undefined && pi.getThinkingLevel() === state.appliedThinking) {
       pi.setThinkingLevel(state.previousThinking);
@@ -281,12 +320,15 @@ export default function planMode(pi) {
     },
   });
 
-  pi.on("session_start", (event, ctx) => {
-    loadSettings(ctx);
+  const restoreState = (ctx) => {
     const last = ctx.sessionManager.getBranch().filter((e) => e.type === "custom" && e.customType === STATE).at(-1);
     state = last?.data && typeof last.data === "object" ? { ...last.data } : { enabled: false };
-    if (state.enabled) pi.setActiveTools(planTools());
-    else if (pi.getFlag("plan") === true) enter(ctx);
+  };
+
+  pi.on("session_start", (event, ctx) => {
+    loadSettings(ctx);
+    restoreState(ctx);
+    if (!state.enabled && pi.getFlag("plan") === true) enter(ctx);
     try {
       watcher = fs.watch(agentDir(), (_type, name) => {
         if (name && String(name) !== SETTINGS_FILE) return;
@@ -306,16 +348,44 @@ export default function planMode(pi) {
     if (state.enabled) restore();
   });
 
+  // Tree navigation moves to another branch: its own state applies.
+  pi.on("session_tree", (_event, ctx) => restoreState(ctx));
+
   pi.on("before_agent_start", (event) => {
     if (!state.enabled) return undefined;
-    pi.setActiveTools(planTools());
     return { systemPrompt: `${event.systemPrompt}\n\n${PLAN_PROMPT}` };
   });
 
+  // Pi emits context after every before_agent_start handler has settled.
+  pi.on("context", () => {
+    if (!state.enabled || Array.isArray(state.allowlist)) return undefined;
+    const names = Array.isArray(state.names) ? state.names : undefined;
+    state = { ...state, allowlist: resolveAllowlist(names, pi.getAllTools(), pi.getActiveTools()) };
+    persist();
+    return undefined;
+  });
+
   pi.on("tool_call", (event) => {
+    const name = event.toolName;
+    // Only the latest workflow's resolved Plan contract authorizes the
+    // helpers; being visible to the model is not enough (§ Plan helper tools).
+    if (HELPERS.has(name)) {
+      if (state.enabled && Array.isArray(state.allowlist)) return undefined;
+      return { block: true, reason: `${name} needs an active Plan workflow.` };
+    }
     if (!state.enabled) return undefined;
-    if (BLOCKED.has(event.toolName)) {
-      return { block: true, reason: `Plan mode: ${event.toolName} is blocked while planning.` };
+    if (BLOCKED.has(name)) {
+      return { block: true, reason: `Plan mode: ${name} is blocked while planning.` };
+    }
+    if (!Array.isArray(state.allowlist)) {
+      return { block: true, reason: "Plan mode: no tool runs before the Plan tools are resolved." };
+    }
+    if (!state.allowlist.includes(name)) {
+      return { block: true, reason: `Plan mode: ${name} is not in this workflow's Plan tools.` };
+    }
+    const tool = pi.getAllTools().find((t) => t.name === name);
+    if (!KNOWN_EXPOSURES.has(exposureOf(tool))) {
+      return { block: true, reason: `Plan mode: ${name} is not exposed to the model.` };
     }
     if (event.toolName === "bash" || event.toolName === "powershell") {
       const command = event.input?.command;

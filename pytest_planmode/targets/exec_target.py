@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import select
 import shlex
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Mapping
 from typing import IO, Any
@@ -31,84 +29,15 @@ from pytest_planmode.targets.base import (
     parse_handshake,
     parse_response,
 )
+from pytest_planmode.targets.pipe_lines import EOF as _EOF
+from pytest_planmode.targets.pipe_lines import Flood, LineReader
 
-_EOF = object()
 STDERR_TAIL = 2000
-CHUNK = 1 << 16
-#: Lines the reader may hold ahead of the harness: with the line bound this
-#: bounds the memory a chatty target can make the harness use.
-QUEUED_LINES = 4
 #: How long a process that has exited may take to flush its last line.
 EXIT_GRACE = 0.2
 #: Pumps still blocked on a pipe held open by an escaped grandchild; their
 #: file objects must outlive them so the descriptor is never reused.
 _STUCK: list[object] = []
-
-
-class Flood:
-    """The target wrote more than the line bound without a newline."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-
-class _Pump:
-    """Reads the target's stdout straight from the descriptor (no buffered
-    reader whose lock a close could wait on), splits it into lines and
-    stops at the first line longer than `max_line`."""
-
-    def __init__(self, fd: int, max_line: int) -> None:
-        self.fd = fd
-        self.max_line = max_line
-        self.lines: queue.Queue[object] = queue.Queue(maxsize=QUEUED_LINES)
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _put(self, item: object) -> bool:
-        while not self.stopping.is_set():
-            try:
-                self.lines.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _run(self) -> None:
-        buffer = bytearray()
-        try:
-            while not self.stopping.is_set():
-                chunk = os.read(self.fd, CHUNK)
-                if not chunk:
-                    break
-                scanned = len(buffer)
-                buffer += chunk
-                while True:
-                    newline = buffer.find(b"\n", scanned)
-                    if newline < 0:
-                        break
-                    line = bytes(buffer[: newline + 1])
-                    del buffer[: newline + 1]
-                    scanned = 0
-                    if len(line) > self.max_line + 1:
-                        self._put(Flood(len(line) - 1))
-                        return
-                    if not self._put(line):
-                        return
-                if len(buffer) > self.max_line:
-                    self._put(Flood(len(buffer)))
-                    return
-        except OSError:
-            pass
-        if buffer:
-            self._put(bytes(buffer))
-        self._put(_EOF)
-
-    def get(self, timeout: float) -> object:
-        try:
-            return self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return None
 
 
 class _Process:
@@ -132,7 +61,7 @@ class _Process:
             raise TargetError(f"cannot start {shlex.join(argv)}: {exc}") from exc
         assert self.proc.stdout is not None and self.proc.stdin is not None
         os.set_blocking(self.proc.stdin.fileno(), False)
-        self.pump = _Pump(self.proc.stdout.fileno(), max_line)
+        self.pump = LineReader(self.proc.stdout.fileno(), max_line)
 
     def send(self, message: dict[str, Any], timeout: float) -> None:
         """Write one line; OSError if the target stopped reading (closed its

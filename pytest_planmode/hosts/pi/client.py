@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import shlex
 import shutil
 import subprocess
 import tempfile
-import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_planmode.targets.pipe_lines import EOF, Flood, LineReader
+
 HOST_SCRIPT = Path(__file__).with_name("host.mjs")
-_EOF = object()
 STDERR_TAIL = 2000
+#: The longest answer line the client takes from the host (a run's trace).
+MAX_ANSWER = 256 << 20
 
 
 class HostError(Exception):
@@ -69,13 +71,8 @@ class Sandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _pump(stream: IO[bytes], lines: queue.Queue[object]) -> None:
-    try:
-        for line in iter(stream.readline, b""):
-            lines.put(line)
-    except (OSError, ValueError):
-        pass
-    lines.put(_EOF)
+class _CachedModule(Exception):
+    """The host's module loader served the extension from its cache."""
 
 
 class PiHost:
@@ -86,10 +83,17 @@ class PiHost:
         self.node = node
         self.timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[object] = queue.Queue()
+        self._reader: LineReader | None = None
         self._stderr: IO[bytes] | None = None
         self._next_id = 0
         self.hello: dict[str, Any] = {}
+        #: Set once the host reports that its loader (e.g. tsx) caches the
+        #: extension module: from then on every run gets a fresh process, as
+        #: Pi evaluates the module afresh on every load.
+        self.process_per_run = False
+        self._runs = 0
+        #: Seconds spent starting host processes (for the benchmark).
+        self.start_seconds = 0.0
 
     @property
     def argv(self) -> list[str]:
@@ -121,10 +125,12 @@ class PiHost:
                 f"cannot start the Pi host with {shlex.join(argv)}: {exc} "
                 "(install Node.js, or pass --planmode-pi-node=CMD)"
             ) from None
-        self._lines = queue.Queue()
         assert self._proc.stdout is not None
-        threading.Thread(target=_pump, args=(self._proc.stdout, self._lines), daemon=True).start()
+        began = time.perf_counter()
+        self._reader = LineReader(self._proc.stdout.fileno(), MAX_ANSWER)
+        self._runs = 0
         answer = self._request({"op": "hello"})
+        self.start_seconds += time.perf_counter() - began
         if not isinstance(answer, dict) or not isinstance(answer.get("pi"), str):
             raise HostError(f"the Pi host answered the hello with {answer!r:.300}")
         self.hello = answer
@@ -139,6 +145,8 @@ class PiHost:
     ) -> dict[str, Any]:
         """Run one host script in a fresh runtime; the host's answer (results,
         trace, errors, state, files written under the sandbox)."""
+        if self.process_per_run and self._runs > 0:
+            self.close()
         self.start()
         message = {
             "op": "run",
@@ -147,7 +155,19 @@ class PiHost:
             "script": script,
             "options": options or {},
         }
-        answer = self._request(message)
+        try:
+            answer = self._request(message)
+        except _CachedModule:
+            # The first load of this run was not a fresh evaluation: run it
+            # again in a new process, and every later run too.
+            self.process_per_run = True
+            self.close()
+            self.start()
+            try:
+                answer = self._request(message)
+            except _CachedModule as exc:
+                raise HostError(f"the extension module is cached even in a fresh process: {exc}") from None
+        self._runs += 1
         if not isinstance(answer, dict):
             raise HostError(f"the Pi host answered a run with {answer!r:.300}")
         return answer
@@ -162,12 +182,14 @@ class PiHost:
             self._proc.stdin.flush()
         except OSError as exc:
             self._fail(f"the Pi host stopped reading its input ({exc})")
-        try:
-            line = self._lines.get(timeout=self.timeout)
-        except queue.Empty:
+        assert self._reader is not None
+        line = self._reader.get(self.timeout)
+        if line is None:
             self._fail(f"the Pi host did not answer within {self.timeout:g} s")
-        if line is _EOF:
+        if line is EOF:
             self._fail("the Pi host exited")
+        if isinstance(line, Flood):
+            self._fail(f"the Pi host printed a line of {line.size} bytes, over the bound of {MAX_ANSWER}")
         assert isinstance(line, bytes)
         try:
             answer = json.loads(line)
@@ -175,6 +197,8 @@ class PiHost:
             self._fail(f"the Pi host printed a line that is not JSON: {line[:300]!r}")
         if not isinstance(answer, dict) or answer.get("id") != rid:
             self._fail(f"the Pi host answered out of turn: {line[:300]!r}")
+        if "restart" in answer:
+            raise _CachedModule(str(answer["restart"]))
         if "error" in answer:
             raise HostError(f"the Pi host refused the request: {answer['error']}")
         return answer.get("ok")
@@ -195,6 +219,7 @@ class PiHost:
 
     def close(self) -> int | None:
         proc, self._proc = self._proc, None
+        reader, self._reader = self._reader, None
         status: int | None = None
         if proc is not None:
             try:
@@ -204,6 +229,11 @@ class PiHost:
             except (OSError, subprocess.TimeoutExpired):
                 proc.kill()
                 proc.wait()
+            if reader is not None:
+                reader.stopping.set()
+                reader.thread.join(1.0)
+            if proc.stdout is not None and (reader is None or not reader.thread.is_alive()):
+                proc.stdout.close()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None

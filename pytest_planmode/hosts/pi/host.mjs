@@ -74,12 +74,23 @@ export const API = {
     "turn_start", "turn_end", "context", "message_start", "message_update", "message_end",
     "tool_call", "tool_execution_start", "tool_execution_update", "tool_execution_end",
     "tool_result", "agent_end", "agent_settled", "user_bash", "model_select", "thinking_level_select",
+    // Pi >= 0.87.0 (not in 0.84.2): emitted by the agent_end step unless it says beforeSettle: false.
+    "agent_before_settle",
   ],
   steps: [
-    "start", "emit", "command", "ui", "tool_call", "register_tool", "set_active", "models",
-    "set_model", "thinking", "advance", "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "reload", "resume",
-    "new_session", "navigate_tree", "settle", "state",
+    "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
+    "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
+    "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
+    "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
+    "stale_call",
   ],
+  // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
+  // registered by a step with an `exposure` carries it in getAllTools()
+  // (the public exposure of later Pi releases; absent means direct).
+  toolInfoExtras: ["exposure"],
+  // theme.fg/bg wrap text in this SGR-style marker, so a colour chosen by the
+  // extension survives into the trace: ESC "[38;pi:" TOKEN "m" TEXT ESC "[39m".
+  themeMarker: "\u001b[38;pi:TOKENm...\u001b[39m",
 };
 
 export const STALE_ERROR =
@@ -108,6 +119,7 @@ const real = {
   fsp: { ...fs.promises },
 };
 const realTick = () => new Promise((resolve) => real.setImmediate(resolve));
+const ioInFlight = () => process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
 // Handles that are always there (stdio) or are the host's own ticks.
 // Real timers are only the host's own watchdog: extension timers are virtual.
 const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
@@ -259,6 +271,17 @@ function installContainment() {
     fs[`${name}Sync`] = guardOpen(`${name}Sync`, real.fs[`${name}Sync`], "sync");
     fs.promises[name] = guardOpen(name, real.fsp[name], "promise");
   }
+  // Reads under the project directory are traced when the run asks for it
+  // (options.traceReads): a plan file loaded is an effect of some specs.
+  const traced = (name, fn) => function tracedRead(file, ...rest) {
+    if (host?.options.traceReads && typeof file !== "number" && inside(host.sandbox.cwd, file)) {
+      host.trace.push({ t: clock.now, call: `fs.${name}`, args: [host.virtual(path.resolve(String(file)))] });
+    }
+    return fn.call(this, file, ...rest);
+  };
+  fs.readFileSync = traced("readFileSync", real.fs.readFileSync);
+  fs.readFile = traced("readFile", real.fs.readFile);
+  fs.promises.readFile = traced("readFile", real.fsp.readFile);
   fs.createWriteStream = function createWriteStream(file, options) {
     const root = host?.sandbox.root;
     if (root && !inside(root, file)) throw refuse("createWriteStream", file);
@@ -455,6 +478,7 @@ class Runtime {
       getAllTools: api("getAllTools", () => [...run.tools.values()].map((t) => ({
         name: t.name, description: t.description, parameters: t.parameters,
         promptGuidelines: t.promptGuidelines, sourceInfo: { ...t.sourceInfo },
+        ...(t.exposure !== undefined ? { exposure: t.exposure } : {}),
       }))),
       getThinkingLevel: api("getThinkingLevel", () => run.thinkingLevel),
       setThinkingLevel: api("setThinkingLevel", (level) => run.setThinking(level, rt)),
@@ -622,6 +646,8 @@ class Run {
     this.pending = new Set();
     this.watchers = new Set();
     this.answers = [];
+    this.openPrompts = [];
+    this.rootLabels = new Set();
     this.tools = new Map();
     for (const [name, props] of Object.entries(BUILTIN_TOOLS)) this.addBuiltin(name, props);
     this.active = DEFAULT_ACTIVE.slice();
@@ -636,6 +662,8 @@ class Run {
     this.runtime = null;
     this.generation = 0;
     this.loads = 0;
+    this.cachedLoads = 0;
+    this.restart = null;
   }
 
   virtual(p) {
@@ -655,6 +683,26 @@ class Run {
       name, description: `${name} (built-in)`, parameters: builtinSchema(props ?? {}),
       sourceInfo: { path: `<${source}:${name}>`, source, scope: "temporary", origin: "top-level" },
     });
+  }
+
+  hostTool(t) {
+    // A tool the host (or another extension) provides: Pi's sourceInfo for
+    // its source; built-ins carry Pi's built-in schema when they have one.
+    const name = String(t.name);
+    const source = t.source ?? "builtin";
+    if (source === "builtin" || source === "built-in" || source === "sdk") {
+      this.addBuiltin(name, t.properties ?? BUILTIN_TOOLS[name] ?? {}, source === "sdk" ? "sdk" : "builtin");
+    } else {
+      const scope = source === "project-extension" ? "project" : "user";
+      this.tools.set(name, {
+        name, description: t.description ?? `${name} (extension tool)`, parameters: t.parameters ?? { type: "object", properties: {} },
+        sourceInfo: { path: `<${scope}-extension>/${name}`, source: "local", scope, origin: "top-level" },
+      });
+    }
+    const tool = this.tools.get(name);
+    if (t.exposure !== undefined && t.exposure !== null) tool.exposure = String(t.exposure);
+    if (t.active === false) this.active = this.active.filter((n) => n !== name);
+    else if (!this.active.includes(name)) this.active.push(name);
   }
 
   newSessionObject(entries) {
@@ -735,8 +783,15 @@ class Run {
     const rec = (name) => (...args) => { rt.assertActive(); rt.record(`ui.${name}`, args); };
     const ask = (name, kind) => async (...args) => {
       rt.assertActive();
-      const answer = run.answers.shift();
-      run.trace.push({ t: clock.now, call: `ui.${name}`, args: json(args), answer: answer ?? null, runtime: rt.generation });
+      // With options.holdPrompts a prompt with no answer queued stays open
+      // until a later ui step answers it; otherwise it is dismissed.
+      let answer = run.answers.shift();
+      const entry = { t: clock.now, call: `ui.${name}`, args: json(args), answer: answer ?? null, runtime: rt.generation };
+      run.trace.push(entry);
+      if (answer === undefined && run.options.holdPrompts) {
+        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.promptOpened?.(); });
+        entry.answer = answer ?? null;
+      }
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
       if (kind === "select") {
         const options = Array.isArray(args[1]) ? args[1] : [];
@@ -759,7 +814,11 @@ class Run {
       getAllThemes: () => [],
       getTheme: () => undefined,
       getToolsExpanded: () => false,
-      theme: { fg: (_c, t) => t, bg: (_c, t) => t, bold: (t) => t },
+      theme: {
+        fg: (c, t) => `\u001b[38;pi:${c}m${t}\u001b[39m`,
+        bg: (c, t) => `\u001b[48;pi:${c}m${t}\u001b[49m`,
+        bold: (t) => t, italic: (t) => t, underline: (t) => t, dim: (t) => t,
+      },
     };
     for (const name of API.ui) if (!(name in ui)) ui[name] = rec(name);
     const setEditorText = ui.setEditorText;
@@ -779,13 +838,16 @@ class Run {
   // `quiet` is set, until no real I/O has been in flight for a few ticks (what
   // is left then waits on the virtual clock and stays pending).
   async settle({ quiet = false, limitMs = REAL_LIMIT_MS } = {}) {
+    // Nothing tracked and no I/O in flight: no tick can change anything
+    // (microtasks have already run). options.baseline keeps the tick, for
+    // the benchmark's before/after figures.
+    if (this.pending.size === 0 && !this.options.baseline && !ioInFlight()) return;
     const started = performance.now();
     let idleTicks = 0;
     while (this.pending.size > 0 && performance.now() - started < limitMs) {
       await realTick();
       if (!quiet) continue;
-      const busy = process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
-      idleTicks = busy ? 0 : idleTicks + 1;
+      idleTicks = ioInFlight() ? 0 : idleTicks + 1;
       if (idleTicks >= QUIET_TICKS) break;
     }
     await realTick();
@@ -801,7 +863,20 @@ class Run {
     // A query makes Node evaluate the module again: a fresh top level, as
     // Pi's loader does on every load (TypeScript loaders may cache; see docs).
     const url = `${pathToFileURL(this.extensionPath).href}?planmode-runtime=${runCounter}-${this.loads}`;
+    const importStart = performance.now();
     const mod = await import(url);
+    this.timing.loadMs += performance.now() - importStart;
+    // A loader that ignores the query (tsx) hands back the module it
+    // evaluated before. The first load of a run then needs a fresh process
+    // (the client starts one); a later load in the run (reload, new
+    // session) keeps the module's state, and the answer says so.
+    if (evaluatedModules.has(mod)) {
+      const why = "the module loader served the extension from its cache (a TypeScript loader such as tsx ignores the query that makes Node evaluate it again)";
+      if (this.loads === 1) { this.restart = why; throw new Error(why); }
+      this.cachedLoads += 1;
+      this.error("load", new Error(`${why}: module-level state carried over into the ${reason} runtime`));
+    }
+    evaluatedModules.add(mod);
     const factory = typeof mod.default === "function" ? mod.default : mod.default?.factory;
     if (typeof factory !== "function") throw new Error(`${this.extensionPath}: the default export is not a function (pi) => void`);
     await factory(rt.pi);
@@ -847,7 +922,7 @@ class Run {
     const oldLeafId = this.session.leafId;
     const before = await rt.emit("session_before_tree", { preparation: { targetId, oldLeafId } });
     if (before.cancel) return { cancelled: true };
-    if (!this.session.entries.some((e) => e.id === targetId)) throw new Error(`no entry ${targetId} in the session`);
+    if (targetId !== null && !this.session.entries.some((e) => e.id === targetId)) throw new Error(`no entry ${targetId} in the session`);
     this.session.leafId = targetId;
     await rt.emit("session_tree", { newLeafId: targetId, oldLeafId });
     return { cancelled: false };
@@ -875,11 +950,14 @@ class Run {
     // Pi's own gating: an unregistered or inactive tool never reaches tool_call.
     if (!tool || !this.active.includes(name)) return { reached: false, allowed: false, error: `Tool ${name} not found` };
     const input = step.input === undefined ? {} : structuredClone(step.input);
-    const problem = validate(tool.parameters, input);
+    // validate: false is for scripts that give a call without its
+    // arguments: it reaches the hooks as if they had passed Pi's check.
+    const problem = step.validate === false ? null : validate(tool.parameters, input);
     if (problem) return { reached: false, allowed: false, error: `Validation failed for tool "${name}": ${problem}` };
     let verdict = { blocked: false, input };
     if ((rt.handlers.get("tool_call") ?? []).length) verdict = await rt.emit("tool_call", { toolCallId, toolName: name, input });
     const result = { reached: true, allowed: !verdict.blocked, ...verdict };
+    this.openRun?.toolResults.push({ toolCallId, toolName: name });
     if (!verdict.blocked && step.execute && typeof tool.execute === "function") {
       try {
         const out = await tool.execute(toolCallId, verdict.input, undefined, () => {}, (tool.runtime ?? rt).ctx("event"));
@@ -889,6 +967,46 @@ class Run {
       }
     }
     return result;
+  }
+
+  // An agent run in parts, for scripts that interleave other steps:
+  // agent_start (input, before_agent_start, agent_start, turn_start),
+  // context (before an LLM call), tool_call, agent_end (turn_end, agent_end,
+  // agent_before_settle with the outcome, agent_settled).
+  async agentStart(step) {
+    const rt = this.requireRuntime();
+    if (this.openRun) return { error: "an agent run is already open" };
+    const text = String(step.prompt ?? "");
+    const input = await rt.emit("input", { text, source: "interactive" });
+    if (input.action === "handled") return { input };
+    const prompt = input.action === "transform" ? input.text : text;
+    this.idle = false;
+    this.openRun = { turn: 0, toolResults: [] };
+    this.session.append({ type: "message", message: { role: "user", content: prompt, timestamp: EPOCH + clock.now } });
+    const before = await rt.emit("before_agent_start", { prompt, systemPrompt: rt.systemPrompt, systemPromptOptions: { cwd: this.sandbox.cwd } });
+    await this.requireRuntime().emit("agent_start", {});
+    await this.requireRuntime().emit("turn_start", { turnIndex: 0, timestamp: EPOCH + clock.now });
+    return { input, before };
+  }
+
+  async context() {
+    const rt = this.requireRuntime();
+    const messages = this.session.branch().filter((e) => e.type === "message").map((e) => e.message);
+    return { context: await rt.emit("context", { messages }) };
+  }
+
+  async agentEnd(step) {
+    const rt = this.requireRuntime();
+    const reply = { role: "assistant", content: [{ type: "text", text: String(step.reply ?? "") }], timestamp: EPOCH + clock.now };
+    this.session.append({ type: "message", message: reply });
+    await rt.emit("turn_end", { turnIndex: 0, message: reply, toolResults: this.openRun?.toolResults ?? [] });
+    await rt.emit("agent_end", { messages: [reply] });
+    this.openRun = null;
+    // Pi >= 0.87.0 only (fact sheet § 3.2); the kit's payload shape.
+    if (step.beforeSettle !== false) await rt.emit("agent_before_settle", { outcome: String(step.outcome ?? "completed") });
+    this.idle = true;
+    await rt.emit("agent_settled", {});
+    return {};
   }
 
   async agentRun(step) {
@@ -919,6 +1037,8 @@ class Run {
     switch (step.do) {
       case "start":
         if (step.thinkingLevel) this.thinkingLevel = step.thinkingLevel;
+        // The stored entries of the session Pi starts on.
+        for (const entry of step.entries ?? []) this.session.append(entry);
         await this.load("startup", { flags: step.flags });
         return {};
       case "emit":
@@ -931,25 +1051,74 @@ class Run {
         return {};
       }
       case "shortcut": {
+        // A key press fires every binding of the key: the extension's
+        // shortcut and, when the script says the key is also bound to Pi's
+        // app.thinking.cycle, Pi's thinking-level cycle.
         const rt = this.requireRuntime();
         const sc = rt.shortcuts.get(String(step.key));
-        if (!sc) return { error: `no shortcut ${step.key}` };
+        let thinkingCycled = false;
+        if (step.thinkingCycle) {
+          const levels = THINKING_LEVELS.slice(0, 6);
+          const next = levels[(levels.indexOf(this.thinkingLevel) + 1) % levels.length];
+          rt.record("pi.app.thinking.cycle", [next]);
+          this.setThinking(next, rt);
+          thinkingCycled = true;
+        }
+        if (!sc) return { error: `no shortcut ${step.key}`, thinkingCycled };
         await sc.handler(rt.ctx("event"));
+        return { thinkingCycled };
+      }
+      case "ui": {
+        // Answers go to prompts already open (oldest first), then wait for
+        // the next prompts.
+        const answers = [...(step.answers ?? [])];
+        while (answers.length && this.openPrompts.length) this.openPrompts.shift()(answers.shift());
+        this.answers.push(...answers);
         return {};
       }
-      case "ui":
-        this.answers.push(...(step.answers ?? []));
-        return {};
       case "tool_call":
         return this.toolCall(step);
+      case "registry":
+        // Replaces Pi's registry (built-ins included) before the extension
+        // loads; the extension's own tools are added when it registers them.
+        this.tools = new Map();
+        this.active = [];
+        for (const t of step.tools ?? []) this.hostTool(t);
+        return { active: this.active.slice() };
       case "register_tool":
-        if (step.source === "extension") this.tools.set(step.name, { name: step.name, description: step.description ?? "", parameters: step.parameters, sourceInfo: { path: "<other-extension>", source: "local", scope: "user", origin: "top-level" } });
-        else this.addBuiltin(String(step.name), step.properties ?? {}, step.source ?? "builtin");
-        if (step.active !== false && !this.active.includes(step.name)) this.active.push(step.name);
+        this.hostTool(step);
+        return {};
+      case "set_registry": {
+        // Pi's registry from now on: tools of the host (or other extensions)
+        // not listed are gone, new ones are registered; the extension's own
+        // registrations stay.
+        const names = new Set((step.tools ?? []).map((t) => String(t.name)));
+        for (const [name, tool] of [...this.tools]) {
+          if (!tool.runtime && !names.has(name)) { this.tools.delete(name); this.active = this.active.filter((n) => n !== name); }
+        }
+        for (const t of step.tools ?? []) if (!this.tools.has(String(t.name))) this.hostTool(t);
+        return { active: this.active.slice() };
+      }
+      case "unregister_tool":
+        this.tools.delete(String(step.name));
+        this.active = this.active.filter((n) => n !== step.name);
         return {};
       case "set_active":
         this.setActive(step.tools);
         return { active: this.active.slice() };
+      case "activate":
+        this.setActive([...this.active, ...(step.names ?? [])]);
+        return { active: this.active.slice() };
+      case "deactivate":
+        this.setActive(this.active.filter((n) => !(step.names ?? []).includes(n)));
+        return { active: this.active.slice() };
+      case "expose": {
+        const tool = this.tools.get(String(step.name));
+        if (!tool) return { error: `no tool ${step.name}` };
+        if (step.exposure === null || step.exposure === undefined) delete tool.exposure;
+        else tool.exposure = String(step.exposure);
+        return {};
+      }
       case "models":
         this.models = (step.catalogue ?? []).map((m) => ({ name: m.id, reasoning: true, contextWindow: 200000, ...m }));
         this.auth = step.auth ?? {};
@@ -997,19 +1166,57 @@ class Run {
       }
       case "agent_run":
         return this.agentRun(step);
+      case "agent_start":
+        return this.agentStart(step);
+      case "context":
+        return this.context();
+      case "agent_end":
+        return this.agentEnd(step);
       case "reload":
         this.requireRuntime();
         await this.reload();
         return {};
       case "resume":
         this.requireRuntime();
+        if (Array.isArray(step.entries)) {
+          // Another stored session, with these entries.
+          const stored = this.newSessionObject(step.entries);
+          return this.replaceSession("resume", { file: stored.file });
+        }
         return this.replaceSession("resume", { file: step.file ?? this.session.file });
       case "new_session":
         this.requireRuntime();
         return this.replaceSession("new", { entries: step.entries });
-      case "navigate_tree":
+      case "label": {
+        // The user labels the current leaf in /tree (a label entry).
         this.requireRuntime();
+        // An empty session's label names its root (navigating there leaves
+        // an empty branch); the host keeps it aside, as no entry exists to
+        // carry it.
+        const targetId = this.session.leafId;
+        if (!targetId) { this.rootLabels.add(String(step.label)); return { targetId: null }; }
+        this.session.append({ type: "label", targetId, label: String(step.label) });
+        return { targetId };
+      }
+      case "navigate_tree": {
+        this.requireRuntime();
+        if (Array.isArray(step.entries)) {
+          // A branch with these entries, forked from the root.
+          const saved = this.session.leafId;
+          this.session.leafId = null;
+          for (const entry of step.entries) this.session.append(entry);
+          const target = this.session.leafId;
+          this.session.leafId = saved;
+          return this.navigate(target);
+        }
+        if (step.label !== undefined) {
+          const entry = this.session.entries.filter((e) => e.type === "label" && e.label === step.label).at(-1);
+          if (!entry && this.rootLabels.has(String(step.label))) return this.navigate(null);
+          if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
+          return this.navigate(entry.targetId);
+        }
         return this.navigate(step.target ?? this.session.branch().at(Number(step.back ? -1 - step.back : -1))?.id);
+      }
       case "settle":
         return {};
       case "state":
@@ -1056,6 +1263,25 @@ class Run {
       await this.settle({ quiet: true });
     }
     clock.now = target;
+  }
+
+  // What a step left behind, for scripts that read effects step by step:
+  // the active tools, the globals named in options.globals, the files under
+  // the directories named in options.dirs (relative to cwd).
+  observe() {
+    const globals = {};
+    for (const name of this.options.globals ?? []) globals[name] = json(globalThis[name]) ?? null;
+    const files = {};
+    for (const dir of this.options.dirs ?? []) {
+      const base = path.resolve(this.sandbox.cwd, String(dir));
+      if (!inside(this.sandbox.cwd, base)) continue;
+      let names = [];
+      try { names = real.fs.readdirSync(base, { withFileTypes: true }); } catch { names = []; }
+      for (const d of names) {
+        if (d.isFile()) files[`${dir}/${d.name}`] = real.fs.readFileSync(path.join(base, d.name), "utf8");
+      }
+    }
+    return { activeTools: this.active.slice(), thinkingLevel: this.thinkingLevel, globals, files };
   }
 
   state() {
@@ -1107,17 +1333,24 @@ function changedFiles(root, before, after) {
 // ---------------------------------------------------------------- the loop
 
 const baselineGlobals = new Set(Object.getOwnPropertyNames(globalThis));
+const evaluatedModules = new WeakSet();
+
+class CachedModule extends Error {}
 let runCounter = 0;
 
 async function runScript(request) {
+  const began = performance.now();
   const sandbox = request.sandbox;
   for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
     if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
   }
   for (const key of ["cwd", "home", "agentDir", "sessionDir", "tmp"]) {
     if (!inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
-    real.fs.mkdirSync(sandbox[key], { recursive: true });
   }
+  // The session directory holds nothing (sessions live in memory): it is
+  // made only for options.baseline. Each directory costs its removal too.
+  const made = request.options?.baseline ? ["cwd", "home", "agentDir", "sessionDir", "tmp"] : ["cwd", "agentDir", "tmp"];
+  for (const key of made) real.fs.mkdirSync(sandbox[key], { recursive: true });
   runCounter += 1;
   clock = new Clock();
   process.env.HOME = sandbox.home;
@@ -1125,14 +1358,18 @@ async function runScript(request) {
   process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
   process.env.TMPDIR = sandbox.tmp;
   process.chdir(sandbox.cwd);
+  const setupDone = performance.now();
   const before = snapshot(sandbox.root);
   const run = new Run(request);
+  run.timing = { setupMs: setupDone - began, filesMs: performance.now() - setupDone, loadMs: 0, stepsMs: 0, totalMs: 0 };
   host = run;
   const results = [];
   try {
     for (const [index, step] of (request.script ?? []).entries()) {
-      const record = { do: step?.do, t: clock.now };
+      const record = { do: step?.do, t: clock.now, traceFrom: run.trace.length };
       results.push(record);
+      // A step that leaves a prompt open waits for a later ui step.
+      const prompted = new Promise((resolve) => { run.promptOpened = resolve; });
       const promise = run.step(step ?? {}).then(
         (value) => Object.assign(record, value ?? {}, { pending: false }),
         (error) => Object.assign(record, { pending: false, threw: errorText(error) }),
@@ -1144,17 +1381,27 @@ async function runScript(request) {
       if (step?.wait === false) await run.settle({ quiet: true });
       else {
         let watchdog;
-        await Promise.race([promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        await Promise.race([promise, prompted, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })]);
+        run.promptOpened = null;
         real.clearTimeout(watchdog);
         await run.settle({ quiet: true });
       }
+      if (run.restart) throw new CachedModule(run.restart);
       if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${index} ${step?.do} settled=${"pending" in record} now=${clock.now}\n`);
       if (!("pending" in record)) record.pending = true;
+      record.traceTo = run.trace.length;
+      if (run.options.observe) record.after = run.observe();
       void index;
     }
     await run.settle({ quiet: true });
+    const stepsDone = performance.now();
     const state = run.state();
-    return { results, trace: run.trace, errors: run.errors, state, files: changedFiles(sandbox.root, before, snapshot(sandbox.root)) };
+    const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    const end = performance.now();
+    // Where the run's time went (the loads are part of the steps).
+    Object.assign(run.timing, { stepsMs: stepsDone - began - run.timing.setupMs - run.timing.filesMs, totalMs: end - began });
+    run.timing.filesMs += end - stepsDone;
+    return { results, trace: run.trace, errors: run.errors, state, files, timing: run.timing };
   } finally {
     if (run.runtime) run.runtime.active = false;
     for (const w of run.watchers) w.removeAllListeners();
@@ -1185,6 +1432,7 @@ async function main() {
       else if (request.op === "run") out({ id, ok: await runScript(request) });
       else out({ id, error: `unknown op ${JSON.stringify(request.op)} (hello or run)` });
     } catch (error) {
+      if (error instanceof CachedModule) { out({ id, restart: error.message }); continue; }
       out({ id, error: error instanceof Error ? `${error.message}` : String(error) });
     }
   }

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
+    oplmodes_modes_script,
     planmode_bash_check,
     planmode_powershell_check,
+    planmode_tools_authorize,
 )
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
 TRANSLATIONS: dict[str, Translation] = {
-    t.OPERATION: t.TRANSLATION for t in (planmode_bash_check, planmode_powershell_check, oplmodes_bash_check)
+    t.OPERATION: t.TRANSLATION
+    for t in (
+        planmode_bash_check,
+        planmode_powershell_check,
+        planmode_tools_authorize,
+        oplmodes_bash_check,
+        oplmodes_modes_script,
+    )
 }
 
 _SCRIPT = (
@@ -35,7 +44,6 @@ UNSUPPORTED: dict[str, str] = {
     "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
     "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
     "oplmodes.models.script": _MODELS,
-    "oplmodes.modes.script": _SCRIPT,
     "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
     "its file located under .pi/plans/ (virtual paths of contract 2)",
     "oplmodes.tools.active": "not translated yet: needs a registry of tools described by the case "
@@ -50,7 +58,6 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.models.switch": _MODELS,
     "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
     "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
-    "planmode.tools.authorize": _SCRIPT,
     "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
     "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
 }

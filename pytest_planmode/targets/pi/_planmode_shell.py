@@ -1,6 +1,8 @@
 """Shared by the two pi-plan-mode limited-shell translations
 (pi-plan-mode-settings.md § Safe shell subcommands): enter Plan mode with
-`/plan start`, then one `tool_call` of the shell tool with the command."""
+`/plan start`, then, inside an agent run after its first context (where
+Plan mode freezes its allowlist), one `tool_call` of the shell tool with
+the command."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi.translation import HostRun, Translation, in_sandbox
+from pytest_planmode.targets.pi.translation import OPL_COMMANDS, HostRun, Translation, in_sandbox
 
 SETTINGS_FILE = "pi-plan-mode.json"
 SPEC = "pi-plan-mode"
@@ -42,12 +44,14 @@ def translation(tool: str, *, extra_tool: bool) -> Translation:
         steps += [
             {"do": "start"},
             {"do": "command", "name": "plan", "args": "start"},
+            {"do": "agent_start", "prompt": "inspect"},
+            {"do": "context"},
             {"do": "tool_call", "tool": tool, "input": {"command": command}},
         ]
         return steps
 
     def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
-        started = run.result(len(run.results) - 2)
+        started = run.result(len(run.results) - 4)
         if started.get("error"):
             raise RuntimeError(f"/plan start failed: {started['error']}")
         call = run.result(len(run.results) - 1)
@@ -55,4 +59,4 @@ def translation(tool: str, *, extra_tool: bool) -> Translation:
         # allowed either: the command never runs.
         return {"allowed": bool(call.get("allowed"))}
 
-    return Translation(script, effects, command="plan", spec=SPEC)
+    return Translation(script, effects, command="plan", spec=SPEC, unless=OPL_COMMANDS)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.hosts.pi.client import Sandbox
+
+#: A command only opl-modes registers (opl-modes.md § Commands, flags, and
+#: shortcuts): an extension with it is not a pi-plan-mode implementation.
+OPL_COMMANDS = frozenset({"mode"})
 
 
 class Unsupported(Exception):
@@ -64,6 +68,12 @@ class Translation:
     #: and that spec: without the command every case is unsupported.
     command: str
     spec: str
+    #: Commands that mark an extension of another spec: both specs have a
+    #: `/plan`, only opl-modes a `/mode`.
+    unless: frozenset[str] = frozenset()
+    #: Run options for the host (what it observes after each step, whether
+    #: prompts wait for a later answer); see host.mjs.
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def in_sandbox(text: str, virtual: str, real: str) -> str:
@@ -83,3 +93,54 @@ def in_sandbox(text: str, virtual: str, real: str) -> str:
         out.append(text[i:j])
         out.append(real if boundary else virtual)
         i = end
+
+
+class ScriptBuilder:
+    """Builds a host script from an event script: host steps per event,
+    with the virtual clock moved to each event's instant (`at`) first, and
+    the span of host steps each event became, for reading effects back."""
+
+    def __init__(self) -> None:
+        self.steps: list[dict[str, Any]] = []
+        self.spans: list[tuple[int, int]] = []
+        self.now = 0
+        #: Virtual time the host spent on its own (e.g. a watcher's debounce
+        #: after a file write): later instants move by it.
+        self.offset = 0
+        self._open: int | None = None
+
+    def add(self, *steps: dict[str, Any]) -> None:
+        self.steps.extend(steps)
+
+    def begin(self, at: int) -> None:
+        target = at + self.offset
+        if target > self.now:
+            self.steps.append({"do": "advance", "ms": target - self.now})
+            self.now = target
+        self._open = len(self.steps)
+
+    def end(self) -> None:
+        assert self._open is not None
+        self.spans.append((self._open, len(self.steps)))
+        self._open = None
+
+    def elapse(self, ms: int) -> None:
+        """Let the host's own timers run for `ms` of virtual time."""
+        self.steps.append({"do": "advance", "ms": ms})
+        self.now += ms
+        self.offset += ms
+
+
+def step_trace(run: HostRun, span: tuple[int, int]) -> list[dict[str, Any]]:
+    """The call-trace entries recorded while the host ran these steps."""
+    first, last = span
+    if last <= first:
+        return []
+    start = int(run.results[first].get("traceFrom", 0))
+    stop = int(run.results[last - 1].get("traceTo", len(run.trace)))
+    return run.trace[start:stop]
+
+
+def calls(trace: list[dict[str, Any]], name: str) -> list[list[Any]]:
+    """The arguments of every call named `name` (e.g. `ui.notify`)."""
+    return [list(entry.get("args") or []) for entry in trace if entry.get("call") == name]

@@ -1,0 +1,379 @@
+"""`oplmodes.modes.script` through the host (opl-modes.md § Commands, flags,
+and shortcuts; § Extension features; § Execute handoff; § Architecture).
+
+Before the extension loads: Pi's registry and active set from the case, the
+config file under the agent directory (the module reads it when it loads),
+the plan files under `.pi/plans/`, Pi's keybindings. Each event becomes the
+Pi-level steps it names; the host reports after every step what it left
+behind (active tools, `globalThis.__agentMode`, the plan files), and the
+call trace of the step.
+
+Effects are read from what Pi and the other extensions see, never from the
+extension's internals: the mode and plan file from the shared state it
+publishes (`__agentMode`, the spec's contract with opl-input/opl-footer),
+notifications and menus from `ctx.ui`, the entry from `pi.appendEntry`, the
+widget from `ctx.ui.setWidget` (its colour from the theme token it was
+painted with), plan files from the directory and the reads of it,
+configuration problems from the warnings shown while the module loads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from pytest_planmode.contract import host_events as host
+from pytest_planmode.contract import oplmodes_modes as contract
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
+from pytest_planmode.targets.pi.translation import (
+    HostRun,
+    ScriptBuilder,
+    Translation,
+    Unsupported,
+    calls,
+    step_trace,
+)
+
+OPERATION = "oplmodes.modes.script"
+CONFIG_FILE = "configs/opl-modes.json"
+KEYBINDINGS_FILE = "keybindings.json"
+PLANS_DIR = ".pi/plans"
+SHARED_STATE = "__agentMode"
+#: Pi's own default binding of app.thinking.cycle.
+THINKING_CYCLE_KEY = "shift+tab"
+#: The first Pi release that emits agent_before_settle.
+BEFORE_SETTLE_SINCE = (0, 87, 0, 1)
+#: A plan file's name (opl-modes.md § Commands, flags, and shortcuts).
+_PLAN_FILE = re.compile(r"^plan-.+\.md$")
+_MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
+
+
+def parse(payload: Mapping[str, Any]) -> contract.ModesScriptInput:
+    try:
+        return contract.ModesScriptInput.model_validate(dict(payload))
+    except ValidationError as exc:
+        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """Comparable version: a pre-release (`0.87.0-rc.1`) sorts before its release."""
+    match = re.match(r"\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-)?", text)
+    if not match:
+        return (0,)
+    major, minor, patch, pre = match.groups()
+    return (int(major), int(minor or 0), int(patch or 0), 0 if pre else 1)
+
+
+def _tool(name: str, active: bool) -> dict[str, Any]:
+    builtin = name in PI_BUILTIN_TOOLS
+    return {
+        "name": name,
+        "source": "builtin" if builtin else "user-extension",
+        "active": active,
+        "properties": {"command": "string"} if name in host.SHELL_TOOLS else {},
+    }
+
+
+def _flags(flags: list[str]) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    for flag in flags:
+        name = flag.lstrip("-")
+        if not name or "=" in name:
+            raise Unsupported(f"the CLI flag {flag!r} is not a boolean flag the host can set")
+        out[name] = True
+    return out
+
+
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    return build(parse(payload)).steps
+
+
+def build(case: contract.ModesScriptInput) -> ScriptBuilder:
+    """The host script, with the span of host steps of each event."""
+    builder = ScriptBuilder()
+    active = case.registered_tools if case.active_tools is None else case.active_tools
+    registry = [_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
+    builder.add({"do": "registry", "tools": registry})
+    if case.config is not None:
+        content = case.config if isinstance(case.config, str) else json.dumps(case.config, indent=2)
+        builder.add({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content})
+    if case.keybindings:
+        builder.add(
+            {"do": "write_file", "root": "agent", "path": KEYBINDINGS_FILE, "content": case.keybindings}
+        )
+    for name in case.plans:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise Unsupported(f"the plan filename {name!r} is not a file name in {PLANS_DIR}/")
+        builder.add(
+            {"do": "write_file", "root": "cwd", "path": f"{PLANS_DIR}/{name}", "content": f"# {name}\n"}
+        )
+    events = list(case.events)
+    thinking_key = case.keybindings.get("app.thinking.cycle", THINKING_CYCLE_KEY)
+    before_settle = _version(case.pi_version) >= BEFORE_SETTLE_SINCE
+    opened = bool(events) and isinstance(events[0], host.SessionStart)
+    if not opened:
+        # Pi was started on an empty session before the first event.
+        builder.add({"do": "start"})
+    for index, event in enumerate(events):
+        builder.begin(event.at)
+        if index == 0 and isinstance(event, host.SessionStart):
+            builder.add({"do": "start", "flags": _flags(event.flags), "entries": _entries(event.entries)})
+        else:
+            builder.add(*_event_steps(event, events[index + 1 :], thinking_key, before_settle))
+        builder.end()
+    return builder
+
+
+def _entries(entries: list[host.SessionEntry]) -> list[dict[str, Any]]:
+    return [entry.model_dump(by_alias=True, exclude_none=True) for entry in entries]
+
+
+def _event_steps(
+    event: Any, following: list[Any], thinking_key: str, before_settle: bool
+) -> list[dict[str, Any]]:
+    answered = bool(following) and isinstance(following[0], host.UiAnswer)
+    wait: dict[str, Any] = {"wait": False} if answered else {}
+    if isinstance(event, host.SessionStart):
+        if event.flags:
+            raise Unsupported(
+                "a second session.start with CLI flags: flags are applied when Pi itself starts"
+            )
+        return [{"do": "resume", "entries": _entries(event.entries)}]
+    if isinstance(event, host.SessionResume):
+        if event.entries is None:
+            return [{"do": "resume"}]
+        return [{"do": "resume", "entries": _entries(event.entries)}]
+    if isinstance(event, host.SessionTree):
+        return [{"do": "navigate_tree", "entries": _entries(event.entries or [])}]
+    if isinstance(event, host.SessionReload):
+        return [{"do": "reload"}]
+    if isinstance(event, host.Command):
+        return [{"do": "command", "name": event.name, "args": event.args, **wait}]
+    if isinstance(event, host.KeyPress):
+        return [{"do": "shortcut", "key": event.key, "thinkingCycle": event.key == thinking_key, **wait}]
+    if isinstance(event, host.UiAnswer):
+        return [
+            {"do": "ui", "answers": [{"cancel": True} if event.label is None else {"select": event.label}]}
+        ]
+    if isinstance(event, host.AgentStart):
+        return [{"do": "agent_start", "prompt": event.prompt}]
+    if isinstance(event, host.ToolCall):
+        if event.via is not None:
+            raise Unsupported(f"a nested call through {event.via}: Pi 0.84.2 has no hook for it")
+        return [
+            {
+                "do": "tool_call",
+                "tool": event.tool,
+                "input": dict(event.input),
+                "execute": True,
+                "validate": event.tool in host.SHELL_TOOLS,
+            }
+        ]
+    if isinstance(event, host.AgentSettle):
+        return [{"do": "agent_end", "outcome": event.outcome, "beforeSettle": before_settle}]
+    if isinstance(event, host.ClockAdvance):
+        return []  # the builder moves the clock to every event's instant
+    if isinstance(event, contract.ToolsRegistered):
+        return [{"do": "set_registry", "tools": [_tool(name, True) for name in event.tools]}]
+    if isinstance(event, contract.ActiveToolsChanged):
+        return [{"do": "set_active", "tools": list(event.tools)}]
+    if isinstance(event, contract.ConfigWrite):
+        if event.config is None:
+            return [{"do": "delete_file", "root": "agent", "path": CONFIG_FILE}]
+        content = event.config if isinstance(event.config, str) else json.dumps(event.config, indent=2)
+        return [{"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content}]
+    raise Unsupported(f"no host steps for a {event.type} event")
+
+
+# ------------------------------------------------------------------ effects
+
+
+def _painted(text: str) -> tuple[str, str | None]:
+    """Text without the host's theme markers, and the one colour token it
+    was painted with as a whole (None when plain or mixed)."""
+    whole = _MARKER.fullmatch(text)
+    plain = _MARKER.sub(lambda m: m.group(2), text)
+    return plain, (whole.group(1) if whole else None)
+
+
+def _widget(content: Any) -> dict[str, Any] | None:
+    if content is None:
+        return None
+    if isinstance(content, list) and all(isinstance(line, str) for line in content):
+        text, color = _painted("\n".join(content))
+        return {"text": text, "color": color}
+    if isinstance(content, str):
+        text, color = _painted(content)
+        return {"text": text, "color": color}
+    return {"text": str(content), "color": None}
+
+
+def _plan_path(virtual: str) -> str | None:
+    prefix = f"<cwd>/{PLANS_DIR}/"
+    return virtual[len("<cwd>/") :] if virtual.startswith(prefix) else None
+
+
+def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+    case = parse(payload)
+    first_span = 0
+    for index, record in enumerate(run.results):
+        if record.get("do") == "start":
+            first_span = index
+            break
+    steps: list[dict[str, Any]] = []
+    widgets: dict[str, Any] = {}
+    widget: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] = []
+    problems: list[str] = []
+    before_files = (
+        dict((run.results[first_span - 1].get("after") or {}).get("files") or {}) if first_span else {}
+    )
+    spans = build(case).spans
+    after: dict[str, Any] = {}
+    shared: dict[str, Any] = {}
+    for event, span in zip(case.events, spans, strict=True):
+        trace = step_trace(run, span)
+        records = [run.results[i] for i in range(*span)]
+        for record in records:
+            if record.get("threw") is not None:
+                raise RuntimeError(f"{event.type}: the extension threw: {record['threw']}")
+        if records:
+            after = records[-1].get("after") or after
+        published = {SHARED_STATE: (after.get("globals") or {}).get(SHARED_STATE)}
+        value = published[SHARED_STATE]
+        shared = value if isinstance(value, dict) else {}
+        notifications = [
+            {"level": args[1] if len(args) > 1 and args[1] else "info", "message": str(args[0])}
+            for args in calls(trace, "ui.notify")
+            if args
+        ]
+        if any(r.get("do") in ("start", "reload") for r in records):
+            problems += [n["message"] for n in notifications if n["level"] in ("warning", "error")]
+        selects = calls(trace, "ui.select")
+        menu = (
+            {"entries": [str(item) for item in selects[-1][1]]} if selects and len(selects[-1]) > 1 else None
+        )
+        appended = calls(trace, "pi.appendEntry")
+        for args in appended:
+            entries.append(
+                {"type": "custom", "customType": args[0], "data": args[1] if len(args) > 1 else None}
+            )
+        persisted = entries[-1] if appended else None
+        for args in calls(trace, "ui.setWidget"):
+            if args:
+                widgets.pop(str(args[0]), None)
+                widgets[str(args[0])] = args[1] if len(args) > 1 else None
+        shown = [(key, content) for key, content in widgets.items() if content is not None]
+        widget = _widget(shown[-1][1]) if shown else None
+        files = dict(after.get("files") or {})
+        changes = _plan_changes(before_files, files, trace)
+        before_files = files
+        step: dict[str, Any] = {
+            "event": event.type,
+            "mode": shared.get("mode"),
+            "planFile": shared.get("planFile"),
+            "activeTools": list(after.get("activeTools") or []),
+            "notifications": notifications,
+            "menu": menu,
+            "result": _result(event, records),
+            "persisted": persisted,
+            "planFiles": changes,
+            "thinkingCycled": any(r.get("thinkingCycled") for r in records),
+            "published": published,
+            "widget": widget,
+        }
+        steps.append(step)
+    last = steps[-1] if steps else None
+    final = {
+        "mode": shared.get("mode"),
+        "planFile": shared.get("planFile"),
+        "activeTools": last["activeTools"] if last else list(run.state.get("activeTools") or []),
+        "plans": sorted(
+            name for name in (p.rsplit("/", 1)[-1] for p in before_files) if _PLAN_FILE.match(name)
+        ),
+        # The extension's entries on the final branch: what it appended
+        # this run, and what the resumed session already held of its kinds.
+        "entries": _own_entries(run, {e["customType"] for e in entries}),
+        "published": {SHARED_STATE: shared or None},
+        "widget": widget,
+    }
+    return {"steps": steps, "final": final, "configProblems": problems}
+
+
+def _own_entries(run: HostRun, kinds: set[Any]) -> list[dict[str, Any]]:
+    branch = run.state.get("branch") or []
+    return [
+        {"type": "custom", "customType": e.get("customType"), "data": e.get("data")}
+        for e in branch
+        if isinstance(e, dict) and e.get("type") == "custom" and e.get("customType") in kinds
+    ]
+
+
+def _plan_changes(
+    before: dict[str, str], after: dict[str, str], trace: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    changes: list[dict[str, Any]] = []
+    before = {p: v for p, v in before.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
+    after = {p: v for p, v in after.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
+    for path in after:
+        if path not in before:
+            changes.append({"action": "created", "path": path})
+        elif after[path] != before[path]:
+            changes.append({"action": "saved", "path": path})
+    for path in before:
+        if path not in after:
+            changes.append({"action": "deleted", "path": path})
+    touched = {c["path"] for c in changes}
+    for entry in trace:
+        if str(entry.get("call", "")).startswith("fs.read"):
+            read = _plan_path(str((entry.get("args") or [""])[0]))
+            if read and read not in touched and _PLAN_FILE.match(read.rsplit("/", 1)[-1]):
+                changes.append({"action": "loaded", "path": read})
+                touched.add(read)
+    return changes
+
+
+def _result(event: Any, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not isinstance(event, host.ToolCall):
+        return None
+    call = next((r for r in records if r.get("do") == "tool_call"), None)
+    if call is None:
+        return None
+    out: dict[str, Any] = {"tool": event.tool, "decidedBy": "extension" if call.get("reached") else "pi"}
+    allowed = bool(call.get("allowed"))
+    message: str | None = call.get("error") or call.get("reason") or call.get("thrown")
+    result = call.get("result")
+    if isinstance(result, dict):
+        if result.get("isError"):
+            allowed = False
+        texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict) and c.get("text")]
+        if texts and message is None:
+            message = "\n".join(str(t) for t in texts)
+        details = result.get("details")
+        if isinstance(details, dict):
+            out.update(
+                {k: v for k, v in details.items() if k not in ("tool", "allowed", "decidedBy", "message")}
+            )
+    out["allowed"] = allowed
+    out["message"] = message
+    return out
+
+
+TRANSLATION = Translation(
+    script,
+    effects,
+    command="mode",
+    spec="opl-modes",
+    options={
+        "observe": True,
+        "globals": [SHARED_STATE],
+        "dirs": [PLANS_DIR],
+        "traceReads": True,
+        "holdPrompts": True,
+    },
+)
