@@ -1,7 +1,7 @@
 """Mutation testing of the reference core under the conformance suite alone.
 
     python benchmarks/mutation.py [--sample N | --all] [--seed S] [--jobs J]
-                                  [--json FILE] [--diffs]
+                                  [--module NAME ...] [--json FILE] [--diffs]
 
 How strong is the suite? Every mutant of the reference core
 (`pytest_planmode/reference/planmode`, `reference/oplmodes`,
@@ -26,6 +26,9 @@ How strong is the suite? Every mutant of the reference core
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
+`--module` keeps the mutants of the named modules only, after the draw: the
+mutants a module gets are the same as in the whole run with that seed and
+size, so per-module figures measured apart add up to the whole run's.
 """
 
 from __future__ import annotations
@@ -109,6 +112,20 @@ def draw(per_module: dict[str, list[str]], size: int | None, seed: int, minimum:
         share = max(minimum, round(size * len(names) / total))
         chosen.extend(rng.sample(names, min(share, len(names))))
     return chosen
+
+
+def select_modules(per_module: dict[str, list[str]], names: list[str]) -> set[str]:
+    """The modules `--module` names: a dotted name relative to the reference
+    (`planmode.export`) or in full; an unknown name stops the run."""
+    prefix = "pytest_planmode.reference."
+    wanted: set[str] = set()
+    for name in names:
+        full = name if name.startswith(prefix) else prefix + name.removesuffix(".py").replace("/", ".")
+        if full not in per_module:
+            known = ", ".join(sorted(m.removeprefix(prefix) for m in per_module))
+            sys.exit(f"--module {name!r}: no such module of the reference core; known: {known}")
+        wanted.add(full)
+    return wanted
 
 
 def load_equivalent() -> dict[str, str]:
@@ -292,6 +309,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every mutant's outcome to this file")
     parser.add_argument("--diffs", action="store_true", help="print each survivor's diff")
     parser.add_argument("--no-prepare", action="store_true", help="reuse mutants/ as it is")
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only the sampled mutants of this module (repeatable), e.g. planmode.export or"
+        " shell.bash_segments; the draw is the whole run's, so figures stay comparable",
+    )
     args = parser.parse_args()
 
     began = time.monotonic()
@@ -301,6 +326,9 @@ def main() -> None:
     per_module = all_mutants()
     stats = json.loads((MUTANTS / "mutmut-stats.json").read_text())
     sample = draw(per_module, None if args.all else args.sample, args.seed, args.min_per_module)
+    if args.module:
+        wanted = select_modules(per_module, args.module)
+        sample = [m for m in sample if module_of(m) in wanted]
     equivalent = load_equivalent()
     stale = sorted(set(equivalent) - {m for v in per_module.values() for m in v})
     tested = [m for m in sample if m not in equivalent]
@@ -346,7 +374,7 @@ def main() -> None:
         f" {pct(totals['all'], totals['tested'])} {totals['must']:>4} {pct(totals['must'], totals['tested'])}"
     )
     unsampled = [m for m, names in per_module.items() if names and m not in rows]
-    if unsampled:
+    if unsampled and not args.module:
         print("modules not sampled:", ", ".join(unsampled))
     survivors = sorted(m for m in tested if every[m] not in KILLED)
     must_only = sorted(m for m in killed if m not in must)
