@@ -23,6 +23,13 @@ How strong is the suite? Every mutant of the reference core
    first, so one run gives both figures).
    A mutant that runs out of time counts as killed, as in mutmut. A mutant
    whose function no conformance case calls survives.
+4. Every survivor of the forked run is run once more in a fresh pytest
+   process started with the mutant switched on, over the cases that reach
+   any function of its module (`must` cases first). A forked child inherits
+   the modules the parent imported, so a mutant in code that runs at import
+   time (tables and compiled patterns built by a helper) is never switched
+   on there; mutmut's stats also credit such a helper to whichever case
+   happened to import the module. The fresh process imports the mutant.
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
@@ -55,8 +62,15 @@ CORE = (
     "pytest_planmode/reference/shell",
 )
 #: Outcomes of the runner that count as killed by the whole suite, and by `must` cases.
-KILLED = ("killed", "killed-reference", "timeout", "timeout-reference")
-KILLED_BY_MUST = ("killed", "timeout")
+KILLED = (
+    "killed",
+    "killed-reference",
+    "timeout",
+    "timeout-reference",
+    "killed-fresh",
+    "killed-reference-fresh",
+)
+KILLED_BY_MUST = ("killed", "timeout", "killed-fresh")
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
 
 
@@ -287,6 +301,66 @@ def run_mutants(
     return dict(json.loads(out.read_text()))
 
 
+def _fresh_pytest(name: str, tests: list[str], level: str, budget: float) -> str:
+    """Run `tests` in a new pytest process with mutant `name` switched on
+    from the start: "failed", "passed" or "timeout"."""
+    env = {
+        **os.environ,
+        "CI": "1",
+        "MUTANT_UNDER_TEST": name,
+        "PYTHONPATH": str(MUTANTS),
+    }
+    env.pop("PLANMODE_MUTATION_JOB", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "--rootdir=.",
+        "-p",
+        "no:cacheprovider",
+        "--planmode-target=reference",
+        f"--planmode-level={level}",
+        *tests,
+    ]
+    try:
+        proc = subprocess.run(cmd, cwd=MUTANTS, env=env, capture_output=True, text=True, timeout=budget)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    # Exit 5 (nothing collected) or 4 (usage) would be a benchmark bug, not a kill.
+    if proc.returncode in (4, 5) or "ERROR collecting" in proc.stdout:
+        sys.exit(f"fresh run of {name} could not collect its cases:\n{(proc.stdout + proc.stderr)[-2000:]}")
+    return "failed" if proc.returncode == 1 else "passed"
+
+
+def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dict[str, str]:
+    """Survivors of the forked run, run again each in a fresh process over
+    the cases of every function of their module: new outcomes by mutant."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    by_module: dict[str, set[str]] = defaultdict(set)
+    for function, tests in stats["tests_by_mangled_function_name"].items():
+        by_module[module_of(function)].update(tests)
+    durations: dict[str, float] = stats["duration_by_test"]
+
+    def one(name: str) -> tuple[str, str]:
+        tests = sorted(by_module.get(module_of(name), ()))
+        if not tests:
+            return name, "no case"
+        budget = 60.0 + 4.0 * sum(durations.get(t, 0.1) for t in tests)
+        must = _fresh_pytest(name, tests, "must", budget)
+        if must != "passed":
+            return name, "killed-fresh" if must == "failed" else "timeout"
+        every = _fresh_pytest(name, tests, "all", budget)
+        if every == "passed":
+            return name, "survived"
+        return name, "killed-reference-fresh" if every == "failed" else "timeout-reference"
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, survivors))
+
+
 # -- report ---------------------------------------------------------------------------
 
 
@@ -336,7 +410,10 @@ def main() -> None:
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    forked = time.monotonic()
+    every.update(recheck_fresh([m for m in tested if every[m] == "survived"], stats, args.jobs))
     finished = time.monotonic()
+    fresh_kills = sorted(m for m in tested if every[m].endswith("-fresh"))
     killed = [m for m in tested if every[m] in KILLED]
     must = {m: every[m] for m in tested if every[m] in KILLED_BY_MUST}
 
@@ -388,11 +465,17 @@ def main() -> None:
         print(f"  {m}")
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
+    if fresh_kills:
+        print(
+            f"\nkilled only in a fresh process (import-time code, or cases the stats missed) ({len(fresh_kills)}):"
+        )
+        for m in fresh_kills:
+            print(f"  {m}  [{every[m]}]")
     if stale:
         print(f"\nequivalent entries naming no current mutant ({len(stale)}): " + ", ".join(stale))
     print(
-        f"\ncost: prepare {prepared - began:.0f} s, run {finished - prepared:.0f} s "
-        f"({len(tested)} mutants, {args.jobs} at once)"
+        f"\ncost: prepare {prepared - began:.0f} s, forked run {forked - prepared:.0f} s, "
+        f"fresh rechecks {finished - forked:.0f} s ({len(tested)} mutants, {args.jobs} at once)"
     )
     if args.json:
         args.json.write_text(
