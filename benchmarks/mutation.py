@@ -23,12 +23,12 @@ How strong is the suite? Every mutant of the reference core
    first, so one run gives both figures).
    A mutant that runs out of time counts as killed, as in mutmut. A mutant
    whose function no conformance case calls survives.
-4. Every survivor of the forked run is run once more in a fresh pytest
-   process started with the mutant switched on, over the cases that reach
-   any function of its module (`must` cases first). A forked child inherits
-   the modules the parent imported, so a mutant in code that runs at import
-   time (tables and compiled patterns built by a helper) is never switched
-   on there; mutmut's stats also credit such a helper to whichever case
+4. A survivor in a function its module calls while being imported (a
+   helper that builds a table or compiles a pattern) is run once more in a
+   fresh pytest process started with the mutant switched on, over the cases
+   that reach any function of its module (`must` cases first). A forked
+   child inherits the modules the parent imported, so such a mutant is never
+   switched on there, and mutmut's stats credit the helper to whichever case
    happened to import the module. The fresh process imports the mutant.
 
 The sample is seeded and spread over every module: each module gets its
@@ -301,7 +301,9 @@ def run_mutants(
     return dict(json.loads(out.read_text()))
 
 
-def _fresh_pytest(name: str, tests: list[str], level: str, budget: float) -> str:
+def _fresh_pytest(
+    name: str, tests: list[str], level: str, budget: float, *, only_reference: bool = False
+) -> str:
     """Run `tests` in a new pytest process with mutant `name` switched on
     from the start: "failed", "passed" or "timeout"."""
     env = {
@@ -322,16 +324,69 @@ def _fresh_pytest(name: str, tests: list[str], level: str, budget: float) -> str
         "no:cacheprovider",
         "--planmode-target=reference",
         f"--planmode-level={level}",
+        # The `must` cases already passed: the second run needs only the rest.
+        *(["-m", "planmode_reference"] if only_reference else []),
         *tests,
     ]
     try:
         proc = subprocess.run(cmd, cwd=MUTANTS, env=env, capture_output=True, text=True, timeout=budget)
     except subprocess.TimeoutExpired:
         return "timeout"
+    if proc.returncode == 5 and only_reference:
+        return "passed"  # no `reference` case reaches the module
     # Exit 5 (nothing collected) or 4 (usage) would be a benchmark bug, not a kill.
     if proc.returncode in (4, 5) or "ERROR collecting" in proc.stdout:
         sys.exit(f"fresh run of {name} could not collect its cases:\n{(proc.stdout + proc.stderr)[-2000:]}")
     return "failed" if proc.returncode == 1 else "passed"
+
+
+def import_time_functions(module: str) -> set[str]:
+    """Top-level functions of `module` that run while it is imported: called
+    from module-level statements (class bodies included, method bodies not),
+    or from such a function, found from the source."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+    def called(nodes: list[ast.stmt]) -> set[str]:
+        names: set[str] = set()
+        for stmt in nodes:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = stmt.body if isinstance(stmt, ast.ClassDef) else [stmt]
+            for part in body:
+                if isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef):
+                    # Decorators and defaults run at import; the body does not.
+                    roots: list[ast.AST] = [*part.decorator_list, *part.args.defaults]
+                else:
+                    roots = [part]
+                for root in roots:
+                    for node in ast.walk(root):
+                        is_call = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        if is_call and node.func.id in functions:  # type: ignore[attr-defined]
+                            names.add(node.func.id)  # type: ignore[attr-defined]
+        return names
+
+    found = called(tree.body)
+    pending = list(found)
+    while pending:
+        for name in called(functions[pending.pop()].body):
+            if name not in found:
+                found.add(name)
+                pending.append(name)
+    return found
+
+
+def runs_at_import(mutant: str) -> bool:
+    """The mutated function is a top-level function its module calls while
+    being imported (methods are never counted)."""
+    function = function_of(mutant)
+    if ".x_" not in function:
+        return False
+    module, name = function.split(".x_", 1)
+    return name in import_time_functions(module)
 
 
 def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dict[str, str]:
@@ -352,7 +407,7 @@ def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dic
         must = _fresh_pytest(name, tests, "must", budget)
         if must != "passed":
             return name, "killed-fresh" if must == "failed" else "timeout"
-        every = _fresh_pytest(name, tests, "all", budget)
+        every = _fresh_pytest(name, tests, "all", budget, only_reference=True)
         if every == "passed":
             return name, "survived"
         return name, "killed-reference-fresh" if every == "failed" else "timeout-reference"
@@ -411,7 +466,9 @@ def main() -> None:
     tmp.mkdir(exist_ok=True)
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
     forked = time.monotonic()
-    every.update(recheck_fresh([m for m in tested if every[m] == "survived"], stats, args.jobs))
+    every.update(
+        recheck_fresh([m for m in tested if every[m] == "survived" and runs_at_import(m)], stats, args.jobs)
+    )
     finished = time.monotonic()
     fresh_kills = sorted(m for m in tested if every[m].endswith("-fresh"))
     killed = [m for m in tested if every[m] in KILLED]
