@@ -30,6 +30,10 @@ How strong is the suite? Every mutant of the reference core
    child inherits the modules the parent imported, so such a mutant is never
    switched on there, and mutmut's stats credit the helper to whichever case
    happened to import the module. The fresh process imports the mutant.
+5. Two modules of the core are reached by no operation, so by no
+   conformance case (`OWN_TESTS`: the real agent directory, the bashlex
+   cross-check); their mutants run against the project's own tests of them
+   and are reported apart, outside the conformance totals.
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
@@ -71,7 +75,17 @@ KILLED = (
     "killed-reference-fresh",
 )
 KILLED_BY_MUST = ("killed", "timeout", "killed-fresh")
+KILLED_BY_OWN_TESTS = ("killed-own-tests", "timeout-own-tests")
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
+#: Modules of the reference core that no operation reaches, so no
+#: conformance case can: the real agent directory (the reference target
+#: models the directory in memory) and the bashlex cross-check of the Bash
+#: scanner. Their mutants are run against the project's own tests of them
+#: instead, and reported apart from the conformance figures.
+OWN_TESTS = {
+    "pytest_planmode.reference.planmode.settings_fs": ["tests/test_planmode_settings_fs.py"],
+    "pytest_planmode.reference.shell.bashlex_oracle": ["tests/test_planmode_shell_bashlex.py"],
+}
 
 
 # -- mutants and the cases that reach them ------------------------------------------
@@ -340,6 +354,34 @@ def _fresh_pytest(
     return "failed" if proc.returncode == 1 else "passed"
 
 
+def run_own_tests(mutants: list[str], jobs: int) -> dict[str, str]:
+    """Mutants of `OWN_TESTS` modules against those tests, each in a fresh
+    process: "killed-own-tests", "timeout-own-tests" or "survived"."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(name: str) -> tuple[str, str]:
+        env = {**os.environ, "CI": "1", "MUTANT_UNDER_TEST": name, "PYTHONPATH": str(MUTANTS)}
+        env.pop("PLANMODE_MUTATION_JOB", None)
+        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "--rootdir=.", "-p", "no:cacheprovider"]
+        try:
+            proc = subprocess.run(
+                [*cmd, *OWN_TESTS[module_of(name)]],
+                cwd=MUTANTS,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        except subprocess.TimeoutExpired:
+            return name, "timeout-own-tests"
+        if proc.returncode not in (0, 1):
+            sys.exit(f"the own tests of {name} did not run:\n{(proc.stdout + proc.stderr)[-2000:]}")
+        return name, "killed-own-tests" if proc.returncode == 1 else "survived"
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, mutants))
+
+
 def import_time_functions(module: str) -> set[str]:
     """Top-level functions of `module` that run while it is imported: called
     from module-level statements (class bodies included, method bodies not),
@@ -460,11 +502,13 @@ def main() -> None:
         sample = [m for m in sample if module_of(m) in wanted]
     equivalent = load_equivalent()
     stale = sorted(set(equivalent) - {m for v in per_module.values() for m in v})
-    tested = [m for m in sample if m not in equivalent]
+    tested = [m for m in sample if m not in equivalent and module_of(m) not in OWN_TESTS]
+    own = [m for m in sample if m not in equivalent and module_of(m) in OWN_TESTS]
 
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    every.update(run_own_tests(own, args.jobs))
     forked = time.monotonic()
     every.update(
         recheck_fresh([m for m in tested if every[m] == "survived" and runs_at_import(m)], stats, args.jobs)
@@ -475,7 +519,17 @@ def main() -> None:
     must = {m: every[m] for m in tested if every[m] in KILLED_BY_MUST}
 
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    own_rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for m in sample:
+        if module_of(m) in OWN_TESTS:
+            own_row = own_rows[module_of(m)]
+            own_row["sampled"] += 1
+            if m in equivalent:
+                own_row["equivalent"] += 1
+            else:
+                own_row["tested"] += 1
+                own_row["all"] += every[m] in KILLED_BY_OWN_TESTS
+            continue
         row = rows[module_of(m)]
         row["sampled"] += 1
         if m in equivalent:
@@ -507,10 +561,21 @@ def main() -> None:
         f"{'total':<52} {totals['sampled']:>4} {totals['equivalent']:>4} {totals['all']:>4}"
         f" {pct(totals['all'], totals['tested'])} {totals['must']:>4} {pct(totals['must'], totals['tested'])}"
     )
-    unsampled = [m for m, names in per_module.items() if names and m not in rows]
+    if own_rows:
+        print("\nnot reachable by any operation, run against the project's own tests instead:")
+        for module in sorted(own_rows):
+            r = own_rows[module]
+            short = module.removeprefix("pytest_planmode.reference.")
+            print(
+                f"{short:<52} {r['sampled']:>4} {r['equivalent']:>4} {r['all']:>4} {pct(r['all'], r['tested'])}"
+                f"  ({', '.join(OWN_TESTS[module])})"
+            )
+    unsampled = [m for m, names in per_module.items() if names and m not in rows and m not in own_rows]
     if unsampled and not args.module:
         print("modules not sampled:", ", ".join(unsampled))
-    survivors = sorted(m for m in tested if every[m] not in KILLED)
+    survivors = sorted(m for m in tested if every[m] not in KILLED) + sorted(
+        m for m in own if every[m] not in KILLED_BY_OWN_TESTS
+    )
     must_only = sorted(m for m in killed if m not in must)
     print(f"\nsurvivors of the whole suite ({len(survivors)}):")
     for m in survivors:
