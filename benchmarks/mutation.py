@@ -587,6 +587,14 @@ def main() -> None:
         print(f"  {m}")
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
+    timeouts = sorted(m for m in tested + own if every[m].startswith("timeout"))
+    if timeouts:
+        # Counted as killed, as mutmut does (an endless loop is a real
+        # failure); on a loaded machine a slow child also runs out of time,
+        # so they are listed: rerun them on a quiet machine before trusting them.
+        print(f"\nran out of time, counted as killed ({len(timeouts)}):")
+        for m in timeouts:
+            print(f"  {m}  [{every[m]}]")
     if fresh_kills:
         print(
             f"\nkilled only in a fresh process (import-time code, or cases the stats missed) ({len(fresh_kills)}):"
