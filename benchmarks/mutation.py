@@ -1,7 +1,7 @@
 """Mutation testing of the reference core under the conformance suite alone.
 
     python benchmarks/mutation.py [--sample N | --all] [--seed S] [--jobs J]
-                                  [--json FILE] [--diffs]
+                                  [--module NAME ...] [--json FILE] [--diffs]
 
 How strong is the suite? Every mutant of the reference core
 (`pytest_planmode/reference/planmode`, `reference/oplmodes`,
@@ -23,9 +23,23 @@ How strong is the suite? Every mutant of the reference core
    first, so one run gives both figures).
    A mutant that runs out of time counts as killed, as in mutmut. A mutant
    whose function no conformance case calls survives.
+4. A survivor in a function its module calls while being imported (a
+   helper that builds a table or compiles a pattern) is run once more in a
+   fresh pytest process started with the mutant switched on, over the cases
+   that reach any function of its module (`must` cases first). A forked
+   child inherits the modules the parent imported, so such a mutant is never
+   switched on there, and mutmut's stats credit the helper to whichever case
+   happened to import the module. The fresh process imports the mutant.
+5. Two modules of the core are reached by no operation, so by no
+   conformance case (`OWN_TESTS`: the real agent directory, the bashlex
+   cross-check); their mutants run against the project's own tests of them
+   and are reported apart, outside the conformance totals.
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
+`--module` keeps the mutants of the named modules only, after the draw: the
+mutants a module gets are the same as in the whole run with that seed and
+size, so per-module figures measured apart add up to the whole run's.
 """
 
 from __future__ import annotations
@@ -52,9 +66,26 @@ CORE = (
     "pytest_planmode/reference/shell",
 )
 #: Outcomes of the runner that count as killed by the whole suite, and by `must` cases.
-KILLED = ("killed", "killed-reference", "timeout", "timeout-reference")
-KILLED_BY_MUST = ("killed", "timeout")
+KILLED = (
+    "killed",
+    "killed-reference",
+    "timeout",
+    "timeout-reference",
+    "killed-fresh",
+    "killed-reference-fresh",
+)
+KILLED_BY_MUST = ("killed", "timeout", "killed-fresh")
+KILLED_BY_OWN_TESTS = ("killed-own-tests", "timeout-own-tests")
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
+#: Modules of the reference core that no operation reaches, so no
+#: conformance case can: the real agent directory (the reference target
+#: models the directory in memory) and the bashlex cross-check of the Bash
+#: scanner. Their mutants are run against the project's own tests of them
+#: instead, and reported apart from the conformance figures.
+OWN_TESTS = {
+    "pytest_planmode.reference.planmode.settings_fs": ["tests/test_planmode_settings_fs.py"],
+    "pytest_planmode.reference.shell.bashlex_oracle": ["tests/test_planmode_shell_bashlex.py"],
+}
 
 
 # -- mutants and the cases that reach them ------------------------------------------
@@ -109,6 +140,20 @@ def draw(per_module: dict[str, list[str]], size: int | None, seed: int, minimum:
         share = max(minimum, round(size * len(names) / total))
         chosen.extend(rng.sample(names, min(share, len(names))))
     return chosen
+
+
+def select_modules(per_module: dict[str, list[str]], names: list[str]) -> set[str]:
+    """The modules `--module` names: a dotted name relative to the reference
+    (`planmode.export`) or in full; an unknown name stops the run."""
+    prefix = "pytest_planmode.reference."
+    wanted: set[str] = set()
+    for name in names:
+        full = name if name.startswith(prefix) else prefix + name.removesuffix(".py").replace("/", ".")
+        if full not in per_module:
+            known = ", ".join(sorted(m.removeprefix(prefix) for m in per_module))
+            sys.exit(f"--module {name!r}: no such module of the reference core; known: {known}")
+        wanted.add(full)
+    return wanted
 
 
 def load_equivalent() -> dict[str, str]:
@@ -270,6 +315,149 @@ def run_mutants(
     return dict(json.loads(out.read_text()))
 
 
+def _fresh_pytest(
+    name: str, tests: list[str], level: str, budget: float, *, only_reference: bool = False
+) -> str:
+    """Run `tests` in a new pytest process with mutant `name` switched on
+    from the start: "failed", "passed" or "timeout"."""
+    env = {
+        **os.environ,
+        "CI": "1",
+        "MUTANT_UNDER_TEST": name,
+        "PYTHONPATH": str(MUTANTS),
+    }
+    env.pop("PLANMODE_MUTATION_JOB", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "--rootdir=.",
+        "-p",
+        "no:cacheprovider",
+        "--planmode-target=reference",
+        f"--planmode-level={level}",
+        # The `must` cases already passed: the second run needs only the rest.
+        *(["-m", "planmode_reference"] if only_reference else []),
+        *tests,
+    ]
+    try:
+        proc = subprocess.run(cmd, cwd=MUTANTS, env=env, capture_output=True, text=True, timeout=budget)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    if proc.returncode == 5 and only_reference:
+        return "passed"  # no `reference` case reaches the module
+    # Exit 5 (nothing collected) or 4 (usage) would be a benchmark bug, not a kill.
+    if proc.returncode in (4, 5) or "ERROR collecting" in proc.stdout:
+        sys.exit(f"fresh run of {name} could not collect its cases:\n{(proc.stdout + proc.stderr)[-2000:]}")
+    return "failed" if proc.returncode == 1 else "passed"
+
+
+def run_own_tests(mutants: list[str], jobs: int) -> dict[str, str]:
+    """Mutants of `OWN_TESTS` modules against those tests, each in a fresh
+    process: "killed-own-tests", "timeout-own-tests" or "survived"."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(name: str) -> tuple[str, str]:
+        env = {**os.environ, "CI": "1", "MUTANT_UNDER_TEST": name, "PYTHONPATH": str(MUTANTS)}
+        env.pop("PLANMODE_MUTATION_JOB", None)
+        cmd = [sys.executable, "-m", "pytest", "-q", "-x", "--rootdir=.", "-p", "no:cacheprovider"]
+        try:
+            proc = subprocess.run(
+                [*cmd, *OWN_TESTS[module_of(name)]],
+                cwd=MUTANTS,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        except subprocess.TimeoutExpired:
+            return name, "timeout-own-tests"
+        if proc.returncode not in (0, 1):
+            sys.exit(f"the own tests of {name} did not run:\n{(proc.stdout + proc.stderr)[-2000:]}")
+        return name, "killed-own-tests" if proc.returncode == 1 else "survived"
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, mutants))
+
+
+def import_time_functions(module: str) -> set[str]:
+    """Top-level functions of `module` that run while it is imported: called
+    from module-level statements (class bodies included, method bodies not),
+    or from such a function, found from the source."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+    def called(nodes: list[ast.stmt]) -> set[str]:
+        names: set[str] = set()
+        for stmt in nodes:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = stmt.body if isinstance(stmt, ast.ClassDef) else [stmt]
+            for part in body:
+                if isinstance(part, ast.FunctionDef | ast.AsyncFunctionDef):
+                    # Decorators and defaults run at import; the body does not.
+                    roots: list[ast.AST] = [*part.decorator_list, *part.args.defaults]
+                else:
+                    roots = [part]
+                for root in roots:
+                    for node in ast.walk(root):
+                        is_call = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        if is_call and node.func.id in functions:  # type: ignore[attr-defined]
+                            names.add(node.func.id)  # type: ignore[attr-defined]
+        return names
+
+    found = called(tree.body)
+    pending = list(found)
+    while pending:
+        for name in called(functions[pending.pop()].body):
+            if name not in found:
+                found.add(name)
+                pending.append(name)
+    return found
+
+
+def runs_at_import(mutant: str) -> bool:
+    """The mutated function is a top-level function its module calls while
+    being imported (methods are never counted)."""
+    function = function_of(mutant)
+    if ".x_" not in function:
+        return False
+    module, name = function.split(".x_", 1)
+    return name in import_time_functions(module)
+
+
+def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dict[str, str]:
+    """Survivors of the forked run, run again each in a fresh process over
+    the cases of every function of their module: new outcomes by mutant."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    by_module: dict[str, set[str]] = defaultdict(set)
+    for function, tests in stats["tests_by_mangled_function_name"].items():
+        by_module[module_of(function)].update(tests)
+    durations: dict[str, float] = stats["duration_by_test"]
+
+    def one(name: str) -> tuple[str, str]:
+        tests = sorted(by_module.get(module_of(name), ()))
+        if not tests:
+            return name, "no case"
+        budget = 60.0 + 4.0 * sum(durations.get(t, 0.1) for t in tests)
+        must = _fresh_pytest(name, tests, "must", budget)
+        if must != "passed":
+            return name, "killed-fresh" if must == "failed" else "timeout"
+        every = _fresh_pytest(name, tests, "all", budget, only_reference=True)
+        if every == "passed":
+            return name, "survived"
+        return name, "killed-reference-fresh" if every == "failed" else "timeout-reference"
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, survivors))
+
+
 # -- report ---------------------------------------------------------------------------
 
 
@@ -292,6 +480,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every mutant's outcome to this file")
     parser.add_argument("--diffs", action="store_true", help="print each survivor's diff")
     parser.add_argument("--no-prepare", action="store_true", help="reuse mutants/ as it is")
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only the sampled mutants of this module (repeatable), e.g. planmode.export or"
+        " shell.bash_segments; the draw is the whole run's, so figures stay comparable",
+    )
     args = parser.parse_args()
 
     began = time.monotonic()
@@ -301,19 +497,39 @@ def main() -> None:
     per_module = all_mutants()
     stats = json.loads((MUTANTS / "mutmut-stats.json").read_text())
     sample = draw(per_module, None if args.all else args.sample, args.seed, args.min_per_module)
+    if args.module:
+        wanted = select_modules(per_module, args.module)
+        sample = [m for m in sample if module_of(m) in wanted]
     equivalent = load_equivalent()
     stale = sorted(set(equivalent) - {m for v in per_module.values() for m in v})
-    tested = [m for m in sample if m not in equivalent]
+    tested = [m for m in sample if m not in equivalent and module_of(m) not in OWN_TESTS]
+    own = [m for m in sample if m not in equivalent and module_of(m) in OWN_TESTS]
 
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    every.update(run_own_tests(own, args.jobs))
+    forked = time.monotonic()
+    every.update(
+        recheck_fresh([m for m in tested if every[m] == "survived" and runs_at_import(m)], stats, args.jobs)
+    )
     finished = time.monotonic()
+    fresh_kills = sorted(m for m in tested if every[m].endswith("-fresh"))
     killed = [m for m in tested if every[m] in KILLED]
     must = {m: every[m] for m in tested if every[m] in KILLED_BY_MUST}
 
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    own_rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for m in sample:
+        if module_of(m) in OWN_TESTS:
+            own_row = own_rows[module_of(m)]
+            own_row["sampled"] += 1
+            if m in equivalent:
+                own_row["equivalent"] += 1
+            else:
+                own_row["tested"] += 1
+                own_row["all"] += every[m] in KILLED_BY_OWN_TESTS
+            continue
         row = rows[module_of(m)]
         row["sampled"] += 1
         if m in equivalent:
@@ -345,10 +561,21 @@ def main() -> None:
         f"{'total':<52} {totals['sampled']:>4} {totals['equivalent']:>4} {totals['all']:>4}"
         f" {pct(totals['all'], totals['tested'])} {totals['must']:>4} {pct(totals['must'], totals['tested'])}"
     )
-    unsampled = [m for m, names in per_module.items() if names and m not in rows]
-    if unsampled:
+    if own_rows:
+        print("\nnot reachable by any operation, run against the project's own tests instead:")
+        for module in sorted(own_rows):
+            r = own_rows[module]
+            short = module.removeprefix("pytest_planmode.reference.")
+            print(
+                f"{short:<52} {r['sampled']:>4} {r['equivalent']:>4} {r['all']:>4} {pct(r['all'], r['tested'])}"
+                f"  ({', '.join(OWN_TESTS[module])})"
+            )
+    unsampled = [m for m, names in per_module.items() if names and m not in rows and m not in own_rows]
+    if unsampled and not args.module:
         print("modules not sampled:", ", ".join(unsampled))
-    survivors = sorted(m for m in tested if every[m] not in KILLED)
+    survivors = sorted(m for m in tested if every[m] not in KILLED) + sorted(
+        m for m in own if every[m] not in KILLED_BY_OWN_TESTS
+    )
     must_only = sorted(m for m in killed if m not in must)
     print(f"\nsurvivors of the whole suite ({len(survivors)}):")
     for m in survivors:
@@ -360,11 +587,25 @@ def main() -> None:
         print(f"  {m}")
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
+    timeouts = sorted(m for m in tested + own if every[m].startswith("timeout"))
+    if timeouts:
+        # Counted as killed, as mutmut does (an endless loop is a real
+        # failure); on a loaded machine a slow child also runs out of time,
+        # so they are listed: rerun them on a quiet machine before trusting them.
+        print(f"\nran out of time, counted as killed ({len(timeouts)}):")
+        for m in timeouts:
+            print(f"  {m}  [{every[m]}]")
+    if fresh_kills:
+        print(
+            f"\nkilled only in a fresh process (import-time code, or cases the stats missed) ({len(fresh_kills)}):"
+        )
+        for m in fresh_kills:
+            print(f"  {m}  [{every[m]}]")
     if stale:
         print(f"\nequivalent entries naming no current mutant ({len(stale)}): " + ", ".join(stale))
     print(
-        f"\ncost: prepare {prepared - began:.0f} s, run {finished - prepared:.0f} s "
-        f"({len(tested)} mutants, {args.jobs} at once)"
+        f"\ncost: prepare {prepared - began:.0f} s, forked run {forked - prepared:.0f} s, "
+        f"fresh rechecks {finished - forked:.0f} s ({len(tested)} mutants, {args.jobs} at once)"
     )
     if args.json:
         args.json.write_text(

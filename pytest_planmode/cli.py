@@ -104,7 +104,8 @@ def _fixtures_export(args: argparse.Namespace) -> int:
         "matching": (
             "expect matches the output partially: each key given must match, keys not given are "
             'not checked; lists match element by element, except {"$unordered": [...]}, which '
-            "matches the same items in any order; scalars by JSON equality"
+            'matches the same items in any order; {"$anyText": true} matches any non-blank '
+            "string; scalars by JSON equality"
         ),
         "files": files,
         "cases": len(cases),

@@ -9,7 +9,7 @@ import difflib
 import json
 from typing import TYPE_CHECKING, Any
 
-from pytest_planmode.matching import UNORDERED
+from pytest_planmode.matching import UNORDERED, is_any_text
 
 if TYPE_CHECKING:
     from pytest_planmode.suite import Case
@@ -30,7 +30,11 @@ def one_line(value: Any, limit: int) -> str:
 def checked_part(expected: Any, actual: Any) -> Any:
     """The part of `actual` that `expected` checks: object keys it names,
     lists element by element; anything else as it is."""
-    if isinstance(expected, dict) and not (len(expected) == 1 and UNORDERED in expected):
+    if (
+        isinstance(expected, dict)
+        and not (len(expected) == 1 and UNORDERED in expected)
+        and not is_any_text(expected)
+    ):
         if not isinstance(actual, dict):
             return actual
         return {k: checked_part(v, actual[k]) if k in actual else "<missing>" for k, v in expected.items()}
@@ -40,6 +44,8 @@ def checked_part(expected: Any, actual: Any) -> Any:
 
 
 def _expected_shape(expected: Any) -> Any:
+    if is_any_text(expected):
+        return "<any text>"
     if isinstance(expected, dict):
         if len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
             return [_expected_shape(v) for v in expected[UNORDERED]]

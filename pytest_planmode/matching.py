@@ -12,6 +12,13 @@ def _show(value: Any) -> str:
 
 
 UNORDERED = "$unordered"
+#: `{"$anyText": true}` matches any string with a non-blank character: a
+#: message the spec asks for whose wording it leaves open ("with a warning").
+ANY_TEXT = "$anyText"
+
+
+def is_any_text(expected: Any) -> bool:
+    return isinstance(expected, dict) and len(expected) == 1 and expected.get(ANY_TEXT) is True
 
 
 def _unordered(expected: list[Any], actual: Any, path: str) -> list[str]:
@@ -38,9 +45,14 @@ def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
     match; keys it does not name are not checked (a target may add fields).
     Lists match element by element and must have the same length; an
     expected `{"$unordered": [...]}` matches a list holding the same items in
-    any order (for outputs the spec defines as sets). Scalars match by JSON
-    equality: `1` is not `true`, `1` equals `1.0`.
+    any order (for outputs the spec defines as sets); an expected
+    `{"$anyText": true}` matches any non-blank string (text whose wording is
+    open). Scalars match by JSON equality: `1` is not `true`, `1` equals `1.0`.
     """
+    if is_any_text(expected):
+        if isinstance(actual, str) and actual.strip():
+            return []
+        return [f"{path}: expected some text (any wording), got {_show(actual)}"]
     if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
         return _unordered(expected[UNORDERED], actual, path)
     if isinstance(expected, dict):

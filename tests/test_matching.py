@@ -17,6 +17,8 @@ from pytest_planmode.matching import mismatches
         ({"a": {"$unordered": ["x", "y"]}}, {"a": ["y", "x"]}),
         ({"a": {"$unordered": [{"n": 1}, {"n": 2}]}}, {"a": [{"n": 2, "k": 0}, {"n": 1}]}),
         ({"a": {"$unordered": ["x", "x", "y"]}}, {"a": ["x", "y", "x"]}),
+        ({"w": [{"$anyText": True}]}, {"w": ["Using the legacy file"]}),
+        ({"w": {"$unordered": ["b", {"$anyText": True}]}}, {"w": ["a", "b"]}),
     ],
 )
 def test_matches(expected: object, actual: object) -> None:
@@ -47,3 +49,17 @@ def test_matches(expected: object, actual: object) -> None:
 def test_mismatches_name_the_place(expected: object, actual: object, message: str) -> None:
     found = mismatches(expected, actual)
     assert found and found[0].startswith(message), found
+
+
+@pytest.mark.parametrize(
+    "actual",
+    [[], ["x", "y"], [""], ["   "], [1], [None], [{"text": "x"}]],
+)
+def test_any_text_is_one_non_blank_string(actual: object) -> None:
+    assert mismatches({"w": [{"$anyText": True}]}, {"w": actual}) != []
+
+
+def test_any_text_names_what_it_wanted() -> None:
+    assert mismatches({"w": {"$anyText": True}}, {"w": ""}) == [
+        'output.w: expected some text (any wording), got ""'
+    ]

@@ -22,8 +22,10 @@ RC = "reference-choices.md § pi-plan-mode: limited Bash"
 SUBCOMMANDS = ("status", "log", "diff", "show", "branch", "remote", "ls-files", "grep")
 
 #: Forbidden anywhere after the subcommand: help and pagers, files Git would
-#: write, external diff and textconv helpers, signature verification, and
-#: reading outside the repository.
+#: write, external diff, textconv and filter helpers (`--filters` asks Git to
+#: run the configured clean/smudge and textconv programs; pi-plan-mode-settings.md
+#: § Safe shell subcommands rejects "explicit ... filter ... helpers"),
+#: signature verification, and reading outside the repository.
 AFTER_SUBCOMMAND = OptionRule(
     long=(
         "--help",
@@ -31,6 +33,7 @@ AFTER_SUBCOMMAND = OptionRule(
         "--output",
         "--ext-diff",
         "--textconv",
+        "--filters",
         "--show-signature",
         "--no-index",
     ),
