@@ -295,7 +295,7 @@ class SessionScriptInput(EventScript[SessionEvent]):
         model's `plan_mode_complete` call inside a Plan-mode run, the ready
         menu opens when that run settles, and each answer or command is
         valid where it is given (pi-plan-mode-settings.md § Auto model
-        switch; the menus of the host sheet)."""
+        switch; the item labels are those of pi-plan-mode's ready menu)."""
         walk = PlanWalk()
         for index, event in enumerate(self.events):
             problem = walk.step(event)
