@@ -33,10 +33,11 @@ def test_a_keyword_overrides_the_attribute_of_that_name() -> None:
 def test_a_missing_required_field_is_an_error_not_a_silent_default() -> None:
     @dataclass(frozen=True)
     class Partial:
-        allowed: bool
+        blocked: str
 
-    with pytest.raises(ValidationError, match="blocked"):
-        output(ShellCheckOutput, Partial(True))
+    # `allowed` is the one required (effect) field of a shell check.
+    with pytest.raises(ValidationError, match="allowed"):
+        output(ShellCheckOutput, Partial("rm -rf /"))
 
 
 def test_a_reference_value_reads_a_contract_input_the_same_way() -> None:
