@@ -12,38 +12,13 @@ from pytest_planmode.contract import operations
 from pytest_planmode.observability import field_rows
 from pytest_planmode.properties import checks_in, must_checks_reading_explanations, property_checks
 
-#: `must` checks still reading an explanation, in the modules whose event
-#: vocabularies are being rewritten with them. Each entry must still be one
-#: (remove it when its check is restated over effects); nothing may be added.
-PENDING = {
-    "planmode.lifecycle.property.clear-on-start-never-injects",
-    "planmode.lifecycle.property.shortcut-waits-for-reload",
-    "planmode.models.property.applied-is-first-usable",
-    "planmode.models.property.fresh-menu-one-shot",
-    "planmode.models.property.hang-never-stalls",
-    "planmode.models.property.late-result-discarded",
-    "planmode.models.property.one-warning-per-direction",
-    "planmode.models.property.preflight-timeout-aborts",
-    "planmode.models.property.spaced-boundaries-independent",
-    "oplmodes.models.property.no-superseded-model",
-    "oplmodes.models.property.override-model-while-in-mode",
-}
-
 
 def test_no_must_property_reads_an_explanation() -> None:
-    checks = property_checks()
-    problems = [
-        line
-        for line in must_checks_reading_explanations(checks.values())
-        if line.split(" ", 1)[0] not in PENDING
-    ]
+    problems = must_checks_reading_explanations(property_checks().values())
     assert not problems, (
         "must property checks read explanation fields (state the rule over effects, or make the check "
         "level reference and say why in its docstring):\n" + "\n".join(problems)
     )
-    still = {line.split(" ", 1)[0] for line in must_checks_reading_explanations(checks.values())}
-    stale = sorted(PENDING - still)
-    assert not stale, f"no longer must checks reading an explanation: remove them from PENDING: {stale}"
 
 
 def test_the_checker_catches_a_must_property_that_reads_an_explanation() -> None:
