@@ -57,7 +57,23 @@ def test_file_operations_refuse_real_absolute_paths(inp: dict[str, Any]) -> None
 
 def test_lifecycle_exports_refuse_real_absolute_paths() -> None:
     with pytest.raises(ValidationError, match="pattern"):
-        LifecycleRunInput.model_validate({"events": [{"type": "export", "path": "/tmp/plans/next.md"}]})
+        LifecycleRunInput.model_validate(
+            {"events": [{"type": "command", "name": "plan", "args": "export /tmp/plans/next.md"}]}
+        )
+    with pytest.raises(ValidationError, match="pattern"):
+        LifecycleRunInput.model_validate(
+            {"events": [{"type": "command", "name": "plan", "args": "export @/tmp/plans/next.md"}]}
+        )
+    export_input = [
+        {"type": "command", "name": "plan", "args": ""},
+        {"type": "ui.answer", "label": "Export plan…"},
+        {"type": "ui.answer", "label": "/srv/notes/plan.md"},
+    ]
+    with pytest.raises(ValidationError, match="pattern"):
+        LifecycleRunInput.model_validate({"events": export_input})
+    typed = ["export", "export plan.md", "export ~/p.md", "export @docs/p.md", "export $TMP/p.md"]
+    for args in typed:
+        LifecycleRunInput.model_validate({"events": [{"type": "command", "name": "plan", "args": args}]})
     with pytest.raises(ValidationError, match="pattern"):
         LifecycleRunInput.model_validate({"events": [{"type": "cwd.change", "cwd": "/work/app"}]})
 

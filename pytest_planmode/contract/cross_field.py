@@ -182,7 +182,8 @@ RULES: dict[type[BaseModel], tuple[Rule, ...]] = {
             "resume, reload and restart end the open run; `ui.answer` answers the menu open "
             "before it (the ready menu opens when a run that called `plan_mode_complete` "
             "settles, `/plan` opens the Plan menu) with an item it offers; `session.tree` names "
-            "a label given earlier (not stated as JSON Schema)."
+            "a label given earlier; a path typed for an export (`/plan export PATH`, the export "
+            "input) is relative, `~/…`, `@…` or under a root (not stated as JSON Schema)."
         ),
     ),
     planmode_models.SwitchInput: (

@@ -19,6 +19,7 @@ Two operations:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -135,6 +136,16 @@ LifecycleEvent = Annotated[
 ]
 
 
+def _check_typed_path(path: str, where: str) -> None:
+    """§ Virtual paths: a path typed for an export is relative, `~/…`, `@…`
+    or under a root, never a real absolute path."""
+    if path and not re.match(TYPED_PATTERN, path):
+        raise ValueError(
+            f"{where}: the export path {path!r} does not match the virtual-path pattern "
+            "(relative, `~/…`, `@…`, or under `$CWD`, `$HOME`, `$AGENT`, `$TMP`)"
+        )
+
+
 #: Events of an open agent run, and events between runs.
 _IN_RUN = (host.Context, host.ToolCall, host.AgentQueue, host.AgentSettle)
 _BETWEEN_RUNS = (host.SessionLabel, host.SessionTree)
@@ -181,6 +192,8 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
             raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
         if isinstance(event, host.UiAnswer):
             label = event.label
+            if menu == "export" and label is not None:
+                _check_typed_path(label.strip(), where)
             if menu is None:
                 raise ValueError(
                     f"{where}: nothing is open to answer (the ready menu opens when a run that "
@@ -227,6 +240,8 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
                 menu = "plan"
             elif args == "implement":
                 in_run = None
+            elif args.startswith("export "):
+                _check_typed_path(args.removeprefix("export ").strip(), where)
         elif isinstance(event, host.SessionLabel):
             labels.add(event.label)
         elif isinstance(event, host.SessionTree) and event.to is not None and event.to not in labels:
