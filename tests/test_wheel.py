@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel built from this checkout installed in it."""
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
-    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)], cwd=base)
+    # Built from a copy: setuptools writes `build/` into the tree it builds,
+    # and two xdist workers building the checkout at once collide there.
+    source = base / "source"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "*.egg-info", "node_modules", "mutants", "__pycache__", ".tox"
+        ),
+    )
+    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(source)], cwd=base)
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = dist.glob("pytest_planmode-*.whl")
     venv = base / "venv"
