@@ -11,7 +11,8 @@
    the time from the start of collection to the end of the session, divided
    by the number of cases (median of N runs). Target: under 1 ms per case.
    Side by side, alternating, the same runs without the check of every
-   answer against its output model: the cost that check adds.
+   answer against its output model: the cost that check adds; and the CPU
+   time per answer of that check alone, beside the `expect` comparison.
 """
 
 from __future__ import annotations
@@ -126,6 +127,35 @@ def _harness_cost() -> tuple[int, float]:
     return clock.items, clock.end - clock.start
 
 
+def check_cost() -> str:
+    """CPU time per answer of the shape check and of the `expect`
+    comparison, on the reference's answers to every case (best of 3): the
+    figure machine load does not blur."""
+    from pytest_planmode.answer_shape import shape_problems
+    from pytest_planmode.matching import mismatches
+
+    answers = [
+        (case, json.loads(json.dumps(answer["output"])))
+        for case in load_suite()
+        if "output" in (answer := INSTANT.call(case.operation, case.input))
+    ]
+
+    def best(work: Any) -> float:
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            work()
+            times.append(time.process_time() - start)
+        return min(times) / len(answers) * 1000
+
+    compare = best(lambda: [mismatches(c.expect, out) for c, out in answers])
+    shape = best(lambda: [shape_problems(c.operation, out) for c, out in answers])
+    return (
+        f"  per answer (CPU time): shape check {shape:.4f} ms, expect comparison {compare:.4f} ms "
+        f"({len(answers)} answers)"
+    )
+
+
 def report_harness_cost(repeat: int) -> None:
     # Alternated, so that both see the same machine load.
     with_check: list[float] = []
@@ -145,6 +175,7 @@ def report_harness_cost(repeat: int) -> None:
         f"  without the answer shape check: {bare / items * 1000:.3f} ms per case; the check adds "
         f"{(seconds - bare) / items * 1000:+.3f} ms per case ({seconds / bare:.3f} x)"
     )
+    print(check_cost())
 
 
 def main() -> None:
