@@ -92,12 +92,7 @@ READY_MENU = (
 #: implementation plan. Only the items the lifecycle acts on are accepted.
 PLAN_MENU = (
     "Start Plan mode",
-    "Implement here",
-    "Start fresh and implement",
-    "Export plan…",
-    "Save for later",
-    "Stay in Plan mode",
-    "Discard plan and exit",
+    *READY_MENU,
     "Exit Plan mode",
     "Start a new plan",
     "Clear active implementation plan",
