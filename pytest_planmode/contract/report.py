@@ -127,19 +127,33 @@ class ErrorBody(_Doc):
     message: str
 
 
-class OutputAnswer(_Doc):
-    id: int
+# The three legal answers to a request. The harness parses an answer with
+# the `…Body` model (a Python adapter's answer has no `id`; a process's `id`
+# is matched to its request first); the published schemas add the `id`.
+
+
+class OutputBody(_Doc):
     output: dict[str, Any]
 
 
-class ErrorAnswer(_Doc):
-    id: int
+class ErrorAnswerBody(_Doc):
     error: ErrorBody
 
 
-class UnsupportedAnswer(_Doc):
-    id: int
+class UnsupportedBody(_Doc):
     unsupported: Literal[True]
+
+
+class OutputAnswer(OutputBody):
+    id: int
+
+
+class ErrorAnswer(ErrorAnswerBody):
+    id: int
+
+
+class UnsupportedAnswer(UnsupportedBody):
+    id: int
 
 
 SCHEMAS: dict[str, type[BaseModel]] = {

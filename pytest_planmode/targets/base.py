@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from pydantic import BaseModel, ValidationError
+
 from pytest_planmode import PROTOCOL_VERSION, PROTOCOLS
+from pytest_planmode.contract.report import (
+    ErrorAnswerBody,
+    HelloAnswer,
+    OutputBody,
+    UnsupportedBody,
+)
 
 
 class TargetError(Exception):
@@ -69,43 +77,75 @@ class Target(Protocol):
         ...
 
 
+def _first_problem(model: type[BaseModel], answer: dict[str, Any]) -> tuple[str, str] | None:
+    """The first field of `answer` the protocol model `model` refuses, and
+    why; None when it fits. Strict: no coercion (`"2"` is not 2)."""
+    try:
+        model.model_validate(answer, strict=True)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        return str(error["loc"][0]) if error["loc"] else "", str(error["msg"])
+    return None
+
+
+#: What the hello answer's fields must be, in words, by field
+#: (`contract.report.HelloAnswer` decides; these say how to fix it).
+_HELLO_FIXES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "protocol": lambda answer: (
+        f"the target speaks protocol {answer.get('protocol')!r}; this suite speaks "
+        f"protocol {PROTOCOL_VERSION} and accepts {', '.join(map(str, PROTOCOLS))} "
+        f'(answer the hello with "protocol": {PROTOCOL_VERSION})'
+    ),
+    "implementation": lambda answer: (
+        'the handshake lacks "implementation": {"name": ..., "version": ..., "language": ...} '
+        f"(strings; the name is required), got {answer.get('implementation')!r:.100}"
+    ),
+    "operations": lambda answer: 'the handshake\'s "operations" must be a list of strings',
+    "observes": lambda answer: (
+        f'the handshake\'s "observes" must be one of {", ".join(map(repr, OBSERVES))} '
+        f"(omit it to observe everything), got {answer.get('observes')!r:.100}"
+    ),
+}
+
+
 def parse_handshake(answer: Any, where: str) -> Handshake:
-    """Check a handshake answer; raise TargetError naming what is wrong."""
+    """Check a handshake answer against the protocol's hello answer
+    (`contract.report.HelloAnswer`); raise TargetError naming what is wrong."""
     if not isinstance(answer, dict):
         raise TargetError(f"{where}: the handshake answer is not a JSON object: {answer!r:.200}")
-    protocol = answer.get("protocol")
-    if isinstance(protocol, bool) or protocol not in PROTOCOLS:
+    problem = _first_problem(HelloAnswer, answer)
+    if problem is None and isinstance(answer.get("protocol"), bool):
+        # A Literal of 1 takes Python's True (True == 1); JSON's true is no number.
+        problem = ("protocol", "a boolean")
+    if problem is not None:
+        field_name, why = problem
+        fix = _HELLO_FIXES.get(field_name)
         raise TargetError(
-            f"{where}: the target speaks protocol {protocol!r}; this suite speaks "
-            f"protocol {PROTOCOL_VERSION} and accepts {', '.join(map(str, PROTOCOLS))} "
-            f'(answer the hello with "protocol": {PROTOCOL_VERSION})'
+            f"{where}: {fix(answer)}" if fix else f"{where}: the handshake's {field_name!r}: {why}"
         )
-    impl = answer.get("implementation")
-    if not isinstance(impl, dict) or not isinstance(impl.get("name"), str):
+    hello = HelloAnswer.model_validate(answer, strict=True)
+    if hello.observes != "everything" and hello.protocol < 2:
         raise TargetError(
-            f'{where}: the handshake lacks "implementation": {{"name": ..., "version": ..., "language": ...}}'
+            f'{where}: "observes" needs protocol 2; the handshake answer says protocol {hello.protocol}'
         )
-    ops = answer.get("operations")
-    if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
-        raise TargetError(f'{where}: the handshake\'s "operations" must be a list of strings')
-    observes = answer.get("observes", "everything")
-    if observes not in OBSERVES:
-        raise TargetError(
-            f'{where}: the handshake\'s "observes" must be one of {", ".join(map(repr, OBSERVES))} '
-            f"(omit it to observe everything), got {observes!r:.100}"
-        )
-    if observes != "everything" and protocol < 2:
-        raise TargetError(
-            f'{where}: "observes" needs protocol 2; the handshake answer says protocol {protocol}'
-        )
-    return Handshake(protocol, impl, frozenset(ops), observes)
+    return Handshake(hello.protocol, answer["implementation"], frozenset(hello.operations), hello.observes)
+
+
+#: The answer bodies of the protocol, by the key that names each, with the
+#: message for a body that does not fit its model.
+_BODIES: dict[str, tuple[type[BaseModel], str]] = {
+    "output": (OutputBody, '"output" must be a JSON object'),
+    "error": (ErrorAnswerBody, '"error" must be an object with a "message" string'),
+    "unsupported": (UnsupportedBody, '"unsupported" must be true'),
+}
 
 
 def parse_response(answer: Any, where: str) -> Outcome:
-    """Turn an adapter's or a target process's answer into an Outcome."""
+    """Turn an adapter's or a target process's answer into an Outcome,
+    checked against the protocol's answer models (`contract.report`)."""
     if not isinstance(answer, dict):
         return Outcome("failure", message=f"{where}: the answer is not a JSON object: {answer!r:.300}")
-    keys = [k for k in ("output", "error", "unsupported") if k in answer]
+    keys = [k for k in _BODIES if k in answer]
     if len(keys) != 1:
         return Outcome(
             "failure",
@@ -115,19 +155,12 @@ def parse_response(answer: Any, where: str) -> Outcome:
             ),
         )
     key = keys[0]
+    model, fix = _BODIES[key]
+    # `is not True`: a Literal of True takes Python's 1 (1 == True); JSON's 1 is no boolean.
+    if _first_problem(model, answer) is not None or (key == "unsupported" and answer[key] is not True):
+        return Outcome("failure", message=f"{where}: {fix}: {answer!r:.300}")
     if key == "output":
-        if not isinstance(answer["output"], dict):
-            return Outcome("failure", message=f'{where}: "output" must be a JSON object: {answer!r:.300}')
         return Outcome("output", output=answer["output"])
     if key == "error":
-        error = answer["error"]
-        message = error.get("message") if isinstance(error, dict) else None
-        if not isinstance(message, str):
-            return Outcome(
-                "failure",
-                message=f'{where}: "error" must be an object with a "message" string: {answer!r:.300}',
-            )
-        return Outcome("error", message=message)
-    if answer["unsupported"] is not True:
-        return Outcome("failure", message=f'{where}: "unsupported" must be true: {answer!r:.300}')
+        return Outcome("error", message=answer["error"]["message"])
     return Outcome("unsupported")
