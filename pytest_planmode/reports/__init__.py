@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +109,11 @@ def selection_text(report: dict[str, Any]) -> str:
 
 
 def implementation_label(target: dict[str, Any]) -> str:
-    impl = target.get("implementation", {})
+    return implementation_text(target.get("implementation", {}))
+
+
+def implementation_text(impl: Mapping[str, Any]) -> str:
+    """An implementation as a handshake names it: `name version (language)`."""
     text = str(impl.get("name", "?"))
     if impl.get("version"):
         text += f" {impl['version']}"

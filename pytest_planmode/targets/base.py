@@ -15,6 +15,7 @@ from pytest_planmode.contract.report import (
     OutputBody,
     UnsupportedBody,
 )
+from pytest_planmode.reports import implementation_text
 
 
 class TargetError(Exception):
@@ -36,13 +37,7 @@ class Handshake:
 
     @property
     def label(self) -> str:
-        impl = self.implementation
-        text = str(impl.get("name", "?"))
-        if impl.get("version"):
-            text += f" {impl['version']}"
-        if impl.get("language"):
-            text += f" ({impl['language']})"
-        return text
+        return implementation_text(self.implementation)
 
 
 @dataclass(frozen=True)
