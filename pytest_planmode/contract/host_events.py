@@ -358,6 +358,22 @@ class SettingsUnreadable(ScriptEvent):
     type: Literal["settings.unreadable"]
 
 
+#: Where an event stands against the agent runs, in words (one text for
+#: every script operation's replayability check).
+NEEDS_RUN = "happens inside an agent run: open one with agent.start first"
+NEEDS_NO_RUN = "happens between runs: end the open run with agent.settle first"
+
+
+def misplaced(*, needs_run: bool, needs_no_run: bool, in_run: bool | None) -> str | None:
+    """Why an event cannot stand where it is, or None. `in_run`: whether a
+    run is open (None: it may or may not be, as after a kickoff)."""
+    if needs_run and in_run is False:
+        return NEEDS_RUN
+    if needs_no_run and in_run is True:
+        return NEEDS_NO_RUN
+    return None
+
+
 HostEvent = Annotated[
     SessionStart
     | AgentStart
@@ -401,6 +417,8 @@ class HostVocabulary(ContractInput):
 SCHEMAS = {"events/host.schema.json": HostVocabulary}
 
 __all__ = [
+    "NEEDS_NO_RUN",
+    "NEEDS_RUN",
     "SHELL_TOOLS",
     "AgentQueue",
     "AgentSettle",
@@ -434,4 +452,5 @@ __all__ = [
     "ToolCall",
     "UiAnswer",
     "UiShow",
+    "misplaced",
 ]

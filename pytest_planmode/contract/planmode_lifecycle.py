@@ -181,10 +181,11 @@ def open_menus(events: Sequence[Any]) -> list[Menu | None]:
     for index, event in enumerate(events):
         menus.append(menu)
         where = f"events[{index}] ({event.type})"
-        if isinstance(event, _IN_RUN) and in_run is False:
-            raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
-        if isinstance(event, _BETWEEN_RUNS) and in_run is True:
-            raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
+        problem = host.misplaced(
+            needs_run=isinstance(event, _IN_RUN), needs_no_run=isinstance(event, _BETWEEN_RUNS), in_run=in_run
+        )
+        if problem:
+            raise ValueError(f"{where} {problem}")
         if isinstance(event, host.UiAnswer):
             label = event.label
             if menu == "export" and label is not None:

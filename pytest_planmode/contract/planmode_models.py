@@ -329,7 +329,7 @@ class PlanWalk:
             self.in_run, self.proposed = True, False
         elif isinstance(event, host.ToolCall):
             if not self.in_run:
-                return "happens inside an agent run: open one with agent.start first"
+                return host.NEEDS_RUN
             if event.tool != "plan_mode_complete" or self.mode == "normal":
                 return "the only call here is plan_mode_complete, in Plan mode"
             if not isinstance(event.input.get("plan"), str) or not event.input["plan"].strip():

@@ -246,10 +246,11 @@ class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
         held: set[str] = set()
         for index, event in enumerate(self.events):
             where = f"events[{index}] ({event.type})"
-            if event.type in _IN_RUN and not in_run:
-                raise ValueError(f"{where} happens inside an agent run: open one with agent.start first")
-            if event.type in _BETWEEN_RUNS and in_run:
-                raise ValueError(f"{where} happens between runs: end the open run with agent.settle first")
+            problem = host.misplaced(
+                needs_run=event.type in _IN_RUN, needs_no_run=event.type in _BETWEEN_RUNS, in_run=in_run
+            )
+            if problem:
+                raise ValueError(f"{where} {problem}")
             if isinstance(event, host.AgentStart):
                 if in_run:
                     raise ValueError(f"{where}: a run is already open (agent.settle ends it)")
