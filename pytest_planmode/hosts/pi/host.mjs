@@ -37,6 +37,29 @@ if (typeof worker_threads.markAsUncloneable !== "function") {
   worker_threads.markAsUncloneable = () => {};
 }
 
+// Pi loads an extension with jiti and `moduleCache: false`: every load
+// (start, /reload, a new or resumed session) evaluates the extension's own
+// modules again, not only its entry. The host loads the entry with a query
+// naming the load, and this resolve hook hands that query on to every local
+// module the entry imports, so each load gets a fresh module graph. A query
+// alone is not enough: Node keeps the entry's imports cached, and TypeScript
+// loaders such as tsx drop it while resolving; the hook runs before them and
+// puts it back. Packages under node_modules are shared between loads.
+export const LOAD_TAG = "planmode-load";
+const FRESH_LOADS = `
+const TAG = ${JSON.stringify(LOAD_TAG)};
+const tagOf = (url) => { try { return new URL(url).searchParams.get(TAG); } catch { return null; } };
+export async function resolve(specifier, context, next) {
+  const found = await next(specifier, context);
+  const tag = tagOf(specifier) ?? (context.parentURL ? tagOf(context.parentURL) : null);
+  if (!tag || !found.url.startsWith("file:") || found.url.includes("/node_modules/")) return found;
+  const url = new URL(found.url);
+  url.searchParams.set(TAG, tag);
+  return { ...found, url: url.href };
+}`;
+export const FRESH_LOADS_HOOKED = typeof module.register === "function";
+if (FRESH_LOADS_HOOKED) module.register(`data:text/javascript,${encodeURIComponent(FRESH_LOADS)}`);
+
 export const PI_VERSION = "0.84.2";
 export const HOST_VERSION = "1";
 
@@ -860,18 +883,19 @@ class Run {
     const rt = new Runtime(this, this.session, ++this.generation, carried);
     this.runtime = rt;
     this.loads += 1;
-    // A query makes Node evaluate the module again: a fresh top level, as
-    // Pi's loader does on every load (TypeScript loaders may cache; see docs).
-    const url = `${pathToFileURL(this.extensionPath).href}?planmode-runtime=${runCounter}-${this.loads}`;
+    // The load's tag makes Node evaluate the extension's modules again (see
+    // FRESH_LOADS): a fresh top level, as Pi's loader gives every load.
+    const url = `${pathToFileURL(this.extensionPath).href}?${LOAD_TAG}=${runCounter}-${this.loads}`;
     const importStart = performance.now();
     const mod = await import(url);
     this.timing.loadMs += performance.now() - importStart;
-    // A loader that ignores the query (tsx) hands back the module it
-    // evaluated before. The first load of a run then needs a fresh process
-    // (the client starts one); a later load in the run (reload, new
-    // session) keeps the module's state, and the answer says so.
+    // A loader that still hands back a module evaluated before (Node
+    // without module.register, or a loader hook that drops the tag): the
+    // first load of a run then needs a fresh process (the client starts
+    // one); a later load in the run (reload, new session) keeps the
+    // module's state, and the answer says so.
     if (evaluatedModules.has(mod)) {
-      const why = "the module loader served the extension from its cache (a TypeScript loader such as tsx ignores the query that makes Node evaluate it again)";
+      const why = "the module loader served the extension from its cache (it dropped the load tag that makes Node evaluate the module again)";
       if (this.loads === 1) { this.restart = why; throw new Error(why); }
       this.cachedLoads += 1;
       this.error("load", new Error(`${why}: module-level state carried over into the ${reason} runtime`));
@@ -1414,7 +1438,7 @@ async function runScript(request) {
 }
 
 function hello() {
-  return { host: "pytest-planmode mock Pi host", hostVersion: HOST_VERSION, pi: PI_VERSION, node: process.version, api: API };
+  return { host: "pytest-planmode mock Pi host", hostVersion: HOST_VERSION, pi: PI_VERSION, node: process.version, freshLoads: FRESH_LOADS_HOOKED, api: API };
 }
 
 async function main() {
