@@ -82,7 +82,7 @@ export const API = {
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
-    "stale_call", "queue", "compact", "restart", "set_cwd", "fail_next",
+    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next",
   ],
   // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
   // registered by a step with an `exposure` carries it in getAllTools()
@@ -225,9 +225,21 @@ function writesFlags(flags) {
   return typeof flags === "string" ? /[wax+]/.test(flags) : typeof flags === "number" && (flags & 3) !== 0;
 }
 
+// Writes traced with options.traceWrites (the file a step created or
+// replaced), by path relative to the sandbox root: where an export went.
+const TRACED_WRITES = { writeFile: 0, writeFileSync: 0, rename: 1, renameSync: 1, copyFile: 1, copyFileSync: 1, link: 1, linkSync: 1 };
+
+function traceWrite(name, args) {
+  const index = TRACED_WRITES[name];
+  if (index === undefined || !host?.options.traceWrites || typeof args[index] !== "string") return;
+  const target = path.resolve(String(args[index]));
+  if (inside(host.sandbox.root, target)) host.trace.push({ t: clock.now, write: name, path: path.relative(host.sandbox.root, target).split(path.sep).join("/") });
+}
+
 function guard(name, positions, fn, kind) {
   return function guarded(...args) {
     const root = host?.sandbox.root;
+    traceWrite(name, args);
     if (root) {
       for (const index of positions) {
         if (args[index] !== undefined && typeof args[index] !== "number" && !inside(root, args[index])) {
@@ -249,6 +261,7 @@ function guard(name, positions, fn, kind) {
 function guardOpen(name, fn, kind) {
   return function guarded(file, flags, ...rest) {
     const root = host?.sandbox.root;
+    if (writesFlags(flags)) traceWrite("writeFile", [file]);
     if (root && writesFlags(flags) && !inside(root, file)) {
       const error = refuse(name, file);
       if (kind === "promise") return Promise.reject(error);
@@ -433,7 +446,7 @@ class Runtime {
   }
 
   record(call, args) {
-    this.run.trace.push({ t: clock.now, call, args: json(args), runtime: this.generation });
+    this.run.trace.push({ t: clock.now, call, args: json(args), runtime: this.generation, session: this.run.switches + 1 });
   }
 
   makePi() {
@@ -757,6 +770,8 @@ class Run {
     if (next === previous) return;
     this.thinkingLevel = next;
     this.session.append({ type: "thinking_level_change", thinkingLevel: next });
+    // Every effective change, whoever made it (the extension or the user).
+    this.trace.push({ t: clock.now, thinking: next, previous });
     // Pi emits this without awaiting it; the host settles it before the next step.
     const target = rt ?? this.runtime;
     if (target?.active) this.track(target.emit("thinking_level_select", { level: next, previousLevel: previous }));
@@ -980,7 +995,7 @@ class Run {
     if (problem) return { reached: false, allowed: false, error: `Validation failed for tool "${name}": ${problem}` };
     let verdict = { blocked: false, input };
     if ((rt.handlers.get("tool_call") ?? []).length) verdict = await rt.emit("tool_call", { toolCallId, toolName: name, input });
-    const result = { reached: true, allowed: !verdict.blocked, ...verdict };
+    const result = { tool: name, reached: true, allowed: !verdict.blocked, ...verdict };
     this.openRun?.toolResults.push({ toolCallId, toolName: name });
     // Inside a run the model's call and its result are conversation history.
     const inRun = Boolean(this.openRun);
@@ -1276,6 +1291,12 @@ class Run {
       }
       case "settle":
         return {};
+      case "dismiss": {
+        // The user leaves whatever prompt is open (Escape); nothing is queued.
+        const open = this.openPrompts.splice(0);
+        for (const resolve of open) resolve({ cancel: true });
+        return { dismissed: open.length };
+      }
       case "queue": {
         // The user submits a prompt while the run streams (input with
         // streamingBehavior followUp): Pi queues it.
@@ -1405,7 +1426,11 @@ class Run {
       flags: rt ? Object.fromEntries(rt.flags) : {},
       hooks: rt ? Object.fromEntries([...rt.handlers].map(([k, v]) => [k, v.length])) : {},
       session: this.session.id,
+      sessions: this.switches + 1,
+      root: this.sandbox.root,
+      cwd: this.sandbox.cwd,
       branch: json(this.session.branch()),
+      history: json(this.history()),
       editorText: this.editorText ?? null,
       systemPrompt: rt?.systemPrompt ?? this.systemPrompt,
     };
@@ -1424,6 +1449,17 @@ function snapshot(root) {
       if (d.isDirectory()) walk(full);
       else if (d.isFile()) out.set(full, real.fs.readFileSync(full));
     }
+  };
+  walk(root);
+  return out;
+}
+
+function directories(root) {
+  const out = new Set();
+  const walk = (dir) => {
+    let names;
+    try { names = real.fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) if (d.isDirectory()) { out.add(path.join(dir, d.name)); walk(path.join(dir, d.name)); }
   };
   walk(root);
   return out;
@@ -1468,6 +1504,7 @@ async function runScript(request) {
   process.chdir(sandbox.cwd);
   const setupDone = performance.now();
   const before = snapshot(sandbox.root);
+  const dirsBefore = directories(sandbox.root);
   const run = new Run(request);
   run.timing = { setupMs: setupDone - began, filesMs: performance.now() - setupDone, loadMs: 0, stepsMs: 0, totalMs: 0 };
   host = run;
@@ -1505,11 +1542,12 @@ async function runScript(request) {
     const stepsDone = performance.now();
     const state = run.state();
     const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d)).map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
     const end = performance.now();
     // Where the run's time went (the loads are part of the steps).
     Object.assign(run.timing, { stepsMs: stepsDone - began - run.timing.setupMs - run.timing.filesMs, totalMs: end - began });
     run.timing.filesMs += end - stepsDone;
-    return { results, trace: run.trace, errors: run.errors, state, files, timing: run.timing };
+    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs, timing: run.timing };
   } finally {
     if (run.runtime) run.runtime.active = false;
     for (const w of run.watchers) w.removeAllListeners();
