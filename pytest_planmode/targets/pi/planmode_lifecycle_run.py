@@ -107,10 +107,20 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
     builder.add({"do": "start", "thinkingLevel": case.thinking})
     events = list(case.events)
     menus = contract.open_menus(events)
+    asked = False  # the open run has made an LLM call (Pi emitted context)
     for index, event in enumerate(events):
         builder.begin(event.at)
         if not isinstance(event, _KEEP_OPEN):
             builder.add({"do": "dismiss"})
+        if isinstance(event, host.AgentStart | host.AgentSettle):
+            asked = False
+        elif isinstance(event, host.Context):
+            asked = True
+        elif isinstance(event, host.ToolCall) and not asked:
+            # The model's tool call answers an LLM call, and Pi emits
+            # context before each one: the script's first call implies it.
+            builder.add({"do": "context"})
+            asked = True
         builder.add(*event_steps(event, events[index + 1 :], menus[index], sandbox))
         builder.end()
         if isinstance(event, host.SettingsWrite):
@@ -347,8 +357,10 @@ def _export(
     elif cancelled:
         destination, outcome = None, "cancelled"
     else:
+        # Refused: the destination exists (no overwrite), or there was
+        # nothing to write; failed: a destination that could not be written.
         destination = next((n for n in named if n), None)
-        outcome = "refused" if destination in existing else "failed"
+        outcome = "refused" if destination is None or destination in existing else "failed"
     return {"at": event.at, "type": "export", "outcome": outcome, "destination": destination}
 
 
