@@ -364,7 +364,8 @@ export default function planMode(pi) {
       leave(ctx);
       ctx.ui.notify("Plan discarded. Normal tools are active again.", "info");
     } else if (choice === "Export plan…") {
-      const typed = await ctx.ui.input("Export plan to (empty: the configured destination)", settings.exportPath);
+      // § Export destination: the input previews the resolved destination.
+      const typed = await ctx.ui.input(`Export plan (empty: ${destination("", ctx)})`, settings.exportPath);
       if (typed === undefined) return ctx.ui.notify("Export cancelled.", "info");
       return exportPlan(String(typed), ctx);
     } else if (choice === "Start Plan mode" || choice === "Start a new plan") {
@@ -378,13 +379,22 @@ export default function planMode(pi) {
     return undefined;
   };
 
+  // `@path` names a file as Pi's editor does; `~` is the home directory;
+  // a relative path resolves against the working directory at export time.
+  const destination = (args, ctx) => {
+    let typed = args.trim() || settings.exportPath;
+    if (typed.startsWith("@")) typed = typed.slice(1);
+    if (typed === "~" || typed.startsWith("~/")) typed = path.join(os.homedir(), typed.slice(1));
+    return path.resolve(ctx.cwd, typed);
+  };
+
   const exportPlan = async (args, ctx) => {
     const plan = ready() ?? state.savedPlan ?? state.active?.plan;
     if (!plan) { ctx.ui.notify("No plan to export yet.", "warning"); return; }
-    const target = path.resolve(ctx.cwd, args.trim() || settings.exportPath);
+    const target = destination(args, ctx);
     try {
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
-      await fs.promises.writeFile(target, `${plan.trimEnd()}\n`, { flag: "wx" });
+      await fs.promises.writeFile(target, `${plan}\n`, { flag: "wx" });
       ctx.ui.notify(`Plan exported to ${target}`, "info");
     } catch (error) {
       const why = error.code === "EEXIST" ? "it already exists" : error.message;

@@ -233,7 +233,12 @@ function traceWrite(name, args) {
   const index = TRACED_WRITES[name];
   if (index === undefined || !host?.options.traceWrites || typeof args[index] !== "string") return;
   const target = path.resolve(String(args[index]));
-  if (inside(host.sandbox.root, target)) host.trace.push({ t: clock.now, write: name, path: path.relative(host.sandbox.root, target).split(path.sep).join("/") });
+  if (!inside(host.sandbox.root, target)) return;
+  const rel = (p) => path.relative(host.sandbox.root, p).split(path.sep).join("/");
+  // Where the bytes land when a parent is a symbolic link.
+  let landed = target;
+  try { landed = path.join(real.fs.realpathSync(path.dirname(target)), path.basename(target)); } catch { landed = target; }
+  host.trace.push({ t: clock.now, write: name, path: rel(target), ...(landed !== target ? { real: rel(landed) } : {}) });
 }
 
 function guard(name, positions, fn, kind) {

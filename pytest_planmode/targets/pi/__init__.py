@@ -13,6 +13,7 @@ from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
     oplmodes_modes_script,
     planmode_bash_check,
+    planmode_export_run,
     planmode_lifecycle_run,
     planmode_powershell_check,
     planmode_tools_authorize,
@@ -26,6 +27,7 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_powershell_check,
         planmode_tools_authorize,
         planmode_lifecycle_run,
+        planmode_export_run,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
@@ -52,8 +54,6 @@ UNSUPPORTED: dict[str, str] = {
     "(contract 2's registry events)",
     "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
     "(contract 2's agent-run events)",
-    "planmode.export.run": "not translated yet: needs a ready plan and pre-existing paths mapped into "
-    "the sandbox (virtual paths of contract 2)",
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,

@@ -9,6 +9,7 @@ translations.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -46,7 +47,22 @@ def virtual_path(text: str, sandbox: Sandbox) -> str:
     return str(unmap(text, {**roots(sandbox), "$ROOT": str(sandbox.root)}))
 
 
-def materialize(paths: Iterable[PathEntry], sandbox: Sandbox) -> None:
+def map_value(value: Any, sandbox: Sandbox) -> Any:
+    """A JSON value with every path under a root token in the sandbox."""
+    return map_rooted(value, roots(sandbox))
+
+
+def unmap_value(value: Any, sandbox: Sandbox) -> Any:
+    return unmap(value, roots(sandbox))
+
+
+def settings_document(settings: Mapping[str, Any], sandbox: Sandbox) -> str:
+    """The settings file's text: the case's document, its rooted paths
+    (an export destination under `$TMP`) in the sandbox."""
+    return json.dumps(map_value(dict(settings), sandbox), indent=2)
+
+
+def materialize(paths: Iterable[PathEntry], sandbox: Sandbox, *, cwd: str = "$CWD") -> None:
     """Creates the paths that exist before the script (with every ancestor
     as a directory), in the sandbox, before the host starts."""
     for entry in paths:
@@ -62,7 +78,7 @@ def materialize(paths: Iterable[PathEntry], sandbox: Sandbox) -> None:
         else:
             link = entry.target or ""
             os.symlink(real_path(link, sandbox) if link.startswith("$") else link, target)
-    for token in ("$CWD", "$HOME", "$TMP"):
+    for token in ("$CWD", "$HOME", "$TMP", cwd):
         os.makedirs(real_path(token, sandbox), exist_ok=True)
 
 
@@ -149,12 +165,57 @@ def written(run: HostRun, sandbox: Sandbox, *, skip: Iterable[str] = ()) -> dict
     return out
 
 
-def write_targets(trace: list[dict[str, Any]], sandbox: Sandbox) -> list[str]:
-    """The virtual paths these trace entries wrote, in order, once each."""
-    out: list[str] = []
+def write_targets(trace: list[dict[str, Any]], sandbox: Sandbox) -> list[tuple[str, str]]:
+    """(path written, where the bytes landed) of these trace entries, by
+    virtual path, in order, once each (they differ under a symlinked parent)."""
+    out: list[tuple[str, str]] = []
     for entry in trace:
         if "write" in entry:
             target = virtual_path(str(sandbox.root / str(entry["path"])), sandbox)
-            if target not in out:
-                out.append(target)
+            landed = virtual_path(str(sandbox.root / str(entry.get("real") or entry["path"])), sandbox)
+            if (target, landed) not in out:
+                out.append((target, landed))
     return out
+
+
+def export_outcome(
+    trace: list[dict[str, Any]],
+    sandbox: Sandbox,
+    existing: dict[str, str],
+    written: Mapping[str, str],
+    cancelled: bool,
+) -> dict[str, Any]:
+    """One export attempt, from what these trace entries show: the file it
+    wrote (a temporary file renamed into place counts once, under its final
+    name), or the destination a warning or error names. Refused: the
+    destination exists (no overwrite), a parent of it is not a directory,
+    or nothing was there to write;
+    failed: a destination that could not be written; cancelled: the user
+    dismissed the export input."""
+    writes = [(path, landed) for path, landed in write_targets(trace, sandbox) if landed in written]
+    if writes:
+        path, landed = writes[-1]
+        existing[path] = "file"
+        return {"outcome": "written", "destination": path, "content": written[landed]}
+    if cancelled:
+        # The export input previews the destination it would write.
+        shown = [rooted_in(virtual_path(_text(args), sandbox)) for args in _prompts(trace)]
+        return {"outcome": "cancelled", "destination": next((s for s in shown if s), None), "content": None}
+    named = [rooted_in(virtual_path(n["text"], sandbox)) for n in notices(trace)]
+    destination = next((n for n in named if n), None)
+    parents = [p for p in _ancestors(destination or "") if existing.get(p) not in (None, "directory")]
+    refused = destination is None or destination in existing or bool(parents)
+    return {"outcome": "refused" if refused else "failed", "destination": destination, "content": None}
+
+
+def _prompts(trace: list[dict[str, Any]]) -> list[list[Any]]:
+    return [list(e.get("args") or []) for e in trace if str(e.get("call", "")).startswith("ui.")]
+
+
+def _text(value: Any) -> str:
+    return " ".join(texts(value))
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]

@@ -63,10 +63,6 @@ def parse(payload: Mapping[str, Any]) -> contract.LifecycleRunInput:
         raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
 
 
-def settings_content(settings: Mapping[str, Any]) -> str:
-    return json.dumps(dict(settings), indent=2)
-
-
 def is_export(event: Any, menu: str | None) -> bool:
     if isinstance(event, host.Command):
         args = event.args.strip()
@@ -77,7 +73,7 @@ def is_export(event: Any, menu: str | None) -> bool:
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
     case = parse(payload)
     check(case)
-    plans.materialize(case.paths, sandbox)
+    plans.materialize(case.paths, sandbox, cwd=case.cwd)
     return build(case, sandbox).steps
 
 
@@ -99,7 +95,7 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
                 "do": "write_file",
                 "root": "agent",
                 "path": plans.SETTINGS_FILE,
-                "content": settings_content(case.settings),
+                "content": plans.settings_document(case.settings, sandbox),
             }
         )
     if case.cwd != "$CWD":
@@ -182,7 +178,8 @@ def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: San
     if isinstance(event, host.SessionCompact):
         return [{"do": "compact"}]
     if isinstance(event, host.SettingsWrite):
-        return [{"do": "edit_file", "root": "agent", "path": plans.SETTINGS_FILE, "set": dict(event.settings)}]
+        changed = plans.map_value(dict(event.settings), sandbox)
+        return [{"do": "edit_file", "root": "agent", "path": plans.SETTINGS_FILE, "set": changed}]
     if isinstance(event, host.SettingsScreen):
         raise Unsupported(
             "settings.screen saves through the extension's Settings screen, a chain of menus "
@@ -214,7 +211,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     contexts: list[dict[str, Any]] = []
     kickoffs: list[dict[str, Any]] = []
     exports: list[dict[str, Any]] = []
-    existing = {entry.path for entry in case.paths}
+    existing = {entry.path: entry.kind for entry in case.paths}
     written = plans.written(run, sandbox, skip=[settings_path])
     status: Any = plans.status_text(run.trace[: _first_trace(run, builder.spans)])
     current: str | None = None  # the last accepted plan so far
@@ -238,10 +235,16 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             )
         status = plans.status_text(trace) if calls(trace, "ui.setStatus") else status
         if isinstance(event, host.Context):
-            record = next(run.results[i] for i in range(*span) if run.results[i].get("do") == "context")
+            record = next((run.results[i] for i in range(*span) if run.results[i].get("do") == "context"), None)
+            if record is None:
+                raise RuntimeError(f"the host ran no context step for the context event at {event.at}")
             contexts.append(_context(event, record, current, plans.status_mode(status)))
         if is_export(event, menu):
-            exports.append(_export(event, trace, sandbox, existing, written))
+            cancelled = isinstance(event, host.UiAnswer) and event.label is None
+            outcome = plans.export_outcome(trace, sandbox, existing, written, cancelled)
+            exports.append(
+                {"at": event.at, "type": "export", "outcome": outcome["outcome"], "destination": outcome["destination"]}
+            )
     final_mode = plans.status_mode(status)
     shown = str(status or "").lower()
     registrations = calls(run.trace, "pi.registerShortcut")
@@ -339,29 +342,6 @@ def _context(event: Any, record: dict[str, Any], plan: str | None, mode: str) ->
         "injection": injection,
         "planCopies": plans.copies(messages, plan),
     }
-
-
-def _export(
-    event: Any, trace: list[dict[str, Any]], sandbox: Sandbox, existing: set[str], written: Mapping[str, str]
-) -> dict[str, Any]:
-    # Files this step wrote that the run left behind (a temporary file
-    # renamed into place counts once, under its final name).
-    writes = [w for w in plans.write_targets(trace, sandbox) if w in written]
-    problems = plans.notices(trace)
-    named = [plans.rooted_in(plans.virtual_path(n["text"], sandbox)) for n in problems]
-    cancelled = isinstance(event, host.UiAnswer) and event.label is None
-    if writes:
-        destination: str | None = writes[-1]
-        outcome = "written"
-        existing.add(destination)
-    elif cancelled:
-        destination, outcome = None, "cancelled"
-    else:
-        # Refused: the destination exists (no overwrite), or there was
-        # nothing to write; failed: a destination that could not be written.
-        destination = next((n for n in named if n), None)
-        outcome = "refused" if destination is None or destination in existing else "failed"
-    return {"at": event.at, "type": "export", "outcome": outcome, "destination": destination}
 
 
 TRANSLATION = Translation(
