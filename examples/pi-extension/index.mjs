@@ -492,8 +492,12 @@ export default function planMode(pi) {
   });
 
   // Tree navigation moves to another branch: its own state applies.
+  // An active `keep` plan lasts until /plan exit or a new Implement, on
+  // any branch (§ Plan reinjection).
   pi.on("session_tree", (_event, ctx) => {
+    const active = state.active;
     restoreState(ctx);
+    if (!state.active && active) state = { ...state, active };
     updateUi(ctx);
   });
 
@@ -511,24 +515,27 @@ export default function planMode(pi) {
     await act(choice, ctx);
   });
 
-  // Pi emits context after every before_agent_start handler has settled.
-  pi.on("context", (event) => {
-    if (state.enabled && !Array.isArray(state.allowlist)) {
-      const names = Array.isArray(state.names) ? state.names : undefined;
-      state = { ...state, allowlist: resolveAllowlist(names, pi.getAllTools(), pi.getActiveTools()) };
-      persist();
-      return undefined;
-    }
-    // § Plan reinjection, `keep`: the exact plan, once, when ordinary
-    // context no longer holds it (after the summaries of a compaction).
+  // § Plan reinjection, `keep`: the exact plan, once, when ordinary context
+  // no longer holds it (placed after the summaries of a compaction).
+  const reinject = (messages) => {
     const active = state.active;
     if (state.enabled || !active || active.policy !== "keep") return undefined;
-    const messages = event.messages;
     if (JSON.stringify(messages).includes(JSON.stringify(active.plan).slice(1, -1))) return undefined;
     let at = 0;
     while (at < messages.length && ["compactionSummary", "branchSummary"].includes(messages[at]?.role)) at += 1;
     const injected = { role: "custom", customType: ACTIVE_PLAN_MESSAGE, content: active.plan, display: false, timestamp: Date.now() };
     return { messages: [...messages.slice(0, at), injected, ...messages.slice(at)] };
+  };
+
+  // Pi emits context after every before_agent_start handler has settled.
+  pi.on("context", (event) => {
+    const reinjected = reinject(event.messages);
+    if (reinjected) return reinjected;
+    if (!state.enabled || Array.isArray(state.allowlist)) return undefined;
+    const names = Array.isArray(state.names) ? state.names : undefined;
+    state = { ...state, allowlist: resolveAllowlist(names, pi.getAllTools(), pi.getActiveTools()) };
+    persist();
+    return undefined;
   });
 
   pi.on("tool_call", (event) => {

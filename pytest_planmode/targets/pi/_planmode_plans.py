@@ -129,7 +129,12 @@ def texts(value: Any) -> list[str]:
     if isinstance(value, list):
         return [t for item in value for t in texts(item)]
     if isinstance(value, Mapping):
-        return [t for key, item in value.items() if key not in ("role", "type", "id", "customType") for t in texts(item)]
+        return [
+            t
+            for key, item in value.items()
+            if key not in ("role", "type", "id", "customType")
+            for t in texts(item)
+        ]
     return []
 
 

@@ -120,7 +120,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     trace = step_trace(run, (mark, len(run.results)))
     settings_path = f"$AGENT/{plans.SETTINGS_FILE}"
     written = plans.written(run, sandbox, skip=[settings_path])
-    existing = {entry.path: entry.kind for entry in case.paths}
+    existing: dict[str, str] = {entry.path: entry.kind for entry in case.paths}
     outcome = plans.export_outcome(trace, sandbox, existing, written, case.request.cancel)
     content = outcome["content"]
     settings_after: Any = dict(case.settings)

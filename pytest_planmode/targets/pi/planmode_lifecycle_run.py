@@ -132,7 +132,8 @@ def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: San
         if is_export(event, None):
             args = plans.real_path(args, sandbox) if "$" in args else args
             args = " ".join(
-                plans.real_path(word, sandbox) if word.startswith(("$", "@$")) else word for word in args.split(" ")
+                plans.real_path(word, sandbox) if word.startswith(("$", "@$")) else word
+                for word in args.split(" ")
             )
         return [{"do": "command", "name": event.name, "args": args, **wait}]
     if isinstance(event, host.UiAnswer):
@@ -154,7 +155,13 @@ def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: San
             raise Unsupported(f"a nested call through {event.via}: Pi 0.84.2 emits no tool_call for it")
         validate = event.tool == contract.COMPLETE_TOOL or event.tool in host.SHELL_TOOLS
         return [
-            {"do": "tool_call", "tool": event.tool, "input": dict(event.input), "execute": True, "validate": validate}
+            {
+                "do": "tool_call",
+                "tool": event.tool,
+                "input": dict(event.input),
+                "execute": True,
+                "validate": validate,
+            }
         ]
     if isinstance(event, host.ClockAdvance):
         return []  # the builder moves the clock to every event's instant
@@ -167,7 +174,12 @@ def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: San
     if isinstance(event, host.SessionResume):
         if event.entries is None:
             return [{"do": "resume"}]
-        return [{"do": "resume", "entries": [e.model_dump(by_alias=True, exclude_none=True) for e in event.entries]}]
+        return [
+            {
+                "do": "resume",
+                "entries": [e.model_dump(by_alias=True, exclude_none=True) for e in event.entries],
+            }
+        ]
     if isinstance(event, host.SessionLabel):
         return [{"do": "label", "label": event.label}]
     if isinstance(event, host.SessionTree):
@@ -211,7 +223,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     contexts: list[dict[str, Any]] = []
     kickoffs: list[dict[str, Any]] = []
     exports: list[dict[str, Any]] = []
-    existing = {entry.path: entry.kind for entry in case.paths}
+    existing: dict[str, str] = {entry.path: entry.kind for entry in case.paths}
     written = plans.written(run, sandbox, skip=[settings_path])
     status: Any = plans.status_text(run.trace[: _first_trace(run, builder.spans)])
     current: str | None = None  # the last accepted plan so far
@@ -230,20 +242,25 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
                     "type": "kickoff",
                     "session": int(entry.get("session") or 1),
                     "text": text,
-                    "holdsPlan": bool(current) and current in text,
+                    "holdsPlan": current is not None and current != "" and current in text,
                 }
             )
         status = plans.status_text(trace) if calls(trace, "ui.setStatus") else status
         if isinstance(event, host.Context):
-            record = next((run.results[i] for i in range(*span) if run.results[i].get("do") == "context"), None)
-            if record is None:
+            found = [run.results[i] for i in range(*span) if run.results[i].get("do") == "context"]
+            if not found:
                 raise RuntimeError(f"the host ran no context step for the context event at {event.at}")
-            contexts.append(_context(event, record, current, plans.status_mode(status)))
+            contexts.append(_context(event, found[-1], current, plans.status_mode(status)))
         if is_export(event, menu):
             cancelled = isinstance(event, host.UiAnswer) and event.label is None
             outcome = plans.export_outcome(trace, sandbox, existing, written, cancelled)
             exports.append(
-                {"at": event.at, "type": "export", "outcome": outcome["outcome"], "destination": outcome["destination"]}
+                {
+                    "at": event.at,
+                    "type": "export",
+                    "outcome": outcome["outcome"],
+                    "destination": outcome["destination"],
+                }
             )
     final_mode = plans.status_mode(status)
     shown = str(status or "").lower()
@@ -326,7 +343,9 @@ def _context(event: Any, record: dict[str, Any], plan: str | None, mode: str) ->
             added.append(message)
     # A message the hook added, or one the extension's before_agent_start
     # put in this run (hidden from the user): an injection.
-    hidden = [m for m in history if isinstance(m, dict) and m.get("role") == "custom" and m.get("display") is False]
+    hidden = [
+        m for m in history if isinstance(m, dict) and m.get("role") == "custom" and m.get("display") is False
+    ]
     injected = added + [m for m in hidden if m in messages]
     injection: str | None = None
     if injected:
