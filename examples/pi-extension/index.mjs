@@ -98,15 +98,22 @@ function readSettings() {
     if (safeSubcommands === null) throw new Error("safeSubcommands is invalid");
     const planTools = validPlanTools(doc.defaultPlanTools);
     if (planTools === null) throw new Error("defaultPlanTools is invalid");
-    const thinking = doc.thinkingLevel ?? "inherit";
+    // A field that is present must be valid (null included): one invalid
+    // value invalidates the whole document (§ Thinking level).
+    const field = (key, fallback) => (key in doc ? doc[key] : fallback);
+    const thinking = field("thinkingLevel", "inherit");
     if (thinking !== "inherit" && !LEVELS.includes(thinking)) throw new Error("thinkingLevel is invalid");
-    const exportPath = doc.defaultPlanExportPath ?? "PLAN.md";
+    const exportPath = field("defaultPlanExportPath", "PLAN.md");
     if (typeof exportPath !== "string" || !exportPath || exportPath.length > 4096 || /[\u0000-\u001f\u007f]/.test(exportPath)) {
       throw new Error("defaultPlanExportPath is invalid");
     }
-    const retention = doc.implementationPlanRetention ?? "clear-on-start";
+    const retention = field("implementationPlanRetention", "clear-on-start");
     if (!RETENTION.includes(retention)) throw new Error("implementationPlanRetention is invalid");
-    const shortcut = doc.toggleShortcut;
+    if (typeof field("autoSwitchModel", false) !== "boolean") throw new Error("autoSwitchModel is invalid");
+    for (const key of ["planModel", "normalModel"]) {
+      if (key in doc && !validModels(doc[key])) throw new Error(`${key} is invalid`);
+    }
+    const shortcut = field("toggleShortcut", undefined);
     if (shortcut !== undefined && (typeof shortcut !== "string" || !shortcut.trim())) throw new Error("toggleShortcut is invalid");
     return {
       settings: { safeSubcommands, planTools, thinkingLevel: thinking, exportPath, retention, shortcut: shortcut?.trim() },
@@ -115,6 +122,14 @@ function readSettings() {
   } catch (error) {
     return { settings: defaults(), warning: `${SETTINGS_FILE} ignored (${error.message}); using defaults` };
   }
+}
+
+// § Implementation model and thinking: one model object or a non-empty
+// array of them, each with non-empty provider and modelId of at most 512.
+function validModels(value) {
+  const list = Array.isArray(value) ? value : [value];
+  const text = (v) => typeof v === "string" && v.length > 0 && v.length <= 512;
+  return list.length > 0 && list.every((m) => m && typeof m === "object" && !Array.isArray(m) && text(m.provider) && text(m.modelId));
 }
 
 function defaults() {
