@@ -3,7 +3,18 @@
 // Plain JavaScript, no dependencies: copy it as the starting point of an
 // extension tested through the kit's mock Pi host (`pi:` targets). The slice:
 //
-//   /plan start | exit | off | export [path] | (no argument: a menu in RPC/TUI mode)
+//   /plan start | exit | off | implement | save | export [path]
+//     | (no argument: the state's menu in RPC/TUI mode)
+//   plan_mode_complete{plan}: the plan is ready; once the run has fully
+//     settled the ready menu opens (Implement here, Export plan…, Save for
+//     later, Stay in Plan mode, Discard plan and exit)
+//   Plan reinjection (§ Plan reinjection): Implement here sends
+//     "Implement the plan."; a saved plan's kickoff holds the plan; under
+//     `keep` the context hook restores the exact plan, once, whenever the
+//     context lost it, until /plan exit or the next Implement
+//   the Plan status (ctx.ui.setStatus "plan-mode"): planning, plan ready,
+//     plan saved, implementing
+//   the toggle shortcut (§ Toggle shortcut), registered once per runtime
 //   the `tool_call` gate while planning: edit, write and update_plan blocked,
 //     bash and powershell limited to a small read-only policy plus the
 //     settings' safeSubcommands (pi-plan-mode-settings.md § Safe shell subcommands)
@@ -16,12 +27,15 @@
 //   the thinking level while planning (§ Thinking level)
 //   settings read from $PI_CODING_AGENT_DIR/pi-plan-mode.json at session start
 //     and on change (a 75 ms debounced watcher)
-//   export of the latest plan to PLAN.md or the settings' defaultPlanExportPath
+//   export of the ready, saved or active plan to PLAN.md, the settings'
+//     defaultPlanExportPath or a typed path (`@` and `~` resolved), never
+//     overwriting; warnings name the destination refused
 //   state kept in "plan-mode-state" session entries and restored at session start
 //
-// Everything else of pi-plan-mode (model switching, implementation handoff,
-// tool pickers, reinjection policies, the full reviewed Git policy) is left
-// out; the checked-in planmode-expectations.json lists what that fails.
+// Everything else of pi-plan-mode (model switching, Start fresh and
+// implement, tool pickers, the clear-after-first-run policy, the full
+// reviewed Git policy) is left out; the checked-in
+// planmode-expectations.json lists what that fails.
 
 import fs from "node:fs";
 import os from "node:os";

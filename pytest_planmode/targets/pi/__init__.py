@@ -33,10 +33,6 @@ TRANSLATIONS: dict[str, Translation] = {
     )
 }
 
-_SCRIPT = (
-    "a script operation: its events are the kit's own vocabulary, which a Pi host can "
-    "replay only once the host-replayable events of contract 2 are in the suite"
-)
 _MODELS = (
     "not translated yet: its events are host events, but the host does not emulate a model registry, "
     "authentication answers and pi.setModel on a virtual clock"
@@ -58,7 +54,8 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
     "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
-    "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
+    "planmode.settings.save": "its saves go through the extension's Settings screen, a chain of menus "
+    "whose labels the case does not give",
     "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
     "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
 }
