@@ -355,3 +355,130 @@ def test_edit_file_sets_keys_and_fires_the_watcher(host: PiHost, extension: Path
     )
     assert notes(answer) == ["reloaded pi-plan-mode.json"]
     assert json.loads(answer["files"]["home/.pi/agent/pi-plan-mode.json"]) == {"a": 1, "c": 3}
+
+
+LIFECYCLE_EXTENSION = """
+export default function (pi) {
+  pi.registerTool({ name: "complete", label: "c", description: "d",
+    parameters: { type: "object", properties: { plan: { type: "string" } }, required: ["plan"] },
+    async execute(_id, params) { return { content: [{ type: "text", text: "ok" }] }; } });
+  pi.registerCommand("kick", { handler: async (args, ctx) => {
+    try { pi.sendUserMessage(args || "Implement the plan."); ctx.ui.notify("sent"); }
+    catch (e) { ctx.ui.notify(`not sent: ${e.message}`); }
+  }});
+  pi.registerCommand("fresh", { handler: async (_args, ctx) => {
+    const r = await ctx.newSession({});
+    ctx.ui.notify(`cancelled ${r.cancelled}`);
+  }});
+  pi.registerCommand("ask", { handler: async (_args, ctx) => {
+    ctx.ui.notify(`chose ${await ctx.ui.select("Pick", ["A", "B"])}`);
+  }});
+  pi.registerCommand("write", { handler: async (args, ctx) => {
+    const fs = await import("node:fs");
+    fs.mkdirSync(ctx.cwd + "/out/deep", { recursive: true });
+    fs.writeFileSync(ctx.cwd + "/out/deep/plan.md", args);
+    ctx.ui.notify(`cwd ${ctx.cwd.endsWith("/elsewhere")}`);
+  }});
+  pi.on("session_start", (event, ctx) => ctx.ui.notify(`start ${event.reason}`));
+  pi.on("session_shutdown", (event, ctx) => ctx.ui.notify(`shutdown ${event.reason}`));
+  pi.on("session_compact", (_event, ctx) => ctx.ui.notify("compacted"));
+  pi.on("before_agent_start", () => ({ message: { customType: "hint", content: "hidden hint", display: false } }));
+  pi.on("agent_end", (_event, ctx) => ctx.ui.notify(`pending ${ctx.hasPendingMessages()}`));
+  pi.on("agent_settled", (_event, ctx) => ctx.ui.notify("settled"));
+  pi.on("context", (event) => ({ messages: [...event.messages, { role: "custom", customType: "x", content: "added", display: false }] }));
+}
+"""
+
+
+@pytest.fixture
+def lifecycle(tmp_path: Path) -> Path:
+    path = tmp_path / "lifecycle.mjs"
+    path.write_text(textwrap.dedent(LIFECYCLE_EXTENSION), encoding="utf-8")
+    return path
+
+
+def test_history_tool_calls_custom_messages_and_compaction(
+    host: PiHost, lifecycle: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        lifecycle,
+        tmp_path,
+        {"do": "agent_start", "prompt": "plan it"},
+        {"do": "tool_call", "tool": "complete", "input": {"plan": "# P"}, "execute": True},
+        {"do": "context"},
+        {"do": "agent_end"},
+        {"do": "compact"},
+        {"do": "agent_start", "prompt": "again"},
+        {"do": "context"},
+    )
+    first, second = (r for r in answer["results"] if r["do"] == "context")
+    roles = [m["role"] for m in first["history"]]
+    assert roles == ["user", "custom", "assistant", "toolResult"]
+    assert first["history"][2]["content"][0] == {
+        "type": "toolCall",
+        "id": first["history"][2]["content"][0]["id"],
+        "name": "complete",
+        "arguments": {"plan": "# P"},
+    }
+    assert first["context"]["messages"][-1]["content"] == "added"  # the hook's result is what the model sees
+    assert [m["role"] for m in second["history"]] == ["compactionSummary", "user", "custom"]
+    assert "compacted" in notes(answer) and first["session"] == 1
+
+
+def test_kickoffs_start_runs_queue_follow_ups_and_fail_on_request(
+    host: PiHost, lifecycle: Path, tmp_path: Path
+) -> None:
+    answer = run(
+        host,
+        lifecycle,
+        tmp_path,
+        {"do": "command", "name": "kick"},
+        {"do": "context"},
+        {"do": "queue", "prompt": "more"},
+        {"do": "agent_end"},
+        {"do": "agent_end"},
+        {"do": "fail_next", "call": "sendUserMessage"},
+        {"do": "command", "name": "kick"},
+        {"do": "fail_next", "call": "newSession"},
+        {"do": "command", "name": "fresh"},
+        {"do": "command", "name": "fresh"},
+        {"do": "state"},
+    )
+    said = notes(answer)
+    assert said[:6] == [
+        "start startup",
+        "sent",
+        "pending true",
+        "pending false",
+        "settled",
+        "not sent: the agent could not accept the message (the host failed this call)",
+    ]
+    # After a replacement the old ctx is stale: its notify after newSession throws.
+    assert said[6:] == ["cancelled true", "shutdown new", "start new"]
+    kickoff = answer["results"][2]["history"]
+    assert kickoff[0] == {**kickoff[0], "role": "user", "content": "Implement the plan."}
+    assert answer["results"][-1]["state"]["sessions"] == 2
+
+
+def test_restart_set_cwd_dismiss_and_traced_writes(host: PiHost, lifecycle: Path, tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path)
+    answer = host.run(
+        lifecycle,
+        sandbox,
+        [
+            {"do": "start"},
+            {"do": "command", "name": "ask"},
+            {"do": "dismiss"},
+            {"do": "restart"},
+            {"do": "set_cwd", "path": str(sandbox.root / "tmp" / "elsewhere")},
+            {"do": "command", "name": "write", "args": "# P\n"},
+        ],
+        {"holdPrompts": True, "traceWrites": True},
+    )
+    assert notes(answer) == ["start startup", "chose undefined", "shutdown quit", "start startup", "cwd true"]
+    assert answer["results"][2]["dismissed"] == 1
+    writes = [t for t in answer["trace"] if "write" in t]
+    assert [w["path"] for w in writes] == ["tmp/elsewhere/out/deep/plan.md"]
+    assert answer["files"] == {"tmp/elsewhere/out/deep/plan.md": "# P\n"}
+    assert answer["createdDirs"] == ["tmp/elsewhere", "tmp/elsewhere/out", "tmp/elsewhere/out/deep"]

@@ -99,6 +99,11 @@ def test_the_documented_command_is_green(tmp_path: Path) -> None:
     # The Plan allowlist frozen at the first context: the slice passes.
     authorize = ops["planmode.tools.authorize"]
     assert authorize["passed"] > 0 and authorize["failed"] == 0, authorize
+    # The lifecycle slice (ready menu, keep reinjection, Plan thinking,
+    # exports) passes; fresh sessions and clear-after-first-run are listed.
+    for op in ("planmode.lifecycle.run", "planmode.export.run"):
+        assert ops[op]["passed"] > 0 and ops[op]["xfailed"] > 0, (op, ops[op])
+        assert ops[op]["failed"] == 0, (op, ops[op])
     # Without /mode the extension is no opl-modes implementation: every case skips.
     for op in ("oplmodes.bash.check", "oplmodes.modes.script"):
         assert ops[op]["skipped"] > 0 and ops[op]["passed"] == 0, (op, ops[op])

@@ -3,7 +3,18 @@
 // Plain JavaScript, no dependencies: copy it as the starting point of an
 // extension tested through the kit's mock Pi host (`pi:` targets). The slice:
 //
-//   /plan start | exit | off | export [path] | (no argument: a menu in RPC/TUI mode)
+//   /plan start | exit | off | implement | save | export [path]
+//     | (no argument: the state's menu in RPC/TUI mode)
+//   plan_mode_complete{plan}: the plan is ready; once the run has fully
+//     settled the ready menu opens (Implement here, Export plan…, Save for
+//     later, Stay in Plan mode, Discard plan and exit)
+//   Plan reinjection (§ Plan reinjection): Implement here sends
+//     "Implement the plan."; a saved plan's kickoff holds the plan; under
+//     `keep` the context hook restores the exact plan, once, whenever the
+//     context lost it, until /plan exit or the next Implement
+//   the Plan status (ctx.ui.setStatus "plan-mode"): planning, plan ready,
+//     plan saved, implementing
+//   the toggle shortcut (§ Toggle shortcut), registered once per runtime
 //   the `tool_call` gate while planning: edit, write and update_plan blocked,
 //     bash and powershell limited to a small read-only policy plus the
 //     settings' safeSubcommands (pi-plan-mode-settings.md § Safe shell subcommands)
@@ -16,12 +27,15 @@
 //   the thinking level while planning (§ Thinking level)
 //   settings read from $PI_CODING_AGENT_DIR/pi-plan-mode.json at session start
 //     and on change (a 75 ms debounced watcher)
-//   export of the latest plan to PLAN.md or the settings' defaultPlanExportPath
+//   export of the ready, saved or active plan to PLAN.md, the settings'
+//     defaultPlanExportPath or a typed path (`@` and `~` resolved), never
+//     overwriting; warnings name the destination refused
 //   state kept in "plan-mode-state" session entries and restored at session start
 //
-// Everything else of pi-plan-mode (model switching, implementation handoff,
-// tool pickers, reinjection policies, the full reviewed Git policy) is left
-// out; the checked-in planmode-expectations.json lists what that fails.
+// Everything else of pi-plan-mode (model switching, Start fresh and
+// implement, tool pickers, the clear-after-first-run policy, the full
+// reviewed Git policy) is left out; the checked-in
+// planmode-expectations.json lists what that fails.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -37,6 +51,19 @@ const HELPERS = new Set([HELPER, "plan_mode_question"]);
 const SELECTABLE_INACTIVE = new Set(["codemode", "deferred", "codemode-deferred"]);
 const KNOWN_EXPOSURES = new Set(["direct", "model-only", ...SELECTABLE_INACTIVE]);
 const BLOCKED = new Set(["edit", "write", "update_plan"]);
+// § Plan reinjection: the three policies; this slice guarantees the plan for
+// `keep` only (`clear-after-first-run` behaves as `clear-on-start` here).
+const RETENTION = ["clear-on-start", "clear-after-first-run", "keep"];
+const IMPLEMENT_HERE = "Implement the plan.";
+const IMPLEMENT_WITH_PLAN = "Implement this approved plan:\n\n";
+const ACTIVE_PLAN_MESSAGE = "plan-mode-active-plan";
+const STATUS = "plan-mode";
+// The menu shown when a run that handed in a plan has settled (fact sheet § 6.3).
+const READY_TITLE = "Proposed plan ready. What next?";
+const READY_ITEMS = [
+  "Implement here", "Start fresh and implement", "Export plan…", "Save for later",
+  "Stay in Plan mode", "Discard plan and exit",
+];
 const PLAN_PROMPT =
   "Plan mode is active: explore and plan, do not modify files. " +
   "When the plan is ready, call plan_mode_complete with the complete plan.";
@@ -85,20 +112,45 @@ function readSettings() {
     if (safeSubcommands === null) throw new Error("safeSubcommands is invalid");
     const planTools = validPlanTools(doc.defaultPlanTools);
     if (planTools === null) throw new Error("defaultPlanTools is invalid");
-    const thinking = doc.thinkingLevel ?? "inherit";
+    // A field that is present must be valid (null included): one invalid
+    // value invalidates the whole document (§ Thinking level).
+    const field = (key, fallback) => (key in doc ? doc[key] : fallback);
+    const thinking = field("thinkingLevel", "inherit");
     if (thinking !== "inherit" && !LEVELS.includes(thinking)) throw new Error("thinkingLevel is invalid");
-    const exportPath = doc.defaultPlanExportPath ?? "PLAN.md";
+    const exportPath = field("defaultPlanExportPath", "PLAN.md");
     if (typeof exportPath !== "string" || !exportPath || exportPath.length > 4096 || /[\u0000-\u001f\u007f]/.test(exportPath)) {
       throw new Error("defaultPlanExportPath is invalid");
     }
-    return { settings: { safeSubcommands, planTools, thinkingLevel: thinking, exportPath }, warning: null };
+    const retention = field("implementationPlanRetention", "clear-on-start");
+    if (!RETENTION.includes(retention)) throw new Error("implementationPlanRetention is invalid");
+    if (typeof field("autoSwitchModel", false) !== "boolean") throw new Error("autoSwitchModel is invalid");
+    for (const key of ["planModel", "normalModel"]) {
+      if (key in doc && !validModels(doc[key])) throw new Error(`${key} is invalid`);
+    }
+    const shortcut = field("toggleShortcut", undefined);
+    if (shortcut !== undefined && (typeof shortcut !== "string" || !shortcut.trim())) throw new Error("toggleShortcut is invalid");
+    return {
+      settings: { safeSubcommands, planTools, thinkingLevel: thinking, exportPath, retention, shortcut: shortcut?.trim() },
+      warning: null,
+    };
   } catch (error) {
     return { settings: defaults(), warning: `${SETTINGS_FILE} ignored (${error.message}); using defaults` };
   }
 }
 
+// § Implementation model and thinking: one model object or a non-empty
+// array of them, each with non-empty provider and modelId of at most 512.
+function validModels(value) {
+  const list = Array.isArray(value) ? value : [value];
+  const text = (v) => typeof v === "string" && v.length > 0 && v.length <= 512;
+  return list.length > 0 && list.every((m) => m && typeof m === "object" && !Array.isArray(m) && text(m.provider) && text(m.modelId));
+}
+
 function defaults() {
-  return { safeSubcommands: {}, planTools: undefined, thinkingLevel: "inherit", exportPath: "PLAN.md" };
+  return {
+    safeSubcommands: {}, planTools: undefined, thinkingLevel: "inherit", exportPath: "PLAN.md",
+    retention: "clear-on-start", shortcut: undefined,
+  };
 }
 
 // undefined: automatic safe built-ins; otherwise the names, deduplicated.
@@ -226,6 +278,9 @@ export default function planMode(pi) {
   let settings = defaults();
   let watcher = null;
   let debounce = null;
+  // Set when plan_mode_complete accepted a plan in the open run: the ready
+  // menu opens once that run has fully settled.
+  let presentReady = false;
 
   const persist = () => pi.appendEntry(STATE, { ...state });
 
@@ -235,12 +290,22 @@ export default function planMode(pi) {
     if (read.warning && ctx?.hasUI) ctx.ui.notify(read.warning, "warning");
   };
 
+  // What the status shows: planning, a ready plan, a saved plan, an active
+  // implementation plan, or nothing.
+  const updateUi = (ctx) => {
+    const text = state.enabled
+      ? (state.latestPlan ? "Plan mode: plan ready" : "Plan mode: planning")
+      : state.savedPlan ? "Plan saved" : state.active ? "Implementing plan" : undefined;
+    ctx.ui.setStatus(STATUS, text);
+  };
+
   // A new workflow takes the names in force when it starts; they are
   // resolved and frozen at its first context.
   const enter = (ctx) => {
     if (state.enabled) {
-      state = { ...state, names: settings.planTools ?? null, allowlist: null };
+      state = { ...state, names: settings.planTools ?? null, allowlist: null, latestPlan: undefined };
       persist();
+      updateUi(ctx);
       ctx.ui.notify("Plan mode restarted: a new planning workflow begins.", "info");
       return;
     }
@@ -252,83 +317,190 @@ export default function planMode(pi) {
     }
     state = {
       enabled: true, names: settings.planTools ?? null, allowlist: null,
-      previousThinking, appliedThinking: applied, latestPlan: state.latestPlan,
+      previousThinking, appliedThinking: applied, savedPlan: state.savedPlan, active: state.active,
     };
     persist();
-    ctx.ui.setStatus("plan-mode", "plan");
+    updateUi(ctx);
     ctx.ui.notify("Plan mode enabled. I will explore and plan, but not modify files.", "info");
   };
 
-  const exit = (ctx) => {
-    if (!state.enabled) { ctx.ui.notify("Plan mode is not active.", "info"); return; }
+  // Leaves Plan mode keeping what `keep` says (a saved or active plan).
+  const leave = (ctx, keep = {}) => {
     restore();
-    state = { enabled: false, latestPlan: state.latestPlan };
+    state = { enabled: false, savedPlan: state.savedPlan, active: state.active, ...keep };
+    presentReady = false;
     persist();
-    ctx.ui.setStatus("plan-mode", undefined);
+    updateUi(ctx);
+  };
+
+  const exit = (ctx) => {
+    if (!state.enabled) {
+      if (state.active) {
+        // § Plan reinjection: `keep` lasts until /plan exit.
+        state = { ...state, active: undefined };
+        persist();
+        updateUi(ctx);
+        ctx.ui.notify("Active implementation plan cleared.", "info");
+        return;
+      }
+      ctx.ui.notify("Plan mode is not active.", "warning");
+      return;
+    }
+    leave(ctx);
     ctx.ui.notify("Plan mode disabled. Normal tools are active again.", "info");
   };
 
   const restore = () => {
     // A manual change made while planning is kept (§ Thinking level).
-    if (state.appliedThinking !== undefined && pi.getThinkingLevel() === state.appliedThinking) {
+    if (state.enabled && state.appliedThinking !== undefined && pi.getThinkingLevel() === state.appliedThinking) {
       pi.setThinkingLevel(state.previousThinking);
     }
   };
 
+  // § Plan reinjection: Implement sends the kickoff; a guaranteed policy
+  // stores the plan with its policy. A failed delivery restores the ready
+  // or saved plan (and the thinking level of that moment).
+  const implement = (ctx, plan, kickoff) => {
+    const before = { ...state };
+    const level = pi.getThinkingLevel();
+    const policy = settings.retention;
+    const active = policy === "keep" ? { plan, policy } : undefined;
+    leave(ctx, { savedPlan: undefined, active });
+    try {
+      pi.sendUserMessage(kickoff);
+    } catch (error) {
+      state = before;
+      if (pi.getThinkingLevel() !== level) pi.setThinkingLevel(level);
+      persist();
+      updateUi(ctx);
+      ctx.ui.notify(`The implementation could not be started: ${error.message}; the plan is kept.`, "error");
+    }
+  };
+
+  const ready = () => (state.enabled ? state.latestPlan : undefined);
+
+  const act = async (choice, ctx) => {
+    const plan = ready();
+    if (choice === "Implement here") {
+      if (plan) return implement(ctx, plan, IMPLEMENT_HERE);
+      if (state.savedPlan) return implement(ctx, state.savedPlan, IMPLEMENT_WITH_PLAN + state.savedPlan);
+      ctx.ui.notify("There is no ready plan to implement.", "warning");
+    } else if (choice === "Save for later") {
+      if (!plan) return ctx.ui.notify("There is no ready plan to save.", "warning");
+      leave(ctx, { savedPlan: plan });
+      ctx.ui.notify("Plan saved for later.", "info");
+    } else if (choice === "Discard plan and exit") {
+      leave(ctx);
+      ctx.ui.notify("Plan discarded. Normal tools are active again.", "info");
+    } else if (choice === "Export plan…") {
+      // § Export destination: the input previews the resolved destination.
+      const typed = await ctx.ui.input(`Export plan (empty: ${destination("", ctx)})`, settings.exportPath);
+      if (typed === undefined) return ctx.ui.notify("Export cancelled.", "info");
+      return exportPlan(String(typed), ctx);
+    } else if (choice === "Start Plan mode" || choice === "Start a new plan") {
+      enter(ctx);
+    } else if (choice === "Exit Plan mode" || choice === "Clear active implementation plan") {
+      exit(ctx);
+    } else if (choice === "Start fresh and implement") {
+      ctx.ui.notify("Starting fresh is not part of this example.", "warning");
+    }
+    // "Stay in Plan mode", a dismissed menu: nothing changes.
+    return undefined;
+  };
+
+  // `@path` names a file as Pi's editor does; `~` is the home directory;
+  // a relative path resolves against the working directory at export time.
+  const destination = (args, ctx) => {
+    let typed = args.trim() || settings.exportPath;
+    if (typed.startsWith("@")) typed = typed.slice(1);
+    if (typed === "~" || typed.startsWith("~/")) typed = path.join(os.homedir(), typed.slice(1));
+    return path.resolve(ctx.cwd, typed);
+  };
+
   const exportPlan = async (args, ctx) => {
-    if (!state.latestPlan) { ctx.ui.notify("No plan to export yet.", "warning"); return; }
-    const target = path.resolve(ctx.cwd, args.trim() || settings.exportPath);
+    const plan = ready() ?? state.savedPlan ?? state.active?.plan;
+    if (!plan) { ctx.ui.notify("No plan to export yet.", "warning"); return; }
+    const target = destination(args, ctx);
     try {
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
-      await fs.promises.writeFile(target, `${state.latestPlan.trimEnd()}\n`, { flag: "wx" });
+      await fs.promises.writeFile(target, `${plan}\n`, { flag: "wx" });
       ctx.ui.notify(`Plan exported to ${target}`, "info");
     } catch (error) {
-      ctx.ui.notify(`Plan export failed: ${error.code === "EEXIST" ? "the file already exists" : error.message}`, "error");
+      const why = error.code === "EEXIST" ? "it already exists" : error.message;
+      ctx.ui.notify(`Plan not exported to ${target}: ${why}`, error.code === "EEXIST" ? "warning" : "error");
     }
   };
 
   pi.registerFlag("plan", { description: "Start in Plan mode", type: "boolean", default: false });
+
+  // § Toggle shortcut: registered once per runtime, from the settings read
+  // when the extension loads; a later change waits for /reload or a restart.
+  const startup = readSettings().settings;
+  if (startup.shortcut) {
+    pi.registerShortcut(startup.shortcut, {
+      description: "Toggle Plan mode",
+      handler: async (ctx) => (state.enabled ? exit(ctx) : enter(ctx)),
+    });
+  }
 
   pi.registerTool({
     name: HELPER,
     label: "Complete plan",
     description: "Submit the complete proposed plan while Plan mode is active.",
     parameters: { type: "object", properties: { plan: { type: "string" } }, required: ["plan"] },
-    async execute(_id, params) {
+    async execute(_id, params, _signal, _update, ctx) {
       if (!state.enabled) throw new Error("Plan mode is not active.");
-      state = { ...state, latestPlan: String(params.plan) };
+      const plan = String(params.plan);
+      if (!plan.trim()) throw new Error("The plan is empty.");
+      state = { ...state, latestPlan: plan };
+      presentReady = true;
       persist();
+      if (ctx?.ui) updateUi(ctx);
       return { content: [{ type: "text", text: "Plan recorded." }], details: {} };
     },
   });
 
   pi.registerCommand("plan", {
-    description: "Plan mode: start, exit, export [path]",
+    description: "Plan mode: start, exit, implement, save, export [path]",
     getArgumentCompletions: (prefix) =>
-      ["start", "exit", "off", "export"].filter((c) => c.startsWith(prefix)).map((value) => ({ value, label: value })),
+      ["start", "exit", "off", "implement", "save", "export"].filter((c) => c.startsWith(prefix)).map((value) => ({ value, label: value })),
     handler: async (args, ctx) => {
       const [sub, ...rest] = args.trim().split(/\s+/);
       if (sub === "start") return enter(ctx);
       if (sub === "exit" || sub === "off") return exit(ctx);
       if (sub === "export") return exportPlan(rest.join(" "), ctx);
+      if (sub === "implement") return act("Implement here", ctx);
+      if (sub === "save") return act("Save for later", ctx);
       if (sub) { ctx.ui.notify(`Unknown /plan argument: ${sub}`, "warning"); return; }
       if (!ctx.hasUI) throw new Error("/plan without an argument needs the interactive UI");
-      const items = state.enabled ? ["Exit Plan mode", "Stay in Plan mode"] : ["Start Plan mode", "Cancel"];
-      const choice = await ctx.ui.select(state.enabled ? "Plan mode (active)" : "Plan mode", items);
-      if (choice === "Start Plan mode") enter(ctx);
-      else if (choice === "Exit Plan mode") exit(ctx);
+      const items = ready()
+        ? ["Show latest proposed plan", ...READY_ITEMS]
+        : state.enabled ? ["Request final plan", "Stay in Plan mode", "Exit Plan mode"]
+        : state.savedPlan ? ["Show saved plan", "Implement here", "Export plan…", "Clear saved plan"]
+        : state.active ? ["Show active implementation plan", "Export plan…", "Start a new plan", "Clear active implementation plan"]
+        : ["Start Plan mode", "Cancel"];
+      const choice = await ctx.ui.select("Plan mode", items);
+      if (choice === "Clear saved plan") {
+        state = { ...state, savedPlan: undefined };
+        persist();
+        updateUi(ctx);
+        return;
+      }
+      await act(choice, ctx);
     },
   });
 
   const restoreState = (ctx) => {
     const last = ctx.sessionManager.getBranch().filter((e) => e.type === "custom" && e.customType === STATE).at(-1);
     state = last?.data && typeof last.data === "object" ? { ...last.data } : { enabled: false };
+    presentReady = false;
   };
 
   pi.on("session_start", (event, ctx) => {
     loadSettings(ctx);
     restoreState(ctx);
     if (!state.enabled && pi.getFlag("plan") === true) enter(ctx);
+    else updateUi(ctx);
     try {
       watcher = fs.watch(agentDir(), (_type, name) => {
         if (name && String(name) !== SETTINGS_FILE) return;
@@ -349,15 +521,45 @@ export default function planMode(pi) {
   });
 
   // Tree navigation moves to another branch: its own state applies.
-  pi.on("session_tree", (_event, ctx) => restoreState(ctx));
+  // An active `keep` plan lasts until /plan exit or a new Implement, on
+  // any branch (§ Plan reinjection).
+  pi.on("session_tree", (_event, ctx) => {
+    const active = state.active;
+    restoreState(ctx);
+    if (!state.active && active) state = { ...state, active };
+    updateUi(ctx);
+  });
 
   pi.on("before_agent_start", (event) => {
     if (!state.enabled) return undefined;
     return { systemPrompt: `${event.systemPrompt}\n\n${PLAN_PROMPT}` };
   });
 
+  // § Plan reinjection: the ready menu opens once the run that handed in
+  // the plan has fully settled (idle, nothing queued).
+  pi.on("agent_settled", async (_event, ctx) => {
+    if (!presentReady || !ready() || !ctx.hasUI || !ctx.isIdle() || ctx.hasPendingMessages()) return;
+    presentReady = false;
+    const choice = await ctx.ui.select(READY_TITLE, READY_ITEMS);
+    await act(choice, ctx);
+  });
+
+  // § Plan reinjection, `keep`: the exact plan, once, when ordinary context
+  // no longer holds it (placed after the summaries of a compaction).
+  const reinject = (messages) => {
+    const active = state.active;
+    if (state.enabled || !active || active.policy !== "keep") return undefined;
+    if (JSON.stringify(messages).includes(JSON.stringify(active.plan).slice(1, -1))) return undefined;
+    let at = 0;
+    while (at < messages.length && ["compactionSummary", "branchSummary"].includes(messages[at]?.role)) at += 1;
+    const injected = { role: "custom", customType: ACTIVE_PLAN_MESSAGE, content: active.plan, display: false, timestamp: Date.now() };
+    return { messages: [...messages.slice(0, at), injected, ...messages.slice(at)] };
+  };
+
   // Pi emits context after every before_agent_start handler has settled.
-  pi.on("context", () => {
+  pi.on("context", (event) => {
+    const reinjected = reinject(event.messages);
+    if (reinjected) return reinjected;
     if (!state.enabled || Array.isArray(state.allowlist)) return undefined;
     const names = Array.isArray(state.names) ? state.names : undefined;
     state = { ...state, allowlist: resolveAllowlist(names, pi.getAllTools(), pi.getActiveTools()) };

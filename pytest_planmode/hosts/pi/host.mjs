@@ -105,7 +105,7 @@ export const API = {
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
-    "stale_call",
+    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next",
   ],
   // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
   // registered by a step with an `exposure` carries it in getAllTools()
@@ -248,9 +248,26 @@ function writesFlags(flags) {
   return typeof flags === "string" ? /[wax+]/.test(flags) : typeof flags === "number" && (flags & 3) !== 0;
 }
 
+// Writes traced with options.traceWrites (the file a step created or
+// replaced), by path relative to the sandbox root: where an export went.
+const TRACED_WRITES = { writeFile: 0, writeFileSync: 0, rename: 1, renameSync: 1, copyFile: 1, copyFileSync: 1, link: 1, linkSync: 1 };
+
+function traceWrite(name, args) {
+  const index = TRACED_WRITES[name];
+  if (index === undefined || !host?.options.traceWrites || typeof args[index] !== "string") return;
+  const target = path.resolve(String(args[index]));
+  if (!inside(host.sandbox.root, target)) return;
+  const rel = (p) => path.relative(host.sandbox.root, p).split(path.sep).join("/");
+  // Where the bytes land when a parent is a symbolic link.
+  let landed = target;
+  try { landed = path.join(real.fs.realpathSync(path.dirname(target)), path.basename(target)); } catch { landed = target; }
+  host.trace.push({ t: clock.now, write: name, path: rel(target), ...(landed !== target ? { real: rel(landed) } : {}) });
+}
+
 function guard(name, positions, fn, kind) {
   return function guarded(...args) {
     const root = host?.sandbox.root;
+    traceWrite(name, args);
     if (root) {
       for (const index of positions) {
         if (args[index] !== undefined && typeof args[index] !== "number" && !inside(root, args[index])) {
@@ -272,6 +289,7 @@ function guard(name, positions, fn, kind) {
 function guardOpen(name, fn, kind) {
   return function guarded(file, flags, ...rest) {
     const root = host?.sandbox.root;
+    if (writesFlags(flags)) traceWrite("writeFile", [file]);
     if (root && writesFlags(flags) && !inside(root, file)) {
       const error = refuse(name, file);
       if (kind === "promise") return Promise.reject(error);
@@ -456,7 +474,7 @@ class Runtime {
   }
 
   record(call, args) {
-    this.run.trace.push({ t: clock.now, call, args: json(args), runtime: this.generation });
+    this.run.trace.push({ t: clock.now, call, args: json(args), runtime: this.generation, session: this.run.switches + 1 });
   }
 
   makePi() {
@@ -505,10 +523,7 @@ class Runtime {
       }))),
       getThinkingLevel: api("getThinkingLevel", () => run.thinkingLevel),
       setThinkingLevel: api("setThinkingLevel", (level) => run.setThinking(level, rt)),
-      sendUserMessage: api("sendUserMessage", (content, opts) => {
-        run.session.append({ type: "message", message: { role: "user", content, timestamp: EPOCH + clock.now } });
-        void opts;
-      }),
+      sendUserMessage: api("sendUserMessage", (content, opts) => run.sendUserMessage(content, opts)),
       sendMessage: api("sendMessage", (msg, opts) => {
         run.session.append({ type: "custom_message", customType: msg?.customType, content: msg?.content, display: msg?.display, details: msg?.details });
         void opts;
@@ -539,7 +554,7 @@ class Runtime {
       scopedModels: [],
       get thinkingLevel() { return run.thinkingLevel; },
       isIdle: guard(() => run.idle),
-      hasPendingMessages: guard(() => false),
+      hasPendingMessages: guard(() => run.queued.length > 0),
       signal: undefined,
       abort: guard(() => rt.record("ctx.abort", [])),
       shutdown: guard(() => rt.record("ctx.shutdown", [])),
@@ -551,7 +566,11 @@ class Runtime {
     if (kind !== "command") return base;
     return Object.assign(base, {
       waitForIdle: guard(async () => {}),
-      newSession: guard(async (opts) => run.replaceSession("new", opts)),
+      newSession: guard(async (opts) => {
+        rt.record("ctx.newSession", [opts?.parentSession ?? null]);
+        if (run.failing.delete("newSession")) return { cancelled: true };
+        return run.replaceSession("new", opts);
+      }),
       fork: guard(async () => ({ cancelled: true })),
       navigateTree: guard(async (targetId) => run.navigate(targetId)),
       switchSession: guard(async (file, opts) => run.replaceSession("resume", { ...opts, file })),
@@ -687,6 +706,24 @@ class Run {
     this.loads = 0;
     this.cachedLoads = 0;
     this.restart = null;
+    // Prompts queued as follow-ups while a run streams (agent.queue, or a
+    // sendUserMessage with deliverAs "followUp").
+    this.queued = [];
+    // Pi APIs whose next call the script makes fail (fail_next).
+    this.failing = new Set();
+    // Session replacements that took place (new, resume): the session count.
+    this.switches = 0;
+  }
+
+  // pi.sendUserMessage: Pi delivers the text as a user prompt; when idle it
+  // starts a run (input with source "extension", before_agent_start,
+  // agent_start), while streaming it is queued (deliverAs followUp or steer).
+  sendUserMessage(content, opts) {
+    if (this.failing.delete("sendUserMessage")) throw new Error("the agent could not accept the message (the host failed this call)");
+    const text = typeof content === "string" ? content : (Array.isArray(content) ? content.map((c) => c?.text ?? "").join("") : String(content));
+    if (this.openRun || !this.idle) { this.queued.push(text); return; }
+    this.idle = false;
+    this.track(this.agentStart({ prompt: text, source: "extension" }));
   }
 
   virtual(p) {
@@ -761,6 +798,8 @@ class Run {
     if (next === previous) return;
     this.thinkingLevel = next;
     this.session.append({ type: "thinking_level_change", thinkingLevel: next });
+    // Every effective change, whoever made it (the extension or the user).
+    this.trace.push({ t: clock.now, thinking: next, previous });
     // Pi emits this without awaiting it; the host settles it before the next step.
     const target = rt ?? this.runtime;
     if (target?.active) this.track(target.emit("thinking_level_select", { level: next, previousLevel: previous }));
@@ -929,6 +968,11 @@ class Run {
     if (reason === "new") next = this.newSessionObject(opts.entries);
     else next = this.sessions.find((s) => s.file === opts.file) ?? this.session;
     await old.emit("session_shutdown", { reason, targetSessionFile: next.file });
+    // Pi aborts the open run of the session it leaves.
+    this.openRun = null;
+    this.queued = [];
+    this.idle = true;
+    this.switches += 1;
     this.session = next;
     if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.manager({ assertActive() {} }));
     const rt = await this.load(reason, { previousSessionFile });
@@ -980,8 +1024,11 @@ class Run {
     if (problem) return { reached: false, allowed: false, error: `Validation failed for tool "${name}": ${problem}` };
     let verdict = { blocked: false, input };
     if ((rt.handlers.get("tool_call") ?? []).length) verdict = await rt.emit("tool_call", { toolCallId, toolName: name, input });
-    const result = { reached: true, allowed: !verdict.blocked, ...verdict };
+    const result = { tool: name, reached: true, allowed: !verdict.blocked, ...verdict };
     this.openRun?.toolResults.push({ toolCallId, toolName: name });
+    // Inside a run the model's call and its result are conversation history.
+    const inRun = Boolean(this.openRun);
+    if (inRun) this.session.append({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: toolCallId, name, arguments: json(input) }], timestamp: EPOCH + clock.now } });
     if (!verdict.blocked && step.execute && typeof tool.execute === "function") {
       try {
         const out = await tool.execute(toolCallId, verdict.input, undefined, () => {}, (tool.runtime ?? rt).ctx("event"));
@@ -989,6 +1036,10 @@ class Run {
       } catch (error) {
         result.result = { isError: true, content: [{ type: "text", text: errorText(error) }] };
       }
+    }
+    if (inRun) {
+      const out = result.result ?? (verdict.blocked ? { isError: true, content: [{ type: "text", text: String(verdict.reason ?? verdict.thrown ?? "blocked") }] } : { content: [] });
+      this.session.append({ type: "message", message: { role: "toolResult", toolCallId, toolName: name, content: out.content ?? [], isError: Boolean(out.isError), timestamp: EPOCH + clock.now } });
     }
     return result;
   }
@@ -1001,22 +1052,39 @@ class Run {
     const rt = this.requireRuntime();
     if (this.openRun) return { error: "an agent run is already open" };
     const text = String(step.prompt ?? "");
-    const input = await rt.emit("input", { text, source: "interactive" });
-    if (input.action === "handled") return { input };
+    const input = await rt.emit("input", { text, source: step.source ?? "interactive" });
+    if (input.action === "handled") { this.idle = true; return { input }; }
     const prompt = input.action === "transform" ? input.text : text;
     this.idle = false;
     this.openRun = { turn: 0, toolResults: [] };
     this.session.append({ type: "message", message: { role: "user", content: prompt, timestamp: EPOCH + clock.now } });
     const before = await rt.emit("before_agent_start", { prompt, systemPrompt: rt.systemPrompt, systemPromptOptions: { cwd: this.sandbox.cwd } });
+    // Pi stores each returned message as a custom message: it enters the context.
+    for (const m of before.messages ?? []) this.session.append({ type: "custom_message", customType: m?.customType, content: m?.content, display: m?.display, details: m?.details });
     await this.requireRuntime().emit("agent_start", {});
     await this.requireRuntime().emit("turn_start", { turnIndex: 0, timestamp: EPOCH + clock.now });
     return { input, before };
   }
 
+  // The LLM context Pi builds from the branch: messages, custom messages
+  // (role custom), and after a compaction its summary plus what follows it.
+  history() {
+    const branch = this.session.branch();
+    const cut = branch.map((e) => e.type).lastIndexOf("compaction");
+    const out = [];
+    for (const e of cut >= 0 ? branch.slice(cut) : branch) {
+      if (e.type === "message") out.push(e.message);
+      else if (e.type === "custom_message") out.push({ role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) });
+      else if (e.type === "compaction") out.push({ role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: Date.parse(e.timestamp) });
+    }
+    return out;
+  }
+
   async context() {
     const rt = this.requireRuntime();
-    const messages = this.session.branch().filter((e) => e.type === "message").map((e) => e.message);
-    return { context: await rt.emit("context", { messages }) };
+    const messages = this.history();
+    const context = await rt.emit("context", { messages });
+    return { context, history: json(messages), session: this.switches + 1 };
   }
 
   async agentEnd(step) {
@@ -1025,11 +1093,19 @@ class Run {
     this.session.append({ type: "message", message: reply });
     await rt.emit("turn_end", { turnIndex: 0, message: reply, toolResults: this.openRun?.toolResults ?? [] });
     await rt.emit("agent_end", { messages: [reply] });
+    if (this.queued.length) {
+      // A queued follow-up continues the same run: no agent_settled yet.
+      const prompt = this.queued.shift();
+      this.session.append({ type: "message", message: { role: "user", content: prompt, timestamp: EPOCH + clock.now } });
+      this.openRun = { turn: (this.openRun?.turn ?? 0) + 1, toolResults: [] };
+      await rt.emit("turn_start", { turnIndex: this.openRun.turn, timestamp: EPOCH + clock.now });
+      return { continued: true };
+    }
     this.openRun = null;
     // Pi >= 0.87.0 only (fact sheet § 3.2); the kit's payload shape.
     if (step.beforeSettle !== false) await rt.emit("agent_before_settle", { outcome: String(step.outcome ?? "completed") });
     this.idle = true;
-    await rt.emit("agent_settled", {});
+    await this.requireRuntime().emit("agent_settled", {});
     return {};
   }
 
@@ -1042,10 +1118,11 @@ class Run {
     this.idle = false;
     this.session.append({ type: "message", message: { role: "user", content: prompt, timestamp: EPOCH + clock.now } });
     const before = await rt.emit("before_agent_start", { prompt, systemPrompt: rt.systemPrompt, systemPromptOptions: { cwd: this.sandbox.cwd } });
+    // Pi stores each returned message as a custom message: it enters the context.
+    for (const m of before.messages ?? []) this.session.append({ type: "custom_message", customType: m?.customType, content: m?.content, display: m?.display, details: m?.details });
     await rt.emit("agent_start", {});
     await rt.emit("turn_start", { turnIndex: 0, timestamp: EPOCH + clock.now });
-    const messages = this.session.branch().filter((e) => e.type === "message").map((e) => e.message);
-    const context = await rt.emit("context", { messages });
+    const context = await rt.emit("context", { messages: this.history() });
     const toolResults = [];
     for (const call of step.toolCalls ?? []) toolResults.push(await this.toolCall(call));
     const reply = { role: "assistant", content: [{ type: "text", text: String(step.reply ?? "") }], timestamp: EPOCH + clock.now };
@@ -1243,6 +1320,63 @@ class Run {
       }
       case "settle":
         return {};
+      case "dismiss": {
+        // The user leaves whatever prompt is open (Escape); nothing is queued.
+        const open = this.openPrompts.splice(0);
+        for (const resolve of open) resolve({ cancel: true });
+        return { dismissed: open.length };
+      }
+      case "queue": {
+        // The user submits a prompt while the run streams (input with
+        // streamingBehavior followUp): Pi queues it.
+        const rt = this.requireRuntime();
+        const text = String(step.prompt ?? "");
+        const input = await rt.emit("input", { text, source: "interactive", streamingBehavior: "followUp" });
+        if (input.action !== "handled") this.queued.push(input.action === "transform" ? input.text : text);
+        return { input };
+      }
+      case "compact": {
+        // /compact or automatic compaction: session_before_compact (an
+        // extension may cancel or supply the summary), a compaction entry,
+        // session_compact. Earlier messages leave the context.
+        const rt = this.requireRuntime();
+        const branch = this.session.branch();
+        const before = await rt.emit("session_before_compact", { preparation: { firstKeptEntryId: null }, branchEntries: json(branch), reason: "manual", willRetry: false });
+        if (before.cancel && !before.result?.compaction) return { cancelled: true };
+        const supplied = before.result?.compaction;
+        const entry = this.session.append({ type: "compaction", summary: String(supplied?.summary ?? step.summary ?? "Summary of the conversation so far."), firstKeptEntryId: null, tokensBefore: 1000, ...(supplied ? { fromHook: true } : {}) });
+        await this.requireRuntime().emit("session_compact", { compactionEntry: json(entry), fromExtension: Boolean(supplied), reason: "manual", willRetry: false });
+        return { cancelled: false };
+      }
+      case "restart": {
+        // Pi quits (session_shutdown{quit}) and is started again on the same
+        // session: a fresh extension runtime, session_start{startup}.
+        const old = this.requireRuntime();
+        await old.emit("session_shutdown", { reason: "quit" });
+        this.openRun = null;
+        this.queued = [];
+        this.idle = true;
+        await this.load("startup");
+        return {};
+      }
+      case "set_cwd": {
+        // Pi's working directory from now on (ctx.cwd, sessionManager.getCwd()).
+        const target = path.resolve(String(step.path ?? ""));
+        if (!inside(this.sandbox.root, target)) return { error: `${step.path} is outside the sandbox` };
+        real.fs.mkdirSync(target, { recursive: true });
+        this.sandbox.cwd = target;
+        process.chdir(target);
+        return {};
+      }
+      case "fail_next": {
+        // The extension's next call of this Pi API fails: sendUserMessage
+        // throws (not delivered, no run starts), newSession answers
+        // {cancelled: true}.
+        const call = String(step.call);
+        if (!["sendUserMessage", "newSession"].includes(call)) return { error: `fail_next: unknown call ${JSON.stringify(call)}` };
+        this.failing.add(call);
+        return {};
+      }
       case "state":
         return { state: this.state() };
       case "stale_call": {
@@ -1321,7 +1455,11 @@ class Run {
       flags: rt ? Object.fromEntries(rt.flags) : {},
       hooks: rt ? Object.fromEntries([...rt.handlers].map(([k, v]) => [k, v.length])) : {},
       session: this.session.id,
+      sessions: this.switches + 1,
+      root: this.sandbox.root,
+      cwd: this.sandbox.cwd,
       branch: json(this.session.branch()),
+      history: json(this.history()),
       editorText: this.editorText ?? null,
       systemPrompt: rt?.systemPrompt ?? this.systemPrompt,
     };
@@ -1340,6 +1478,17 @@ function snapshot(root) {
       if (d.isDirectory()) walk(full);
       else if (d.isFile()) out.set(full, real.fs.readFileSync(full));
     }
+  };
+  walk(root);
+  return out;
+}
+
+function directories(root) {
+  const out = new Set();
+  const walk = (dir) => {
+    let names;
+    try { names = real.fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) if (d.isDirectory()) { out.add(path.join(dir, d.name)); walk(path.join(dir, d.name)); }
   };
   walk(root);
   return out;
@@ -1384,6 +1533,7 @@ async function runScript(request) {
   process.chdir(sandbox.cwd);
   const setupDone = performance.now();
   const before = snapshot(sandbox.root);
+  const dirsBefore = directories(sandbox.root);
   const run = new Run(request);
   run.timing = { setupMs: setupDone - began, filesMs: performance.now() - setupDone, loadMs: 0, stepsMs: 0, totalMs: 0 };
   host = run;
@@ -1421,11 +1571,12 @@ async function runScript(request) {
     const stepsDone = performance.now();
     const state = run.state();
     const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d)).map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
     const end = performance.now();
     // Where the run's time went (the loads are part of the steps).
     Object.assign(run.timing, { stepsMs: stepsDone - began - run.timing.setupMs - run.timing.filesMs, totalMs: end - began });
     run.timing.filesMs += end - stepsDone;
-    return { results, trace: run.trace, errors: run.errors, state, files, timing: run.timing };
+    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs, timing: run.timing };
   } finally {
     if (run.runtime) run.runtime.active = false;
     for (const w of run.watchers) w.removeAllListeners();

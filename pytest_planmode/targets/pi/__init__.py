@@ -13,6 +13,8 @@ from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
     oplmodes_modes_script,
     planmode_bash_check,
+    planmode_export_run,
+    planmode_lifecycle_run,
     planmode_powershell_check,
     planmode_tools_authorize,
 )
@@ -24,15 +26,13 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_bash_check,
         planmode_powershell_check,
         planmode_tools_authorize,
+        planmode_lifecycle_run,
+        planmode_export_run,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
 }
 
-_SCRIPT = (
-    "a script operation: its events are the kit's own vocabulary, which a Pi host can "
-    "replay only once the host-replayable events of contract 2 are in the suite"
-)
 _MODELS = (
     "not translated yet: its events are host events, but the host does not emulate a model registry, "
     "authentication answers and pi.setModel on a virtual clock"
@@ -50,14 +50,12 @@ UNSUPPORTED: dict[str, str] = {
     "(contract 2's registry events)",
     "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
     "(contract 2's agent-run events)",
-    "planmode.export.run": "not translated yet: needs a ready plan and pre-existing paths mapped into "
-    "the sandbox (virtual paths of contract 2)",
-    "planmode.lifecycle.run": _SCRIPT,
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
     "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
-    "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
+    "planmode.settings.save": "its saves go through the extension's Settings screen, a chain of menus "
+    "whose labels the case does not give",
     "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
     "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
 }

@@ -32,6 +32,8 @@ class HostRun:
     errors: list[dict[str, Any]]
     state: dict[str, Any]
     files: dict[str, str]
+    #: Directories the run created, relative to the sandbox root.
+    created_dirs: list[str] = field(default_factory=list)
 
     @classmethod
     def from_answer(cls, answer: Mapping[str, Any]) -> HostRun:
@@ -41,6 +43,7 @@ class HostRun:
             errors=list(answer.get("errors") or []),
             state=dict(answer.get("state") or {}),
             files=dict(answer.get("files") or {}),
+            created_dirs=[str(d) for d in answer.get("createdDirs") or []],
         )
 
     def result(self, index: int) -> dict[str, Any]:
