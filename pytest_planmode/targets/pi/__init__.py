@@ -14,7 +14,10 @@ from pytest_planmode.targets.pi import (
     oplmodes_modes_script,
     planmode_bash_check,
     planmode_powershell_check,
+    planmode_settings_load,
+    planmode_settings_save,
     planmode_tools_authorize,
+    planmode_tools_freeze,
 )
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
@@ -23,7 +26,10 @@ TRANSLATIONS: dict[str, Translation] = {
     for t in (
         planmode_bash_check,
         planmode_powershell_check,
+        planmode_settings_load,
+        planmode_settings_save,
         planmode_tools_authorize,
+        planmode_tools_freeze,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
@@ -56,10 +62,13 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
-    "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
-    "planmode.settings.save": _SCRIPT + "; saves go through the Settings screen's menus",
-    "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
-    "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
+    "planmode.tools.picker": (
+        "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
+        "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "
+        "tool name and label, nor how it shows that it is checked, so neither `label` nor `selected` "
+        "can be read from ui.select items (RPC mode) or a ui.custom component (TUI, rendered through "
+        "pi-tui, which the headless host does not emulate) without the extension's own format"
+    ),
 }
 
 __all__ = ["TRANSLATIONS", "UNSUPPORTED", "HostRun", "Translation", "Unsupported"]
