@@ -5,14 +5,18 @@ per case."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pytest_planmode.contract import operations
 from pytest_planmode.contract import planmode_tools as contract
+from pytest_planmode.harness import judge_output
 from pytest_planmode.matching import mismatches
+from pytest_planmode.observability import explanation_pins
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi import UNSUPPORTED
 from pytest_planmode.targets.pi import planmode_tools_freeze as freeze
@@ -22,6 +26,8 @@ from pytest_planmode.targets.reference.ops.planmode_tools import freeze as refer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"
+EXPECTATIONS = ROOT / "examples" / "pi-extension" / "planmode-expectations.json"
+TOOLS_EXPECTATIONS = ROOT / "examples" / "pi-extension" / "expectations-tools.json"
 OP = "planmode.tools.freeze"
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
@@ -135,6 +141,29 @@ def test_the_probe_workflow_gives_the_reference_allowlist_on_every_case() -> Non
 )
 def test_the_example_passes_its_slice(example: PiTarget, case_id: str) -> None:
     assert problems(example, case_id) == []
+
+
+@needs_node
+def test_the_expectations_list_exactly_the_freeze_cases_the_example_fails(example: PiTarget) -> None:
+    listed = json.loads(EXPECTATIONS.read_text(encoding="utf-8"))
+    proposed = json.loads(TOOLS_EXPECTATIONS.read_text(encoding="utf-8"))
+    freeze_cases = cases(OP)
+    ids = {c.id for c in freeze_cases}
+    assert {k for k in listed if k in ids} == set(proposed)
+    judged = passed = 0
+    for c in freeze_cases:
+        if explanation_pins(operations()[OP].output, c.expect):
+            continue
+        outcome = example.request(OP, c.input)
+        if outcome.kind == "unsupported":
+            continue
+        assert outcome.kind == "output" and outcome.output is not None, (c.id, outcome.message)
+        shape, found = judge_output(OP, c.expect, outcome.output)
+        assert not shape, (c.id, shape)
+        assert bool(found) == (c.id in proposed), (c.id, found)
+        judged += 1
+        passed += not found
+    assert passed > 40 and judged > passed
 
 
 @needs_node

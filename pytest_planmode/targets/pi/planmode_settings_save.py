@@ -26,6 +26,17 @@ from pytest_planmode.targets.pi.planmode_settings_load import NOT_SHOWN, directo
 from pytest_planmode.targets.pi.translation import OPL_COMMANDS, HostRun, Translation, Unsupported
 
 OPERATION = "planmode.settings.save"
+#: The Settings screen's rows, by the field each edits (§ Settings).
+ROWS = {
+    "thinkingLevel": "Plan thinking",
+    "defaultPlanTools": "Plan policy tools",
+    "implementationPlanRetention": "Plan reinjection",
+    "defaultPlanExportPath": "Export destination",
+    "toggleShortcut": "Plan mode shortcut",
+    "autoSwitchModel": "Auto switch model",
+    "planModel": "Plan enter model",
+    "normalModel": "Plan exit model",
+}
 
 
 def reason(payload: Mapping[str, Any]) -> str:
@@ -34,10 +45,17 @@ def reason(payload: Mapping[str, Any]) -> str:
     except ValidationError as exc:
         return f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}"
     fields = list(dict.fromkeys(e.field for e in case.edits if isinstance(e, contract.SaveEdit)))
-    needs = [
-        f"saves of {', '.join(fields)} through the extension's Settings screen, whose sub-screens and "
-        "value inputs the spec does not label"
-    ]
+    rows = [f"{ROWS[f]} ({f})" for f in fields if f in ROWS]
+    needs = []
+    if rows:
+        needs.append(
+            f"saves through {'the rows' if len(rows) > 1 else 'the row'} {', '.join(rows)} of the "
+            "extension's Settings screen, whose "
+            "sub-screens and value inputs the spec does not label"
+        )
+    others = [f for f in fields if f not in ROWS]
+    if others:
+        needs.append(f"a save of {', '.join(others)}, which the Settings screen has no row for")
     if any(isinstance(e, contract.ManualEdit) for e in case.edits):
         needs.append("manual edits between saves (host file writes, which it can do)")
     if case.inject is not None:
