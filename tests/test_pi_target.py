@@ -171,8 +171,8 @@ def test_the_handshake_declares_effects_and_every_operation(example: PiTarget) -
 
 def test_operations_without_a_translation_are_unsupported_with_a_reason(example: PiTarget) -> None:
     assert set(TRANSLATIONS).isdisjoint(UNSUPPORTED)
-    outcome = example.request("planmode.settings.load", {})
-    assert outcome.kind == "unsupported" and "internal model" in (outcome.message or "")
+    outcome = example.request("planmode.tools.picker", {"registry": []})
+    assert outcome.kind == "unsupported" and UNSUPPORTED["planmode.tools.picker"] in (outcome.message or "")
     no_mode = example.request("oplmodes.bash.check", {"command": "ls", "mode": "plan"})
     assert no_mode.kind == "unsupported" and "/mode" in (no_mode.message or "")
 

@@ -16,7 +16,10 @@ from pytest_planmode.targets.pi import (
     planmode_export_run,
     planmode_lifecycle_run,
     planmode_powershell_check,
+    planmode_settings_load,
+    planmode_settings_save,
     planmode_tools_authorize,
+    planmode_tools_freeze,
 )
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
 
@@ -25,7 +28,10 @@ TRANSLATIONS: dict[str, Translation] = {
     for t in (
         planmode_bash_check,
         planmode_powershell_check,
+        planmode_settings_load,
+        planmode_settings_save,
         planmode_tools_authorize,
+        planmode_tools_freeze,
         planmode_lifecycle_run,
         planmode_export_run,
         oplmodes_bash_check,
@@ -53,11 +59,13 @@ UNSUPPORTED: dict[str, str] = {
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
-    "planmode.settings.load": "the effective settings and status (" + _INTERNAL + ")",
-    "planmode.settings.save": "its saves go through the extension's Settings screen, a chain of menus "
-    "whose labels the case does not give",
-    "planmode.tools.freeze": "the resolved policy names (" + _INTERNAL + ")",
-    "planmode.tools.picker": "rows of a TUI picker (" + _INTERNAL + ")",
+    "planmode.tools.picker": (
+        "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
+        "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "
+        "tool name and label, nor how it shows that it is checked, so neither `label` nor `selected` "
+        "can be read from ui.select items (RPC mode) or a ui.custom component (TUI, rendered through "
+        "pi-tui, which the headless host does not emulate) without the extension's own format"
+    ),
 }
 
 __all__ = ["TRANSLATIONS", "UNSUPPORTED", "HostRun", "Translation", "Unsupported"]

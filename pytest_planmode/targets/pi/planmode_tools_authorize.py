@@ -144,6 +144,29 @@ def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
     raise Unsupported(f"no host steps for a {event.type} event")
 
 
+def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The host steps before a case's events: the case's registry as Pi's,
+    its settings as the `pi-plan-mode.json` document, then Pi starts."""
+    steps: list[dict[str, Any]] = [
+        {"do": "registry", "tools": [host_tool(tool) for tool in registry if tool.registered]},
+        {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": dict(settings)},
+        {"do": "start"},
+    ]
+    # The extension's helpers are active unless the case lists them: a
+    # listed inactive one stays inactive once the extension registers it.
+    inactive = [tool.name for tool in registry if tool.registered and not tool.active]
+    if inactive:
+        steps.append({"do": "deactivate", "names": inactive})
+    return steps
+
+
+def command_errors(run: HostRun) -> None:
+    """A command the extension does not know fails the case (RuntimeError)."""
+    for index, step in enumerate(run.results):
+        if step.get("do") == "command" and step.get("error"):
+            raise RuntimeError(f"step {index}: {step['error']}")
+
+
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
     case = parse(payload)
     if case.session_selection is not None:
@@ -152,15 +175,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
             "format, which the spec does not fix"
         )
     builder = ScriptBuilder()
-    registry = [host_tool(tool) for tool in case.registry if tool.registered]
-    builder.add({"do": "registry", "tools": registry})
-    builder.add({"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": case.settings})
-    builder.add({"do": "start"})
-    # The extension's helpers are active unless the case lists them: a
-    # listed inactive one stays inactive once the extension registers it.
-    inactive = [tool.name for tool in case.registry if tool.registered and not tool.active]
-    if inactive:
-        builder.add({"do": "deactivate", "names": inactive})
+    builder.add(*prelude(case.registry, case.settings))
     events = list(case.events)
     for index, event in enumerate(events):
         builder.begin(event.at)
@@ -189,9 +204,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
                 "verdict": "allow" if record.get("allowed") else "deny",
             }
         )
-    for index, step in enumerate(run.results):
-        if step.get("do") == "command" and step.get("error"):
-            raise RuntimeError(f"step {index}: {step['error']}")
+    command_errors(run)
     return {"verdicts": verdicts}
 
 
