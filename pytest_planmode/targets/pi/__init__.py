@@ -15,6 +15,7 @@ from pytest_planmode.targets.pi import (
     planmode_bash_check,
     planmode_export_run,
     planmode_lifecycle_run,
+    planmode_models_switch,
     planmode_powershell_check,
     planmode_settings_load,
     planmode_settings_save,
@@ -34,6 +35,7 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_tools_freeze,
         planmode_lifecycle_run,
         planmode_export_run,
+        planmode_models_switch,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
@@ -58,7 +60,6 @@ UNSUPPORTED: dict[str, str] = {
     "(contract 2's agent-run events)",
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
-    "planmode.models.switch": _MODELS,
     "planmode.tools.picker": (
         "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
         "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "
