@@ -1325,9 +1325,11 @@ class Run {
         return {};
       }
       case "fault":
+        if (step.clear) { this.faults = []; return {}; }
         // The next call of a Pi API fails (the session file cannot be
         // written: pi.appendEntry throws; ctx.newSession rejects), from now
-        // or only after the next accepted pi.setModel (`afterModelChange`).
+        // or only after the next accepted pi.setModel (`afterModelChange`);
+        // `clear` drops the faults not consumed yet.
         this.faults.push({ api: String(step.api ?? "appendEntry"), afterModelChange: Boolean(step.afterModelChange), armed: !step.afterModelChange });
         return {};
       case "unreadable_file": {

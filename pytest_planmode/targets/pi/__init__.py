@@ -15,6 +15,8 @@ from pytest_planmode.targets.pi import (
     planmode_bash_check,
     planmode_export_run,
     planmode_lifecycle_run,
+    planmode_models_fresh,
+    planmode_models_session,
     planmode_models_switch,
     planmode_powershell_check,
     planmode_settings_load,
@@ -36,6 +38,8 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_lifecycle_run,
         planmode_export_run,
         planmode_models_switch,
+        planmode_models_session,
+        planmode_models_fresh,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
@@ -58,8 +62,6 @@ UNSUPPORTED: dict[str, str] = {
     "(contract 2's registry events)",
     "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
     "(contract 2's agent-run events)",
-    "planmode.models.fresh": _MODELS,
-    "planmode.models.session": _MODELS,
     "planmode.tools.picker": (
         "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
         "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "

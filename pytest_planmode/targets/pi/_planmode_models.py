@@ -180,15 +180,17 @@ class Transition:
 
 def read(
     trace: list[dict[str, Any]],
+    window: tuple[int, int],
     *,
     t0: int,
     before: str,
     preflight: bool = False,
     to_case: Callable[[int], int] | None = None,
 ) -> Transition:
-    """The transition whose trace window is `trace`, started at host instant
-    `t0` from the session model `before`; instants are relative to `t0`
-    (or mapped by `to_case` when given)."""
+    """The transition whose calls are `trace[lo:hi]` (`window`), started at
+    host instant `t0` from the session model `before`; Pi's answers to them
+    may come later in the trace. Instants are relative to `t0` (or mapped
+    by `to_case` when given)."""
     at: Callable[[int], int] = to_case or (lambda t: t - t0)
     out = Transition(model=before)
     rows: list[tuple[int, int, float, dict[str, Any]]] = []
@@ -203,7 +205,9 @@ def read(
     first_auth = True
     request_done = False
     done: list[int] = []
-    for i, entry in enumerate(trace):
+    lo, hi = window
+    for i in range(lo, hi):
+        entry = trace[i]
         t = int(entry.get("t", 0))
         call = entry.get("call")
         args = list(entry.get("args") or [])
@@ -291,10 +295,11 @@ def read(
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     out.log = [row for *_, row in rows]
     out.model = model
-    out.elapsed_ms = None if hung else (at(max(done)) if done else 0)
+    begin = at(t0)
+    out.ended_at = None if hung else (at(max(done)) if done else begin)
+    out.elapsed_ms = None if out.ended_at is None else out.ended_at - begin
     starts = [r["at"] for r in out.log if r["type"].endswith(".start")]
     out.started_at = min(starts) if starts else None
-    out.ended_at = out.elapsed_ms
     return out
 
 

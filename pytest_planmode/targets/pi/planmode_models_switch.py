@@ -120,8 +120,14 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     _, index, probe = build(case)
     start = run.results[index]
     stop = int(run.results[probe]["traceFrom"]) if probe is not None else len(run.trace)
-    window = run.trace[int(start.get("traceFrom", 0)) : stop]
-    tr = models.read(window, t0=int(start.get("t", 0)), before=case.current_model, preflight=how == "saved")
+    window = (int(start.get("traceFrom", 0)), stop)
+    tr = models.read(
+        run.trace[:stop],
+        window,
+        t0=int(start.get("t", 0)),
+        before=case.current_model,
+        preflight=how == "saved",
+    )
     return {
         "applied": tr.applied,
         "model": str(run.state.get("model") or tr.model),
