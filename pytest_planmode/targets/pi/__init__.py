@@ -46,8 +46,9 @@ TRANSLATIONS: dict[str, Translation] = {
 }
 
 _MODELS = (
-    "not translated yet: its events are host events, but the host does not emulate a model registry, "
-    "authentication answers and pi.setModel on a virtual clock"
+    "not translated yet: the host emulates Pi's model registry, authentication answers and "
+    "pi.setModel on the virtual clock (as the planmode.models translations use them), but the "
+    "opl-modes model overrides are not read back from the trace yet"
 )
 _INTERNAL = "its output is the reference's internal model; nothing at the Pi extension boundary shows it"
 
