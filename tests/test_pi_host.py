@@ -505,6 +505,15 @@ export default function (pi) {
   pi.registerCommand("persist", { handler: async (_args, ctx) => {
     try { pi.appendEntry("x", {}); ctx.ui.notify("appended"); } catch (e) { ctx.ui.notify(`append failed: ${e.message}`); }
   }});
+  pi.registerCommand("fresh", { handler: async (_args, ctx) => {
+    await ctx.newSession({
+      setup: async (sm) => { sm.appendCustomEntry("seed", { n: 1 }); sm.appendModelChange("p", "a"); },
+      withSession: async (next) => {
+        const kinds = next.sessionManager.getBranch().map((e) => e.customType ?? e.type).join(",");
+        next.ui.notify(`fresh branch ${kinds}`);
+      },
+    });
+  }});
   pi.registerCommand("read", { handler: async (_args, ctx) => {
     const fs = await import("node:fs");
     try { fs.readFileSync(process.env.PI_CODING_AGENT_DIR + "/s.json", "utf8"); ctx.ui.notify("readable"); }
@@ -613,3 +622,10 @@ def test_fault_and_unreadable_file_steps(host: PiHost, tmp_path: Path) -> None:
         "unreadable EISDIR",
         "readable",
     ]
+
+
+def test_new_session_setup_gets_a_writable_session_manager(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "registry.mjs"
+    ext.write_text(textwrap.dedent(REGISTRY_EXTENSION), encoding="utf-8")
+    answer = host.run(ext, Sandbox.create(tmp_path), [{"do": "start"}, {"do": "command", "name": "fresh"}])
+    assert notes(answer) == ["fresh branch seed,model_change"]

@@ -445,6 +445,22 @@ class Session {
       getSessionName: check(() => s.name),
     };
   }
+  // The writable SessionManager Pi hands to ctx.newSession's setup callback
+  // (session-manager.d.ts: the append* methods return the new entry's id).
+  writable(runtime) {
+    const s = this;
+    const add = (entry) => s.append(entry).id;
+    return {
+      ...s.manager(runtime),
+      appendMessage: (message) => add({ type: "message", message: json(message) }),
+      appendThinkingLevelChange: (thinkingLevel) => add({ type: "thinking_level_change", thinkingLevel }),
+      appendModelChange: (provider, modelId) => add({ type: "model_change", provider, modelId }),
+      appendCustomEntry: (customType, data) => add({ type: "custom", customType, data: json(data) }),
+      appendSessionInfo: (name) => { s.name = name; return add({ type: "session_info", name }); },
+      appendCustomMessageEntry: (customType, content, display, details) => add({ type: "custom_message", customType, content, display, details: json(details) }),
+      appendLabelChange: (targetId, label) => add({ type: "label", targetId, label }),
+    };
+  }
 }
 
 function tree(entries) {
@@ -1052,7 +1068,7 @@ class Run {
     this.idle = true;
     this.switches += 1;
     this.session = next;
-    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.manager({ assertActive() {} }));
+    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.writable({ assertActive() {} }));
     const rt = await this.load(reason, { previousSessionFile });
     if (typeof opts.withSession === "function") {
       const replaced = rt.ctx("command");
