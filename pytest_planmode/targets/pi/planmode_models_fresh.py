@@ -141,7 +141,14 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     planning = dict(run.results[state_index].get("state") or {})
     start = run.results[start_index]
     lo = int(start.get("traceFrom", 0))
-    tr = models.read(run.trace, (lo, len(run.trace)), t0=int(start.get("t", 0)), before=case.current_model)
+    # The direct action of a saved plan preflights the planning model first.
+    tr = models.read(
+        run.trace,
+        (lo, len(run.trace)),
+        t0=int(start.get("t", 0)),
+        before=case.current_model,
+        preflight=case.action == "saved-direct",
+    )
     if case.action == "screen":
         shown = calls(run.trace[int(run.results[opened].get("traceFrom", 0)) : lo], "ui.select")
         screen = shown[0] if shown else []
