@@ -482,3 +482,150 @@ def test_restart_set_cwd_dismiss_and_traced_writes(host: PiHost, lifecycle: Path
     assert [w["path"] for w in writes] == ["tmp/elsewhere/out/deep/plan.md"]
     assert answer["files"] == {"tmp/elsewhere/out/deep/plan.md": "# P\n"}
     assert answer["createdDirs"] == ["tmp/elsewhere", "tmp/elsewhere/out", "tmp/elsewhere/out/deep"]
+
+
+REGISTRY_EXTENSION = """
+export default function (pi) {
+  pi.registerCommand("probe", { handler: async (args, ctx) => {
+    const began = Date.now();
+    const at = () => Date.now() - began;
+    const [provider, id] = args.split("/");
+    const model = ctx.modelRegistry.find(provider, id);
+    if (!model) { ctx.ui.notify(`${args} unresolved`); return; }
+    const timer = new Promise((resolve) => setTimeout(() => resolve("timeout"), 2000));
+    const auth = ctx.modelRegistry.getApiKeyAndHeaders(model).then((a) => `ok=${a.ok}`, (e) => `threw ${e.message}`);
+    ctx.ui.notify(`${args} auth ${await Promise.race([auth, timer])} at ${at()}`);
+    try { ctx.ui.notify(`${args} setModel ${await pi.setModel(model)} at ${at()}`); }
+    catch (e) { ctx.ui.notify(`${args} setModel threw at ${at()}`); }
+  }});
+  pi.registerCommand("catalogue", { handler: async (_args, ctx) => {
+    const names = (list) => list.map((m) => `${m.provider}/${m.id}`).join(",");
+    ctx.ui.notify(`scoped=${names(ctx.scopedModels.map((s) => s.model))} available=${names(ctx.modelRegistry.getAvailable())} auth=${ctx.modelRegistry.hasConfiguredAuth(ctx.modelRegistry.find("p", "b"))}`);
+  }});
+  pi.registerCommand("persist", { handler: async (_args, ctx) => {
+    try { pi.appendEntry("x", {}); ctx.ui.notify("appended"); } catch (e) { ctx.ui.notify(`append failed: ${e.message}`); }
+  }});
+  pi.registerCommand("fresh", { handler: async (_args, ctx) => {
+    await ctx.newSession({
+      setup: async (sm) => { sm.appendCustomEntry("seed", { n: 1 }); sm.appendModelChange("p", "a"); },
+      withSession: async (next) => {
+        const kinds = next.sessionManager.getBranch().map((e) => e.customType ?? e.type).join(",");
+        next.ui.notify(`fresh branch ${kinds}`);
+      },
+    });
+  }});
+  pi.registerCommand("read", { handler: async (_args, ctx) => {
+    const fs = await import("node:fs");
+    try { fs.readFileSync(process.env.PI_CODING_AGENT_DIR + "/s.json", "utf8"); ctx.ui.notify("readable"); }
+    catch (e) { ctx.ui.notify(`unreadable ${e.code}`); }
+  }});
+}
+"""
+
+
+def test_model_registry_answers_on_the_virtual_clock(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "registry.mjs"
+    ext.write_text(textwrap.dedent(REGISTRY_EXTENSION), encoding="utf-8")
+    behaviour = {
+        "p/a": {"auth": "ok", "authDelay": 2000, "change": "accept", "changeDelay": 30},
+        "p/b": {"auth": "fail", "authDelay": 1999, "credentials": False},
+        "p/c": {"auth": "throw", "change": "throw"},
+        "p/d": {"auth": "hang"},
+        "p/e": {"resolves": False},
+        "p/f": {"change": "hang"},
+    }
+    steps: list[dict[str, Any]] = [
+        {
+            "do": "models",
+            "catalogue": [{"provider": "p", "id": n} for n in "abcdef"],
+            "behaviour": behaviour,
+            "available": ["p/a", "p/c"],
+            "scoped": ["p/c"],
+            "current": "p/c",
+        },
+        {"do": "start"},
+        {"do": "command", "name": "catalogue"},
+    ]
+    for name in ("p/a", "p/b", "p/c", "p/d", "p/e", "p/f"):
+        steps += [
+            {"do": "command", "name": "probe", "args": name, "wait": False},
+            {"do": "advance", "ms": 3000},
+        ]
+    steps += [{"do": "models", "merge": True, "behaviour": {"p/d": {"auth": "ok"}}, "scoped": []}]
+    steps += [{"do": "command", "name": "probe", "args": "p/d"}, {"do": "command", "name": "catalogue"}]
+    answer = host.run(ext, Sandbox.create(tmp_path), steps)
+    assert notes(answer) == [
+        "scoped=p/c available=p/a,p/c auth=false",
+        # An answer due at the instant of the extension's own timer comes after it.
+        "p/a auth timeout at 2000",
+        "p/a setModel true at 2030",
+        "p/b auth ok=false at 1999",
+        "p/b setModel false at 1999",
+        "p/c auth threw authentication for p/c failed at 0",
+        "p/c setModel threw at 0",
+        "p/d auth timeout at 2000",
+        "p/d setModel true at 2000",
+        "p/e unresolved",
+        "p/f auth ok=true at 0",
+        "p/d auth ok=true at 0",
+        "p/d setModel true at 0",
+        "scoped= available=p/a,p/c auth=false",
+    ]
+    answers = [
+        (t["answer"], t["model"], t.get("outcome", t.get("value"))) for t in answer["trace"] if "answer" in t
+    ]
+    assert answers[:4] == [
+        ("modelRegistry.getApiKeyAndHeaders", "p/a", "ok"),
+        ("pi.setModel", "p/a", True),
+        ("modelRegistry.getApiKeyAndHeaders", "p/b", "fail"),
+        ("pi.setModel", "p/b", False),
+    ]
+    # The hanging model change never settles: its probe step stays pending.
+    probe_f = [r for r in answer["results"] if r.get("do") == "command"][-3]
+    assert probe_f["pending"] is True
+    assert answer["state"]["model"] == "p/d"
+    done = [r for r in answer["results"] if r.get("do") == "command" and not r["pending"]]
+    assert all("doneAt" in r for r in done)
+
+
+def test_fault_and_unreadable_file_steps(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "registry.mjs"
+    ext.write_text(textwrap.dedent(REGISTRY_EXTENSION), encoding="utf-8")
+    answer = host.run(
+        ext,
+        Sandbox.create(tmp_path),
+        [
+            {"do": "models", "catalogue": [{"provider": "p", "id": "a"}], "behaviour": {"p/a": {}}},
+            {"do": "write_file", "path": "s.json", "content": "{}"},
+            {"do": "start"},
+            {"do": "fault", "api": "appendEntry", "afterModelChange": True},
+            {"do": "command", "name": "persist"},
+            {"do": "command", "name": "probe", "args": "p/a"},
+            {"do": "command", "name": "persist"},
+            {"do": "command", "name": "persist"},
+            {"do": "fault", "api": "appendEntry"},
+            {"do": "fault", "clear": True},
+            {"do": "command", "name": "persist"},
+            {"do": "unreadable_file", "path": "s.json"},
+            {"do": "command", "name": "read"},
+            {"do": "write_file", "path": "s.json", "content": "{}"},
+            {"do": "command", "name": "read"},
+        ],
+    )
+    assert notes(answer) == [
+        "appended",
+        "p/a auth ok=true at 0",
+        "p/a setModel true at 0",
+        "append failed: appendEntry failed: the session could not be written",
+        "appended",
+        "appended",
+        "unreadable EISDIR",
+        "readable",
+    ]
+
+
+def test_new_session_setup_gets_a_writable_session_manager(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "registry.mjs"
+    ext.write_text(textwrap.dedent(REGISTRY_EXTENSION), encoding="utf-8")
+    answer = host.run(ext, Sandbox.create(tmp_path), [{"do": "start"}, {"do": "command", "name": "fresh"}])
+    assert notes(answer) == ["fresh branch seed,model_change"]

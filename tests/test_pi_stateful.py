@@ -47,6 +47,10 @@ def reresolving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     frozen = "if (!state.enabled || Array.isArray(state.allowlist)) return undefined;"
     assert frozen in source
     mutant = tmp_path_factory.mktemp("mutant") / "index.mjs"
+    # The modules the example imports sit next to it.
+    for sibling in PLAN_EXAMPLE.parent.glob("*.mjs"):
+        if sibling.name != "index.mjs":
+            shutil.copy(sibling, mutant.parent / sibling.name)
     mutant.write_text(source.replace(frozen, "if (!state.enabled) return undefined;"), encoding="utf-8")
     yield from _target(mutant)
 

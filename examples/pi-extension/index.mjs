@@ -40,6 +40,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { modelSwitching } from "./models.mjs";
 
 const STATE = "plan-mode-state";
 const SETTINGS_FILE = "pi-plan-mode.json";
@@ -281,6 +282,7 @@ export default function planMode(pi) {
   // Set when plan_mode_complete accepted a plan in the open run: the ready
   // menu opens once that run has fully settled.
   let presentReady = false;
+  modelSwitching(pi, { planning: () => state.enabled });
 
   const persist = () => pi.appendEntry(STATE, { ...state });
 

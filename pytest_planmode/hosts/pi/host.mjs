@@ -105,7 +105,7 @@ export const API = {
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
-    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next",
+    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "fault", "unreadable_file",
   ],
   // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
   // registered by a step with an `exposure` carries it in getAllTools()
@@ -157,10 +157,14 @@ class Clock {
     this.seq = 0;
     this.timers = new Map();
   }
-  add(fn, delay, args, repeat) {
+  // `io`: an answer of Pi itself (an authentication, a model change)
+  // rather than an extension timer. In Node's event loop the timers due at
+  // an instant run before the I/O callbacks of that turn, so at one instant
+  // every timer fires before any such answer.
+  add(fn, delay, args, repeat, io = false) {
     const id = ++this.seq;
     const ms = Math.max(0, Number(delay) || 0);
-    this.timers.set(id, { id, due: this.now + ms, ms, fn, args, repeat });
+    this.timers.set(id, { id, due: this.now + ms, ms, fn, args, repeat, io });
     return new VirtualTimer(this, id);
   }
   clear(handle) {
@@ -170,7 +174,9 @@ class Clock {
   next(limit) {
     let best = null;
     for (const timer of this.timers.values()) {
-      if (timer.due <= limit && (!best || timer.due < best.due || (timer.due === best.due && timer.id < best.id))) {
+      const before = !best || timer.due < best.due
+        || (timer.due === best.due && (timer.io === best.io ? timer.id < best.id : !timer.io));
+      if (timer.due <= limit && before) {
         best = timer;
       }
     }
@@ -439,6 +445,22 @@ class Session {
       getSessionName: check(() => s.name),
     };
   }
+  // The writable SessionManager Pi hands to ctx.newSession's setup callback
+  // (session-manager.d.ts: the append* methods return the new entry's id).
+  writable(runtime) {
+    const s = this;
+    const add = (entry) => s.append(entry).id;
+    return {
+      ...s.manager(runtime),
+      appendMessage: (message) => add({ type: "message", message: json(message) }),
+      appendThinkingLevelChange: (thinkingLevel) => add({ type: "thinking_level_change", thinkingLevel }),
+      appendModelChange: (provider, modelId) => add({ type: "model_change", provider, modelId }),
+      appendCustomEntry: (customType, data) => add({ type: "custom", customType, data: json(data) }),
+      appendSessionInfo: (name) => { s.name = name; return add({ type: "session_info", name }); },
+      appendCustomMessageEntry: (customType, content, display, details) => add({ type: "custom_message", customType, content, display, details: json(details) }),
+      appendLabelChange: (targetId, label) => add({ type: "label", targetId, label }),
+    };
+  }
 }
 
 function tree(entries) {
@@ -528,7 +550,10 @@ class Runtime {
         run.session.append({ type: "custom_message", customType: msg?.customType, content: msg?.content, display: msg?.display, details: msg?.details });
         void opts;
       }),
-      appendEntry: api("appendEntry", (customType, data) => { run.session.append({ type: "custom", customType, data: json(data) }); }),
+      appendEntry: api("appendEntry", (customType, data) => {
+        run.fail("appendEntry");
+        run.session.append({ type: "custom", customType, data: json(data) });
+      }),
       setSessionName: api("setSessionName", (name) => { run.session.name = name; run.session.append({ type: "session_info", name }); }),
       getSessionName: api("getSessionName", () => run.session.name),
       setLabel: api("setLabel", (targetId, label) => { run.session.append({ type: "label", targetId, label }); }),
@@ -551,7 +576,7 @@ class Runtime {
       get sessionManager() { rt.assertActive(); return rt.manager; },
       get modelRegistry() { rt.assertActive(); return run.registry(rt); },
       get model() { rt.assertActive(); return run.model ? { ...run.model } : undefined; },
-      scopedModels: [],
+      get scopedModels() { return run.scoped.map((key) => run.findKey(key)).filter(Boolean).map((model) => ({ model: { ...model } })); },
       get thinkingLevel() { return run.thinkingLevel; },
       isIdle: guard(() => run.idle),
       hasPendingMessages: guard(() => run.queued.length > 0),
@@ -569,6 +594,7 @@ class Runtime {
       newSession: guard(async (opts) => {
         rt.record("ctx.newSession", [opts?.parentSession ?? null]);
         if (run.failing.delete("newSession")) return { cancelled: true };
+        run.fail("newSession");
         return run.replaceSession("new", opts);
       }),
       fork: guard(async () => ({ cancelled: true })),
@@ -696,6 +722,10 @@ class Run {
     this.thinkingLevel = this.options.thinkingLevel ?? "off";
     this.models = [];
     this.auth = {};
+    this.behaviour = {};
+    this.available = null;
+    this.scoped = [];
+    this.faults = [];
     this.model = undefined;
     this.idle = true;
     this.systemPrompt = this.options.systemPrompt ?? "You are Pi, a coding agent.";
@@ -805,11 +835,64 @@ class Run {
     if (target?.active) this.track(target.emit("thinking_level_select", { level: next, previousLevel: previous }));
   }
 
+  // How Pi answers for one model: the step's behaviour, else the older
+  // `auth` form ({ok, delay}), else a model without credentials.
+  behaviourOf(key) {
+    const b = this.behaviour[key];
+    if (b) return { resolves: true, auth: "ok", authDelay: 0, credentials: true, change: "accept", changeDelay: 0, ...b };
+    const a = this.auth[key];
+    if (a) return { resolves: true, auth: a.ok === false ? "fail" : "ok", authDelay: Number(a.delay ?? 0), credentials: a.ok !== false, change: "accept", changeDelay: 0, error: a.error, apiKey: a.apiKey };
+    return { resolves: true, auth: "fail", authDelay: 0, credentials: false, change: "accept", changeDelay: 0 };
+  }
+
+  findKey(key) {
+    return this.models.find((m) => `${m.provider}/${m.id}` === key);
+  }
+
+  // A Pi answer after `ms` of virtual time (settled after the extension's
+  // timers due at the same instant); `hang` never settles.
+  later(ms, settle) {
+    return new Promise((resolve, reject) => {
+      const deliver = () => { try { resolve(settle()); } catch (error) { reject(error); } };
+      if (ms > 0) clock.add(deliver, ms, [], false, true);
+      else deliver();
+    });
+  }
+
+  // An injected failure of a Pi API (the `fault` step), consumed once.
+  fail(apiName) {
+    const at = this.faults.findIndex((f) => f.api === apiName && f.armed);
+    if (at < 0) return;
+    this.faults.splice(at, 1);
+    this.trace.push({ t: clock.now, fault: apiName });
+    throw new Error(`${apiName} failed: the session could not be written`);
+  }
+
+  // Pi's setModel (agent-session.js): false without configured auth;
+  // otherwise switches, appends a model_change entry and emits
+  // model_select when the model differs. The step's behaviour adds a
+  // latency, a refusal, a throw or a change that never settles.
   async setModel(model, source, rt) {
-    const found = this.models.find((m) => m.provider === model?.provider && m.id === model?.id);
     const key = `${model?.provider}/${model?.id}`;
-    if (!found || !this.auth[key] || this.auth[key].ok === false) return false;
+    const found = this.models.find((m) => m.provider === model?.provider && m.id === model?.id);
+    const b = this.behaviourOf(key);
+    if (b.change === "hang") return new Promise(() => {});
+    const answer = (entry) => this.trace.push({ t: clock.now, answer: "pi.setModel", model: key, ...entry });
+    let value;
+    try {
+      value = await this.later(Number(b.changeDelay ?? 0), () => {
+        if (b.change === "throw") throw new Error(`model change to ${key} failed`);
+        if (!found || !b.credentials || b.change === "refuse") return false;
+        return true;
+      });
+    } catch (error) {
+      answer({ threw: errorText(error) });
+      throw error;
+    }
+    if (!value) { answer({ value: false }); return false; }
     const previous = this.model;
+    answer({ value: true });
+    for (const f of this.faults) if (f.afterModelChange) f.armed = true;
     if (previous && previous.provider === found.provider && previous.id === found.id) return true;
     this.model = found;
     this.session.append({ type: "model_change", provider: found.provider, modelId: found.id });
@@ -819,20 +902,31 @@ class Run {
 
   registry(rt) {
     const run = this;
-    const auth = (model) => run.auth[`${model?.provider}/${model?.id}`];
+    const keyOf = (model) => `${model?.provider}/${model?.id}`;
     return {
-      find: (provider, id) => run.models.find((m) => m.provider === provider && m.id === id),
-      getAll: () => run.models.slice(),
-      getAvailable: () => run.models.filter((m) => auth(m)?.ok !== false && auth(m)),
-      hasConfiguredAuth: (model) => Boolean(auth(model) && auth(model).ok !== false),
-      getApiKeyAndHeaders: (model) => {
-        rt.record("modelRegistry.getApiKeyAndHeaders", [model?.provider, model?.id]);
-        const a = auth(model) ?? { ok: false, error: `No API key for ${model?.provider}` };
-        const answer = a.ok === false ? { ok: false, error: a.error ?? "no credentials" } : { ok: true, apiKey: a.apiKey ?? "test-key" };
-        const delay = Number(a.delay ?? 0);
-        return delay > 0 ? new Promise((resolve) => clock.add(resolve, delay, [answer], false)) : Promise.resolve(answer);
+      find: (provider, id) => {
+        const found = run.models.find((m) => m.provider === provider && m.id === id);
+        return found && run.behaviourOf(keyOf(found)).resolves !== false ? { ...found } : undefined;
       },
-      getProviderAuthStatus: (provider) => ({ provider, configured: run.models.some((m) => m.provider === provider && auth(m)?.ok) }),
+      getAll: () => run.models.map((m) => ({ ...m })),
+      getAvailable: () => (run.available
+        ? run.available.map((key) => run.findKey(key)).filter(Boolean)
+        : run.models.filter((m) => run.behaviourOf(keyOf(m)).credentials)).map((m) => ({ ...m })),
+      hasConfiguredAuth: (model) => Boolean(run.findKey(keyOf(model)) && run.behaviourOf(keyOf(model)).credentials),
+      getApiKeyAndHeaders: (model) => {
+        const key = keyOf(model);
+        rt.record("modelRegistry.getApiKeyAndHeaders", [model?.provider, model?.id]);
+        const b = run.behaviourOf(key);
+        if (b.auth === "hang") return new Promise(() => {});
+        const answer = (outcome) => run.trace.push({ t: clock.now, answer: "modelRegistry.getApiKeyAndHeaders", model: key, outcome });
+        return run.later(Number(b.authDelay ?? 0), () => {
+          answer(b.auth);
+          if (b.auth === "throw") throw new Error(`authentication for ${key} failed`);
+          if (b.auth === "fail") return { ok: false, error: b.error ?? `No API key for ${model?.provider}` };
+          return { ok: true, apiKey: b.apiKey ?? "test-key" };
+        });
+      },
+      getProviderAuthStatus: (provider) => ({ provider, configured: run.models.some((m) => m.provider === provider && run.behaviourOf(keyOf(m)).credentials) }),
       isUsingOAuth: () => false,
       getProviderDisplayName: (provider) => provider,
       refresh: () => {},
@@ -974,7 +1068,7 @@ class Run {
     this.idle = true;
     this.switches += 1;
     this.session = next;
-    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.manager({ assertActive() {} }));
+    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.writable({ assertActive() {} }));
     const rt = await this.load(reason, { previousSessionFile });
     if (typeof opts.withSession === "function") {
       const replaced = rt.ctx("command");
@@ -1220,11 +1314,49 @@ class Run {
         else tool.exposure = String(step.exposure);
         return {};
       }
-      case "models":
-        this.models = (step.catalogue ?? []).map((m) => ({ name: m.id, reasoning: true, contextWindow: 200000, ...m }));
-        this.auth = step.auth ?? {};
+      case "models": {
+        // Pi's model registry (ctx.modelRegistry: find, getAll, getAvailable,
+        // hasConfiguredAuth, getApiKeyAndHeaders), the --models scope
+        // (ctx.scopedModels) and how pi.setModel answers, per model
+        // "provider/id". `merge` changes only what the step names (a
+        // provider recovering, /login, a refreshed models.json).
+        if (!step.merge) {
+          this.models = [];
+          this.auth = {};
+          this.behaviour = {};
+          this.available = null;
+          this.scoped = [];
+        }
+        for (const m of step.catalogue ?? []) {
+          const model = { name: m.id, reasoning: true, contextWindow: 200000, ...m };
+          const at = this.models.findIndex((x) => x.provider === model.provider && x.id === model.id);
+          if (at >= 0) this.models[at] = model;
+          else this.models.push(model);
+        }
+        Object.assign(this.auth, step.auth ?? {});
+        for (const [key, b] of Object.entries(step.behaviour ?? {})) this.behaviour[key] = { ...(this.behaviour[key] ?? {}), ...b };
+        if (Array.isArray(step.available)) this.available = step.available.map(String);
+        if (Array.isArray(step.scoped)) this.scoped = step.scoped.map(String);
         if (step.current) this.model = this.models.find((m) => `${m.provider}/${m.id}` === step.current);
         return {};
+      }
+      case "fault":
+        if (step.clear) { this.faults = []; return {}; }
+        // The next call of a Pi API fails (the session file cannot be
+        // written: pi.appendEntry throws; ctx.newSession rejects), from now
+        // or only after the next accepted pi.setModel (`afterModelChange`);
+        // `clear` drops the faults not consumed yet.
+        this.faults.push({ api: String(step.api ?? "appendEntry"), afterModelChange: Boolean(step.afterModelChange), armed: !step.afterModelChange });
+        return {};
+      case "unreadable_file": {
+        // Reading the file fails from now on (EISDIR, as a permission
+        // problem would, whoever runs the host), until a step writes it.
+        const target = this.rootFor(step);
+        real.fs.rmSync(target, { force: true, recursive: true });
+        real.fs.mkdirSync(target, { recursive: true });
+        this.fireWatchers(target, "change");
+        return {};
+      }
       case "set_model": {
         const [provider, ...rest] = String(step.model).split("/");
         return { ok: await this.setModel({ provider, id: rest.join("/") }, step.source ?? "set") };
@@ -1237,6 +1369,7 @@ class Run {
         return { now: clock.now };
       case "write_file": {
         const target = this.rootFor(step);
+        if (real.fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) real.fs.rmSync(target, { recursive: true });
         real.fs.mkdirSync(path.dirname(target), { recursive: true });
         const content = typeof step.content === "string" ? step.content : JSON.stringify(step.content, null, 2);
         const existed = real.fs.existsSync(target);
@@ -1254,6 +1387,7 @@ class Run {
           else doc[key] = value;
         }
         const existed = real.fs.existsSync(target);
+        if (real.fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) real.fs.rmSync(target, { recursive: true });
         real.fs.mkdirSync(path.dirname(target), { recursive: true });
         real.fs.writeFileSync(target, JSON.stringify(doc, null, 2));
         this.fireWatchers(target, existed ? "change" : "rename");
@@ -1545,8 +1679,9 @@ async function runScript(request) {
       // A step that leaves a prompt open waits for a later ui step.
       const prompted = new Promise((resolve) => { run.promptOpened = resolve; });
       const promise = run.step(step ?? {}).then(
-        (value) => Object.assign(record, value ?? {}, { pending: false }),
-        (error) => Object.assign(record, { pending: false, threw: errorText(error) }),
+        // doneAt: the virtual instant the step's work finished.
+        (value) => Object.assign(record, value ?? {}, { pending: false, doneAt: clock.now }),
+        (error) => Object.assign(record, { pending: false, threw: errorText(error), doneAt: clock.now }),
       );
       run.track(promise);
       // A step runs to completion unless the script says it waits on the

@@ -15,6 +15,9 @@ from pytest_planmode.targets.pi import (
     planmode_bash_check,
     planmode_export_run,
     planmode_lifecycle_run,
+    planmode_models_fresh,
+    planmode_models_session,
+    planmode_models_switch,
     planmode_powershell_check,
     planmode_settings_load,
     planmode_settings_save,
@@ -34,14 +37,18 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_tools_freeze,
         planmode_lifecycle_run,
         planmode_export_run,
+        planmode_models_switch,
+        planmode_models_session,
+        planmode_models_fresh,
         oplmodes_bash_check,
         oplmodes_modes_script,
     )
 }
 
 _MODELS = (
-    "not translated yet: its events are host events, but the host does not emulate a model registry, "
-    "authentication answers and pi.setModel on a virtual clock"
+    "not translated yet: the host emulates Pi's model registry, authentication answers and "
+    "pi.setModel on the virtual clock (as the planmode.models translations use them), but the "
+    "opl-modes model overrides are not read back from the trace yet"
 )
 _INTERNAL = "its output is the reference's internal model; nothing at the Pi extension boundary shows it"
 
@@ -56,9 +63,6 @@ UNSUPPORTED: dict[str, str] = {
     "(contract 2's registry events)",
     "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
     "(contract 2's agent-run events)",
-    "planmode.models.fresh": _MODELS,
-    "planmode.models.session": _MODELS,
-    "planmode.models.switch": _MODELS,
     "planmode.tools.picker": (
         "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
         "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "

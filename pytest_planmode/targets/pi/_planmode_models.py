@@ -1,0 +1,312 @@
+"""What the model-switching translations share (pi-plan-mode-settings.md
+§ Auto model switch, § Implementation model and thinking): Pi's model
+registry as a host step, the Plan states a trigger needs, and the reading of
+one transition back from the call trace.
+
+The log is read from what the extension visibly does and what Pi answered,
+each at its virtual instant:
+
+- `auth.start` / `preflight.start`: a `modelRegistry.getApiKeyAndHeaders`
+  call (the preflight is the saved-plan implementation's first one, of the
+  session's current model);
+- `auth.end`: Pi's answer, when it came before the extension did anything
+  else; `auth.timeout`: the extension went on (its next call) before the
+  answer came, at that instant; `auth.late`: the answer that came after;
+- `change.start` / `change.end`: a `pi.setModel` call and how it settled
+  (true: accepted, false: refused, a throw); `restore.*` when it is the
+  model from before the transition, after a change was accepted;
+- `thinking.restore`: a `pi.setThinkingLevel` call after an accepted change;
+- `request`: the first `sendUserMessage` (the implementation's first
+  request), with the session model at that instant.
+
+Warnings and the error notice are the `warning` / `error` notifications
+shown during the transition.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.targets.pi.translation import ScriptBuilder
+
+SETTINGS_FILE = "pi-plan-mode.json"
+AUTH_BUDGET_MS = contract.AUTH_BUDGET_MS
+#: Virtual time given to the extension after its settings file changes (its
+#: watcher's debounce runs on the virtual clock).
+WATCH_SETTLE_MS = 500
+#: The ready menu's and the fresh screen's item labels (pi-plan-mode's
+#: ready menu; the fresh screen's Start).
+FRESH_ITEM = "Start fresh and implement"
+SAVE_ITEM = "Save for later"
+START_ITEM = "Start"
+#: An item of the saved-plan menu `/plan` opens while a saved plan exists.
+SAVED_PLAN_ITEM = "Show saved plan"
+PLAN_TEXT = "1. Inspect the code.\n2. Make the change.\n3. Run the tests."
+_GETTERS = ("pi.get", "ui.get")
+
+
+def key(provider: str, model_id: str) -> str:
+    return f"{provider}/{model_id}"
+
+
+def split(model: str) -> tuple[str, str]:
+    provider, _, model_id = model.partition("/")
+    return provider, model_id
+
+
+def _candidates(settings: Mapping[str, Any]) -> Iterable[str]:
+    for name in ("planModel", "normalModel"):
+        value = settings.get(name)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                provider, model_id = item.get("provider"), item.get("modelId")
+                if isinstance(provider, str) and isinstance(model_id, str):
+                    yield key(provider, model_id)
+                    yield key(provider.strip(), model_id.strip())
+
+
+def behaviour(b: contract.ModelBehaviour | None) -> dict[str, Any]:
+    b = b or contract.ModelBehaviour()
+    return {
+        "resolves": b.resolves,
+        "auth": b.auth,
+        "authDelay": b.auth_latency_ms,
+        "credentials": b.credentials,
+        "change": b.change,
+        "changeDelay": b.change_latency_ms,
+    }
+
+
+def registry_step(
+    *,
+    current: str,
+    scoped: list[str],
+    available: list[str],
+    models: Mapping[str, contract.ModelBehaviour],
+    settings: Iterable[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """Pi's registry: every model the case names (it resolves unless its
+    behaviour says not), `getAvailable()`, the scope, and how Pi answers."""
+    names = [current, *scoped, *available, *models]
+    for doc in settings:
+        names += list(_candidates(doc))
+    catalogue = []
+    for name in dict.fromkeys(names):
+        provider, model_id = split(name)
+        if provider and model_id:
+            catalogue.append({"provider": provider, "id": model_id})
+    return {
+        "do": "models",
+        "catalogue": catalogue,
+        "behaviour": {name: behaviour(models.get(name)) for name in dict.fromkeys(names)},
+        "available": list(available),
+        "scoped": list(scoped),
+        "current": current,
+    }
+
+
+def budget_ms(models: Iterable[contract.ModelBehaviour], candidates: int) -> int:
+    """Virtual time after which every answer has come (late ones included)."""
+    spent = sum(b.auth_latency_ms + b.change_latency_ms for b in models)
+    return spent + AUTH_BUDGET_MS * (candidates + 3) + 1
+
+
+def settings_content(settings: Mapping[str, Any]) -> str:
+    return json.dumps(dict(settings), indent=2)
+
+
+def ready_steps() -> list[dict[str, Any]]:
+    """A Plan-mode run in which the model proposes a plan; when it settles,
+    the ready menu opens (and stays open for a later answer)."""
+    return [
+        {"do": "agent_start", "prompt": "Plan the change."},
+        {"do": "tool_call", "tool": "plan_mode_complete", "input": {"plan": PLAN_TEXT}, "execute": True},
+        {"do": "agent_end", "outcome": "completed"},
+    ]
+
+
+def answer(label: str | None) -> dict[str, Any]:
+    return {"do": "ui", "answers": [{"cancel": True} if label is None else {"select": label}]}
+
+
+def fault_step(how: str | None) -> dict[str, Any]:
+    """The host condition of a transition that fails after its switch: the
+    next session write after an accepted model change fails (for a fresh
+    handoff, the new session cannot be created)."""
+    api = "newSession" if how == "fresh" else "appendEntry"
+    return {"do": "fault", "api": api, "afterModelChange": True}
+
+
+def advance_to(builder: ScriptBuilder, at: int) -> None:
+    builder.begin(at)
+    builder.end()
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _model_arg(args: list[Any]) -> str | None:
+    first = args[0] if args else None
+    if isinstance(first, dict) and isinstance(first.get("provider"), str):
+        return key(first["provider"], str(first.get("id")))
+    return None
+
+
+def _acts(entry: Mapping[str, Any]) -> bool:
+    """A call the extension made that shows it went on (not a getter)."""
+    call = entry.get("call")
+    return isinstance(call, str) and not call.startswith(_GETTERS)
+
+
+@dataclass
+class Transition:
+    """One transition read back from its window of the call trace."""
+
+    log: list[dict[str, Any]] = field(default_factory=list)
+    applied: str | None = None
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    elapsed_ms: int | None = 0
+    auth_attempts: int = 0
+    restored: bool = False
+    model: str = ""
+    started_at: int | None = None
+    ended_at: int | None = None
+
+
+def read(
+    trace: list[dict[str, Any]],
+    window: tuple[int, int],
+    *,
+    t0: int,
+    before: str,
+    preflight: bool = False,
+    to_case: Callable[[int], int] | None = None,
+) -> Transition:
+    """The transition whose calls are `trace[lo:hi]` (`window`), started at
+    host instant `t0` from the session model `before`; Pi's answers to them
+    may come later in the trace. Instants are relative to `t0` (or mapped
+    by `to_case` when given)."""
+    at: Callable[[int], int] = to_case or (lambda t: t - t0)
+    out = Transition(model=before)
+    rows: list[tuple[int, int, float, dict[str, Any]]] = []
+
+    def add(t: int, index: float, row: dict[str, Any], late: bool = False) -> None:
+        rows.append((at(t), 1 if late else 0, index, {"at": at(t), **row}))
+
+    answered: set[int] = set()
+    accepted = False
+    hung = False
+    model = before
+    first_auth = True
+    request_done = False
+    done: list[int] = []
+    lo, hi = window
+    for i in range(lo, hi):
+        entry = trace[i]
+        t = int(entry.get("t", 0))
+        call = entry.get("call")
+        args = list(entry.get("args") or [])
+        if call == "modelRegistry.getApiKeyAndHeaders":
+            name = key(str(args[0]), str(args[1])) if len(args) > 1 else "?"
+            kind = "preflight" if preflight and first_auth and name == before else "auth"
+            first_auth = False
+            out.auth_attempts += 1
+            add(t, i, {"type": f"{kind}.start", "model": name, "outcome": None})
+            done.append(t)
+            j = next(
+                (
+                    j
+                    for j in range(i + 1, len(trace))
+                    if j not in answered
+                    and trace[j].get("answer") == "modelRegistry.getApiKeyAndHeaders"
+                    and trace[j].get("model") == name
+                ),
+                None,
+            )
+            k = next((k for k in range(i + 1, len(trace)) if _acts(trace[k])), None)
+            if j is not None:
+                answered.add(j)
+            outcome = trace[j].get("outcome") if j is not None else None
+            if j is not None and (k is None or j < k):
+                tj = int(trace[j]["t"])
+                add(tj, j, {"type": f"{kind}.end", "model": name, "outcome": outcome})
+                done.append(tj)
+            elif k is not None:
+                tk = int(trace[k]["t"])
+                add(tk, k - 0.5, {"type": f"{kind}.timeout", "model": name, "outcome": None})
+                done.append(tk)
+                if j is not None:
+                    add(
+                        int(trace[j]["t"]),
+                        j,
+                        {"type": f"{kind}.late", "model": name, "outcome": outcome},
+                        True,
+                    )
+        elif call == "pi.setModel":
+            name = _model_arg(args) or "?"
+            kind = "restore" if accepted and name == before else "change"
+            add(t, i, {"type": f"{kind}.start", "model": name, "outcome": None})
+            done.append(t)
+            j = next(
+                (
+                    j
+                    for j in range(i + 1, len(trace))
+                    if j not in answered
+                    and trace[j].get("answer") == "pi.setModel"
+                    and trace[j].get("model") == name
+                ),
+                None,
+            )
+            if j is None:
+                hung = True
+                continue
+            answered.add(j)
+            settled = trace[j]
+            result = "threw" if "threw" in settled else "accepted" if settled.get("value") else "refused"
+            tj = int(settled["t"])
+            add(tj, j, {"type": f"{kind}.end", "model": name, "outcome": result})
+            done.append(tj)
+            if result == "accepted":
+                accepted = True
+                model = name
+                if kind == "restore":
+                    out.restored = True
+                else:
+                    out.applied = name
+        elif call == "pi.setThinkingLevel" and accepted:
+            add(t, i, {"type": "thinking.restore", "model": None, "outcome": str(args[0]) if args else None})
+            done.append(t)
+        elif call == "ui.notify" and args:
+            level = args[1] if len(args) > 1 and args[1] else "info"
+            if level == "warning":
+                out.warnings.append({"message": str(args[0])})
+                done.append(t)
+            elif level == "error" and out.error is None:
+                out.error = str(args[0])
+                done.append(t)
+        elif call == "pi.sendUserMessage" and not request_done:
+            request_done = True
+            add(t, i, {"type": "request", "model": _model_at(trace, i, before), "outcome": None})
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    out.log = [row for *_, row in rows]
+    out.model = model
+    begin = at(t0)
+    out.ended_at = None if hung else (at(max(done)) if done else begin)
+    out.elapsed_ms = None if out.ended_at is None else out.ended_at - begin
+    starts = [r["at"] for r in out.log if r["type"].endswith(".start")]
+    out.started_at = min(starts) if starts else None
+    return out
+
+
+def _model_at(trace: list[dict[str, Any]], index: int, fallback: str) -> str:
+    """The session model when the entry at `index` was recorded."""
+    model = fallback
+    for entry in trace[:index]:
+        if entry.get("answer") == "pi.setModel" and entry.get("value"):
+            model = str(entry.get("model"))
+    return model

@@ -1,0 +1,229 @@
+"""`planmode.models.session` through the host (pi-plan-mode-settings.md
+§ Auto model switch; docs/areas/models.md § A host script from the input).
+
+The events are the host script: `/plan` commands and menu answers as the
+user gives them (a command that switches runs on the virtual clock while
+later events arrive), the Plan-mode run whose `plan_mode_complete` call
+makes a plan ready, settings edited on disk or made unreadable,
+`models.catalogue` and `provider.change` as changes of Pi's registry, and
+`transition.fault` as a failing session write after the next transition's
+model change (a new session that cannot be created, for a fresh handoff).
+
+Each transition is read from the call trace between its trigger and the
+next one's (see `_planmode_models`). After a settings change the
+extension's watcher gets `WATCH_SETTLE_MS` of virtual time before the next
+event; when the next event comes sooner, the host clock runs ahead by that
+much and instants are mapped back (a transition in flight across such a
+write sees its timers late by as much).
+
+Unsupported per case: `settings.screen` (a chain of the extension's own
+Settings menus whose labels the case does not give).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from pytest_planmode.contract import host_events as host
+from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi import _planmode_models as models
+from pytest_planmode.targets.pi.translation import (
+    OPL_COMMANDS,
+    HostRun,
+    ScriptBuilder,
+    Translation,
+    Unsupported,
+)
+
+OPERATION = "planmode.models.session"
+
+
+def parse(payload: Mapping[str, Any]) -> contract.SessionScriptInput:
+    try:
+        return contract.SessionScriptInput.model_validate(dict(payload))
+    except ValidationError as exc:
+        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+
+
+class Plan:
+    """The host script and where each transition's steps begin."""
+
+    def __init__(self) -> None:
+        self.builder = ScriptBuilder()
+        #: (event index, trigger, how, step index of the trigger)
+        self.transitions: list[tuple[int, str, str | None, int]] = []
+        #: Host clock shifts: (host start, host end, total shift after).
+        self.shifts: list[tuple[int, int, int]] = []
+
+    def to_case(self, t: int) -> int:
+        off = 0
+        for start, end, total in self.shifts:
+            if t >= end:
+                off = total
+            elif t > start:
+                return start - off
+            else:
+                break
+        return t - off
+
+
+def _provider(event: host.ProviderChange) -> dict[str, Any]:
+    changed: dict[str, Any] = {}
+    for field, name in (
+        ("resolves", "resolves"),
+        ("auth", "auth"),
+        ("auth_latency_ms", "authDelay"),
+        ("credentials", "credentials"),
+        ("change", "change"),
+        ("change_latency_ms", "changeDelay"),
+    ):
+        value = getattr(event, field, None)
+        if value is not None:
+            changed[name] = value
+    provider, model_id = models.split(event.model)
+    return {
+        "do": "models",
+        "merge": True,
+        "catalogue": [{"provider": provider, "id": model_id}] if provider and model_id else [],
+        "behaviour": {event.model: changed},
+    }
+
+
+def build(case: contract.SessionScriptInput) -> Plan:
+    plan = Plan()
+    b = plan.builder
+    writes = [e.settings for e in case.events if isinstance(e, host.SettingsWrite)]
+    b.add(
+        models.registry_step(
+            current=case.current_model,
+            scoped=case.scoped_models,
+            available=case.available_models,
+            models=case.models,
+            settings=[case.settings, *writes],
+        ),
+        {
+            "do": "write_file",
+            "root": "agent",
+            "path": models.SETTINGS_FILE,
+            "content": models.settings_content(case.settings),
+        },
+    )
+    if case.settings_read_failed:
+        b.add({"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE})
+    b.add({"do": "start", "thinkingLevel": case.thinking_level})
+    walk = contract.PlanWalk()
+    events = list(case.events)
+    for index, event in enumerate(events):
+        problem = walk.step(event)
+        if problem:
+            raise Unsupported(f"events[{index}] ({event.type}): {problem}")
+        b.begin(event.at)
+        if walk.transition is not None:
+            trigger, how, fails = walk.transition
+            b.add({"do": "fault", "clear": True})
+            if fails:
+                b.add(models.fault_step(how))
+            plan.transitions.append((index, trigger, how, len(b.steps)))
+        b.add(*_steps(event))
+        b.end()
+        if isinstance(event, host.SettingsWrite | host.SettingsUnreadable):
+            following = events[index + 1] if index + 1 < len(events) else None
+            if following is not None and following.at - event.at < models.WATCH_SETTLE_MS:
+                start = b.now
+                b.elapse(models.WATCH_SETTLE_MS)
+                plan.shifts.append((start, b.now, b.offset))
+    behaviours = list(case.models.values())
+    b.elapse(models.budget_ms(behaviours, len(case.models) + len(case.available_models) + 4))
+    return plan
+
+
+def _steps(event: Any) -> list[dict[str, Any]]:
+    if isinstance(event, host.Command):
+        return [{"do": "command", "name": event.name, "args": event.args, "wait": False}]
+    if isinstance(event, host.UiAnswer):
+        return [models.answer(event.label)]
+    if isinstance(event, host.AgentStart):
+        return [{"do": "agent_start", "prompt": event.prompt or "Plan the change."}]
+    if isinstance(event, host.ToolCall):
+        return [{"do": "tool_call", "tool": event.tool, "input": dict(event.input), "execute": True}]
+    if isinstance(event, host.AgentSettle):
+        return [{"do": "agent_end", "outcome": event.outcome}]
+    if isinstance(event, host.SettingsWrite):
+        return [
+            {"do": "edit_file", "root": "agent", "path": models.SETTINGS_FILE, "set": dict(event.settings)}
+        ]
+    if isinstance(event, host.SettingsUnreadable):
+        return [{"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE}]
+    if isinstance(event, host.SettingsScreen):
+        raise Unsupported(
+            "settings.screen saves through the extension's Settings screen, a chain of menus "
+            "whose labels the case does not give"
+        )
+    if isinstance(event, host.ModelsCatalogue):
+        step: dict[str, Any] = {"do": "models", "merge": True}
+        if event.scoped_models is not None:
+            step["scoped"] = list(event.scoped_models)
+        if event.available_models is not None:
+            step["available"] = list(event.available_models)
+        return [step]
+    if isinstance(event, host.ProviderChange):
+        return [_provider(event)]
+    if isinstance(event, host.ClockAdvance | contract.TransitionFault):
+        return []  # the clock moves to every event's instant; a fault arms at its transition
+    raise Unsupported(f"no host steps for a {event.type} event")
+
+
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    return build(parse(payload)).builder.steps
+
+
+def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+    case = parse(payload)
+    plan = build(case)
+    events = list(case.events)
+    out: list[dict[str, Any]] = []
+    log: list[dict[str, Any]] = []
+    model = case.current_model
+    for n, (index, trigger, how, step) in enumerate(plan.transitions):
+        record = run.results[step]
+        start = int(record.get("traceFrom", 0))
+        stop = (
+            int(run.results[plan.transitions[n + 1][3]].get("traceFrom", 0))
+            if n + 1 < len(plan.transitions)
+            else len(run.trace)
+        )
+        tr = models.read(
+            run.trace,
+            (start, stop),
+            t0=int(record.get("t", 0)),
+            before=model,
+            preflight=how == "saved",
+            to_case=plan.to_case,
+        )
+        asked = events[index].at
+        model = tr.model
+        log += tr.log
+        out.append(
+            {
+                "at": asked,
+                "trigger": trigger,
+                "startedAt": tr.started_at if tr.started_at is not None else asked,
+                "endedAt": tr.ended_at,
+                "applied": tr.applied,
+                "model": model,
+                "warnings": tr.warnings,
+                "authAttempts": tr.auth_attempts,
+                "restored": tr.restored,
+            }
+        )
+    log.sort(key=lambda row: row["at"])
+    return {"transitions": out, "log": log, "model": str(run.state.get("model") or model)}
+
+
+TRANSLATION = Translation(
+    script, effects, command="plan", spec="pi-plan-mode", unless=OPL_COMMANDS, options={"holdPrompts": True}
+)

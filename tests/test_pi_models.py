@@ -1,0 +1,283 @@
+"""The `pi:` translations of the model-switching operations
+(`planmode.models.switch`, `.session`, `.fresh`) seen passing and failing
+against the example extension, failing must cases on planted bugs of its
+model slice, and answering `unsupported` per case where the host cannot
+express an input."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_planmode.matching import mismatches
+from pytest_planmode.suite import Case, load_suite
+from pytest_planmode.targets.pi_target import PiTarget
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_DIR = ROOT / "examples" / "pi-extension"
+EXAMPLE = EXAMPLE_DIR / "index.mjs"
+PROPOSAL = EXAMPLE_DIR / "expectations-models.json"
+EXPECTATIONS = EXAMPLE_DIR / "planmode-expectations.json"
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
+
+SWITCH = "planmode.models.host.switch."
+SESSION = "planmode.models.session.host."
+
+
+def _target(entry: Path) -> Iterator[PiTarget]:
+    target = PiTarget(str(entry))
+    target.handshake()
+    yield target
+    target.close()
+
+
+@pytest.fixture(scope="module")
+def example() -> Iterator[PiTarget]:
+    yield from _target(EXAMPLE)
+
+
+def _mutant(tmp: Path, old: str, new: str) -> Path:
+    """The example with one substitution in its model slice."""
+    for name in ("index.mjs", "models.mjs"):
+        shutil.copy(EXAMPLE_DIR / name, tmp / name)
+    source = (tmp / "models.mjs").read_text(encoding="utf-8")
+    assert old in source, old
+    (tmp / "models.mjs").write_text(source.replace(old, new), encoding="utf-8")
+    return tmp / "index.mjs"
+
+
+@pytest.fixture(scope="module")
+def patient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    """A planted bug: a 5-second authentication budget instead of 2."""
+    yield from _target(_mutant(tmp_path_factory.mktemp("patient"), "BUDGET_MS = 2000", "BUDGET_MS = 5000"))
+
+
+@pytest.fixture(scope="module")
+def unrestoring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    """A planted bug: a failed transition keeps the switched model."""
+    yield from _target(
+        _mutant(
+            tmp_path_factory.mktemp("unrestoring"),
+            "await pi.setModel(switched.previous);",
+            "void switched.previous;",
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    """A planted bug: a definite authentication failure skips the candidate
+    instead of handing it to Pi's model change."""
+    yield from _target(
+        _mutant(
+            tmp_path_factory.mktemp("strict"),
+            "const answered = Promise.resolve(promise).then(() => true, () => true);",
+            "const answered = Promise.resolve(promise).then((a) => a?.ok === true, () => false);",
+        )
+    )
+
+
+@functools.cache
+def _suite() -> dict[str, Case]:
+    return {c.id: c for c in load_suite()}
+
+
+def case(case_id: str) -> Case:
+    return _suite()[case_id]
+
+
+def problems(target: PiTarget, case_id: str) -> list[str]:
+    c = case(case_id)
+    outcome = target.request(c.operation, c.input)
+    assert outcome.kind == "output", outcome.message
+    return mismatches(c.expect, outcome.output)
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        SWITCH + "applied-log-and-thinking",
+        SWITCH + "plan-exit-targets-normal-model",
+        SWITCH + "chain.definite-fail-handed-to-change",
+        SWITCH + "chain.third-applies-one-warning",
+        SWITCH + "budget.answer-at-1999-in-time",
+        SWITCH + "budget.answer-at-2001-too-late",
+        SWITCH + "budget.two-hangs-then-third",
+        SWITCH + "budget.slow-primary-cannot-take-back",
+        SWITCH + "budget.hanging-model-change-cannot-be-interrupted",
+        "planmode.models.host.restore.failed-plan-entry",
+        "planmode.models.host.settings.read-failure-no-switching",
+        SESSION + "each-boundary-starts-from-first",
+        SESSION + "late-answer-after-next-transition",
+        SESSION + "failed-entry-then-exit",
+        SESSION + "auto-switch-turned-off",
+    ],
+)
+def test_models_pass_on_the_example(example: PiTarget, case_id: str) -> None:
+    c = case(case_id)
+    assert c.level == "must"
+    assert problems(example, case_id) == []
+
+
+@pytest.mark.parametrize(
+    ("case_id", "field"),
+    [
+        # The example has no ready menu, no implementation handoff, no saved plans.
+        (SWITCH + "implement-here-targets-normal-model", "applied"),
+        ("planmode.models.host.preflight.hang-aborts", "savedPlanKept"),
+        ("planmode.models.fresh.initial-first-usable", "initialModel"),
+        (SESSION + "already-active-at-next-boundary", "transitions"),
+    ],
+)
+def test_models_fail_what_the_example_lacks(example: PiTarget, case_id: str, field: str) -> None:
+    found = problems(example, case_id)
+    assert any(field in line for line in found), found
+
+
+def test_the_example_slice_leaves_listed_cases_to_its_expectations() -> None:
+    proposal = json.loads(PROPOSAL.read_text(encoding="utf-8"))
+    main = json.loads(EXPECTATIONS.read_text(encoding="utf-8"))
+    assert proposal and all(main.get(k) == v for k, v in proposal.items())
+    assert all(len(reason) > 40 and "expected" not in reason for reason in proposal.values())
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        SWITCH + "budget.hang-times-out",
+        SWITCH + "budget.answer-at-2001-too-late",
+        SWITCH + "budget.three-hangs-six-seconds",
+        SESSION + "each-boundary-starts-from-first",
+    ],
+)
+def test_a_longer_budget_fails_must_cases(patient: PiTarget, case_id: str) -> None:
+    assert case(case_id).level == "must"
+    found = problems(patient, case_id)
+    assert found, case_id
+
+
+def test_a_missing_restore_fails_must_cases(unrestoring: PiTarget) -> None:
+    for case_id in ("planmode.models.host.restore.failed-plan-entry", SESSION + "failed-entry-then-exit"):
+        assert case(case_id).level == "must"
+        found = problems(unrestoring, case_id)
+        assert any("model" in line or "restored" in line for line in found), (case_id, found)
+
+
+def test_skipping_definite_failures_fails_must_cases(strict: PiTarget) -> None:
+    for case_id in (
+        SWITCH + "chain.definite-fail-handed-to-change",
+        SWITCH + "chain.definite-throw-handed-to-change",
+    ):
+        assert case(case_id).level == "must"
+        assert problems(strict, case_id), case_id
+
+
+def test_the_log_is_read_from_calls_and_answers(example: PiTarget) -> None:
+    """The primary answers after the budget: the extension went on at 2000 ms
+    (the timeout), the late answer is listed at its own instant."""
+    outcome = example.request(
+        "planmode.models.switch",
+        {
+            "trigger": {"type": "command", "name": "plan", "args": "start"},
+            "currentModel": "acme/current",
+            "availableModels": ["acme/current", "acme/plan", "beta/plan"],
+            "settings": {
+                "autoSwitchModel": True,
+                "planModel": [
+                    {"provider": "acme", "modelId": "plan"},
+                    {"provider": "beta", "modelId": "plan"},
+                ],
+            },
+            "models": {"acme/plan": {"authLatencyMs": 2001}, "beta/plan": {"changeLatencyMs": 5}},
+        },
+    )
+    assert outcome.kind == "output" and outcome.output is not None
+    out = outcome.output
+    assert [(e["at"], e["type"], e["model"]) for e in out["log"]] == [
+        (0, "auth.start", "acme/plan"),
+        (2000, "auth.timeout", "acme/plan"),
+        (2000, "auth.start", "beta/plan"),
+        (2000, "auth.end", "beta/plan"),
+        (2000, "change.start", "beta/plan"),
+        (2001, "auth.late", "acme/plan"),
+        (2005, "change.end", "beta/plan"),
+        (2005, "thinking.restore", None),
+    ]
+    assert out["applied"] == "beta/plan" and out["model"] == "beta/plan"
+    assert out["elapsedMs"] == 2005 and out["authAttempts"] == 2
+    assert [w["message"] for w in out["warnings"]] == [
+        "Plan enter model: acme/plan unavailable; switched to beta/plan"
+    ]
+
+
+def test_models_answer_unsupported_per_case(example: PiTarget) -> None:
+    base = {"currentModel": "acme/current", "availableModels": ["acme/current", "acme/build"]}
+    fresh = example.request("planmode.models.fresh", {**base, "pick": "acme/build"})
+    assert fresh.kind == "unsupported" and "rows" in (fresh.message or "")
+    session = example.request(
+        "planmode.models.session",
+        {**base, "events": [{"at": 0, "type": "settings.screen", "settings": {"autoSwitchModel": True}}]},
+    )
+    assert session.kind == "unsupported" and "Settings screen" in (session.message or "")
+
+
+#: A stand-in for an extension with the ready menu and the fresh screen (the
+#: example has neither): just enough to see the fresh translation pass.
+FRESH_EXTENSION = """
+import fs from "node:fs";
+import path from "node:path";
+export default function (pi) {
+  let ready = false;
+  const chain = () => {
+    const doc = JSON.parse(fs.readFileSync(path.join(process.env.PI_CODING_AGENT_DIR, "pi-plan-mode.json"), "utf8"));
+    const list = doc.autoSwitchModel ? [doc.normalModel ?? []].flat() : [];
+    return list.map((m) => `${m.provider}/${m.modelId}`);
+  };
+  pi.registerTool({ name: "plan_mode_complete", label: "c", description: "d",
+    parameters: { type: "object", properties: { plan: { type: "string" } }, required: ["plan"] },
+    async execute() { ready = true; return { content: [{ type: "text", text: "ok" }] }; } });
+  pi.registerCommand("plan", { handler: async () => {} });
+  pi.on("agent_settled", async (_e, ctx) => {
+    if (!ready) return;
+    const choice = await ctx.ui.select("Proposed plan ready. What next?", ["Implement here", "Start fresh and implement"]);
+    if (choice !== "Start fresh and implement") return;
+    const names = (ctx.scopedModels.length ? ctx.scopedModels.map((s) => s.model) : ctx.modelRegistry.getAvailable())
+      .map((m) => `${m.provider}/${m.id}`);
+    const usable = chain().filter((n) => names.includes(n));
+    const initial = usable[0] ?? `${ctx.model.provider}/${ctx.model.id}`;
+    const thinking = pi.getThinkingLevel();
+    const start = await ctx.ui.select(`Start fresh\\nModel: ${initial}\\nThinking: ${thinking}`, ["Start", "Back"]);
+    if (start !== "Start") return;
+    for (const name of usable) {
+      const [provider, id] = name.split("/");
+      const model = ctx.modelRegistry.find(provider, id);
+      if (!model) continue;
+      await ctx.modelRegistry.getApiKeyAndHeaders(model);
+      if (await pi.setModel(model)) { pi.setThinkingLevel(thinking); break; }
+    }
+    pi.sendUserMessage("Implement the plan.");
+  });
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    entry = tmp_path_factory.mktemp("fresh") / "index.mjs"
+    entry.write_text(textwrap.dedent(FRESH_EXTENSION), encoding="utf-8")
+    yield from _target(entry)
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    ["planmode.models.fresh.initial-first-usable", "planmode.models.fresh.first-outside-catalogue-skipped"],
+)
+def test_fresh_reads_the_screen_and_the_handoff(fresh_screen: PiTarget, case_id: str) -> None:
+    assert problems(fresh_screen, case_id) == []
