@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from pi_examples import planted, running
 
 from pytest_planmode.matching import mismatches
 from pytest_planmode.suite import Case, load_suite
@@ -26,30 +27,19 @@ THINKING = "planmode.lifecycle.host.thinking."
 EXPORT = "planmode.lifecycle.host.export."
 
 
-def _target(entry: Path) -> Iterator[PiTarget]:
-    target = PiTarget(str(entry))
-    target.handshake()
-    yield target
-    target.close()
-
-
 def _mutant(tmp_path_factory: pytest.TempPathFactory, old: str, new: str) -> Path:
-    source = PLAN_EXAMPLE.read_text(encoding="utf-8")
-    assert old in source, old
-    mutant = tmp_path_factory.mktemp("mutant") / "index.mjs"
-    mutant.write_text(source.replace(old, new), encoding="utf-8")
-    return mutant
+    return planted(tmp_path_factory.mktemp("mutant"), old, new)
 
 
 @pytest.fixture(scope="module")
 def plan_example() -> Iterator[PiTarget]:
-    yield from _target(PLAN_EXAMPLE)
+    yield from running(PLAN_EXAMPLE)
 
 
 @pytest.fixture(scope="module")
 def no_reinjection(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """The example with one mutation: its `context` hook never restores the plan."""
-    yield from _target(
+    yield from running(
         _mutant(
             tmp_path_factory, "const reinjected = reinject(event.messages);", "const reinjected = undefined;"
         )
@@ -59,7 +49,7 @@ def no_reinjection(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarge
 @pytest.fixture(scope="module")
 def no_restore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """The example with one mutation: leaving Plan mode keeps the Plan thinking level."""
-    yield from _target(
+    yield from running(
         _mutant(tmp_path_factory, "      pi.setThinkingLevel(state.previousThinking);\n", "\n")
     )
 
@@ -67,7 +57,7 @@ def no_restore(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
 @pytest.fixture(scope="module")
 def overwriting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """The example with one mutation: an export overwrites an existing file."""
-    yield from _target(_mutant(tmp_path_factory, '{ flag: "wx" }', '{ flag: "w" }'))
+    yield from running(_mutant(tmp_path_factory, '{ flag: "wx" }', '{ flag: "w" }'))
 
 
 @cache

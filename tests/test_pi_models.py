@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pi_examples import planted, running
 
 from pytest_planmode.matching import mismatches
 from pytest_planmode.suite import Case, load_suite
@@ -31,38 +32,26 @@ SWITCH = "planmode.models.host.switch."
 SESSION = "planmode.models.session.host."
 
 
-def _target(entry: Path) -> Iterator[PiTarget]:
-    target = PiTarget(str(entry))
-    target.handshake()
-    yield target
-    target.close()
-
-
 @pytest.fixture(scope="module")
 def example() -> Iterator[PiTarget]:
-    yield from _target(EXAMPLE)
+    yield from running(EXAMPLE)
 
 
 def _mutant(tmp: Path, old: str, new: str) -> Path:
     """The example with one substitution in its model slice."""
-    for name in ("index.mjs", "models.mjs"):
-        shutil.copy(EXAMPLE_DIR / name, tmp / name)
-    source = (tmp / "models.mjs").read_text(encoding="utf-8")
-    assert old in source, old
-    (tmp / "models.mjs").write_text(source.replace(old, new), encoding="utf-8")
-    return tmp / "index.mjs"
+    return planted(tmp, old, new, module="models.mjs")
 
 
 @pytest.fixture(scope="module")
 def patient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """A planted bug: a 5-second authentication budget instead of 2."""
-    yield from _target(_mutant(tmp_path_factory.mktemp("patient"), "BUDGET_MS = 2000", "BUDGET_MS = 5000"))
+    yield from running(_mutant(tmp_path_factory.mktemp("patient"), "BUDGET_MS = 2000", "BUDGET_MS = 5000"))
 
 
 @pytest.fixture(scope="module")
 def unrestoring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """A planted bug: a failed transition keeps the switched model."""
-    yield from _target(
+    yield from running(
         _mutant(
             tmp_path_factory.mktemp("unrestoring"),
             "await pi.setModel(switched.previous);",
@@ -75,7 +64,7 @@ def unrestoring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
 def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """A planted bug: a definite authentication failure skips the candidate
     instead of handing it to Pi's model change."""
-    yield from _target(
+    yield from running(
         _mutant(
             tmp_path_factory.mktemp("strict"),
             "const answered = Promise.resolve(promise).then(() => true, () => true);",
@@ -272,7 +261,7 @@ export default function (pi) {
 def fresh_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     entry = tmp_path_factory.mktemp("fresh") / "index.mjs"
     entry.write_text(textwrap.dedent(FRESH_EXTENSION), encoding="utf-8")
-    yield from _target(entry)
+    yield from running(entry)
 
 
 @pytest.mark.parametrize(

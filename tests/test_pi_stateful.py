@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pi_examples import planted, running
 
 from pytest_planmode.matching import mismatches
 from pytest_planmode.suite import Case, load_suite
@@ -22,37 +23,23 @@ OPL_EXAMPLE = ROOT / "examples" / "pi-extension-opl" / "index.mjs"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
 
 
-def _target(entry: Path) -> Iterator[PiTarget]:
-    target = PiTarget(str(entry))
-    target.handshake()
-    yield target
-    target.close()
-
-
 @pytest.fixture(scope="module")
 def plan_example() -> Iterator[PiTarget]:
-    yield from _target(PLAN_EXAMPLE)
+    yield from running(PLAN_EXAMPLE)
 
 
 @pytest.fixture(scope="module")
 def opl_example() -> Iterator[PiTarget]:
-    yield from _target(OPL_EXAMPLE)
+    yield from running(OPL_EXAMPLE)
 
 
 @pytest.fixture(scope="module")
 def reresolving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     """The example with one mutation: it resolves its Plan allowlist again at
     every context instead of freezing it at the workflow's first."""
-    source = PLAN_EXAMPLE.read_text(encoding="utf-8")
     frozen = "if (!state.enabled || Array.isArray(state.allowlist)) return undefined;"
-    assert frozen in source
-    mutant = tmp_path_factory.mktemp("mutant") / "index.mjs"
-    # The modules the example imports sit next to it.
-    for sibling in PLAN_EXAMPLE.parent.glob("*.mjs"):
-        if sibling.name != "index.mjs":
-            shutil.copy(sibling, mutant.parent / sibling.name)
-    mutant.write_text(source.replace(frozen, "if (!state.enabled) return undefined;"), encoding="utf-8")
-    yield from _target(mutant)
+    mutant = planted(tmp_path_factory.mktemp("mutant"), frozen, "if (!state.enabled) return undefined;")
+    yield from running(mutant)
 
 
 def case(case_id: str) -> Case:

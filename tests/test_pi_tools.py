@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pi_examples import planted, running
 
 from pytest_planmode.contract import operations
 from pytest_planmode.contract import planmode_tools as contract
@@ -54,9 +55,9 @@ MUTANTS = {
     ),
     # Plan mode narrows Pi's active set when it starts (as pi-plan-mode 0.52 does).
     "narrows-active-set": (
-        'ctx.ui.setStatus("plan-mode", "plan");',
+        'ctx.ui.notify("Plan mode enabled. I will explore and plan, but not modify files.", "info");',
         "pi.setActiveTools(pi.getActiveTools().filter((n) => !BLOCKED.has(n)));\n"
-        '    ctx.ui.setStatus("plan-mode", "plan");',
+        '    ctx.ui.notify("Plan mode enabled. I will explore and plan, but not modify files.", "info");',
         ["planmode.tools.freeze.explicit.never-activates", "planmode.tools.freeze.auto.never-activates"],
     ),
 }
@@ -78,16 +79,9 @@ def problems(target: PiTarget, case_id: str) -> list[str]:
     return mismatches(c.expect, outcome.output)
 
 
-def _target(entry: Path) -> Iterator[PiTarget]:
-    target = PiTarget(str(entry))
-    target.handshake()
-    yield target
-    target.close()
-
-
 @pytest.fixture(scope="module")
 def example() -> Iterator[PiTarget]:
-    yield from _target(EXAMPLE)
+    yield from running(EXAMPLE)
 
 
 @pytest.fixture(scope="module", params=sorted(MUTANTS))
@@ -95,11 +89,8 @@ def mutant(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, PiTarget]]:
     old, new, _ = MUTANTS[request.param]
-    source = EXAMPLE.read_text(encoding="utf-8")
-    assert source.count(old) == 1, request.param
-    path = tmp_path_factory.mktemp(request.param) / "index.mjs"
-    path.write_text(source.replace(old, new), encoding="utf-8")
-    for target in _target(path):
+    path = planted(tmp_path_factory.mktemp(request.param), old, new)
+    for target in running(path):
         yield request.param, target
 
 

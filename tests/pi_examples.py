@@ -1,0 +1,41 @@
+"""Shared by the `pi:` tests: the example extensions, a running target for
+one of them, and planted-bug variants (a copy of an example's directory with
+one substitution in one of its modules)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from pytest_planmode.targets.pi_target import PiTarget
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAN_DIR = ROOT / "examples" / "pi-extension"
+OPL_DIR = ROOT / "examples" / "pi-extension-opl"
+PLAN_EXAMPLE = PLAN_DIR / "index.mjs"
+OPL_EXAMPLE = OPL_DIR / "index.mjs"
+
+
+def running(entry: Path) -> Iterator[PiTarget]:
+    """A handshaken `pi:` target for `entry`, closed afterwards (for fixtures)."""
+    target = PiTarget(str(entry))
+    target.handshake()
+    yield target
+    target.close()
+
+
+def planted(
+    tmp: Path, old: str, new: str, *, example: Path = PLAN_EXAMPLE, module: str = "index.mjs"
+) -> Path:
+    """The example with one planted bug: its directory's modules copied to
+    `tmp`, `old` (which must occur exactly once) replaced by `new` in
+    `module`; the copy's entry module."""
+    for source in example.parent.glob("*.mjs"):
+        shutil.copy(source, tmp / source.name)
+    path = tmp / module
+    text = path.read_text(encoding="utf-8")
+    count = text.count(old)
+    assert count == 1, f"{module}: the text to replace occurs {count} times, not once: {old!r}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return tmp / example.name
