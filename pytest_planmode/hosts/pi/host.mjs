@@ -61,8 +61,6 @@ export const FRESH_LOADS_HOOKED = typeof module.register === "function";
 if (FRESH_LOADS_HOOKED) module.register(`data:text/javascript,${encodeURIComponent(FRESH_LOADS)}`);
 
 export const PI_VERSION = "0.84.2";
-// The Pi APIs whose next call a `fault` step can make fail.
-const FAULT_APIS = ["appendEntry", "sendUserMessage", "newSession"];
 export const HOST_VERSION = "1";
 
 // The Pi API surface this host emulates, in one place.
@@ -107,7 +105,7 @@ export const API = {
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
-    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fault", "unreadable_file",
+    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "fault", "unreadable_file",
   ],
   // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
   // registered by a step with an `exposure` carries it in getAllTools()
@@ -595,7 +593,8 @@ class Runtime {
       waitForIdle: guard(async () => {}),
       newSession: guard(async (opts) => {
         rt.record("ctx.newSession", [opts?.parentSession ?? null]);
-        if (run.fail("newSession") === "cancel") return { cancelled: true };
+        if (run.failing.delete("newSession")) return { cancelled: true };
+        run.fail("newSession");
         return run.replaceSession("new", opts);
       }),
       fork: guard(async () => ({ cancelled: true })),
@@ -740,6 +739,8 @@ class Run {
     // Prompts queued as follow-ups while a run streams (agent.queue, or a
     // sendUserMessage with deliverAs "followUp").
     this.queued = [];
+    // Pi APIs whose next call the script makes fail (fail_next).
+    this.failing = new Set();
     // Session replacements that took place (new, resume): the session count.
     this.switches = 0;
   }
@@ -748,7 +749,7 @@ class Run {
   // starts a run (input with source "extension", before_agent_start,
   // agent_start), while streaming it is queued (deliverAs followUp or steer).
   sendUserMessage(content, opts) {
-    this.fail("sendUserMessage");
+    if (this.failing.delete("sendUserMessage")) throw new Error("the agent could not accept the message (the host failed this call)");
     const text = typeof content === "string" ? content : (Array.isArray(content) ? content.map((c) => c?.text ?? "").join("") : String(content));
     if (this.openRun || !this.idle) { this.queued.push(text); return; }
     this.idle = false;
@@ -858,18 +859,13 @@ class Run {
     });
   }
 
-  // An injected failure of a Pi API (the `fault` step), consumed once: the
-  // call throws, or (newSession with `cancel`) answers "cancelled", which
-  // fail() returns for the caller to give.
+  // An injected failure of a Pi API (the `fault` step), consumed once.
   fail(apiName) {
     const at = this.faults.findIndex((f) => f.api === apiName && f.armed);
-    if (at < 0) return undefined;
-    const [fault] = this.faults.splice(at, 1);
+    if (at < 0) return;
+    this.faults.splice(at, 1);
     this.trace.push({ t: clock.now, fault: apiName });
-    if (fault.cancel) return "cancel";
-    throw new Error(apiName === "sendUserMessage"
-      ? "the agent could not accept the message (the host failed this call)"
-      : `${apiName} failed: the session could not be written`);
+    throw new Error(`${apiName} failed: the session could not be written`);
   }
 
   // Pi's setModel (agent-session.js): false without configured auth;
@@ -1346,17 +1342,11 @@ class Run {
       }
       case "fault":
         if (step.clear) { this.faults = []; return {}; }
-        // The extension's next call of a Pi API fails, from now or only
-        // after the next accepted pi.setModel (`afterModelChange`):
-        // pi.appendEntry throws (the session file cannot be written),
-        // pi.sendUserMessage throws (not delivered, no run starts),
-        // ctx.newSession rejects, or with `cancel` answers {cancelled: true}.
+        // The next call of a Pi API fails (the session file cannot be
+        // written: pi.appendEntry throws; ctx.newSession rejects), from now
+        // or only after the next accepted pi.setModel (`afterModelChange`);
         // `clear` drops the faults not consumed yet.
-        {
-          const api = String(step.api ?? "appendEntry");
-          if (!FAULT_APIS.includes(api)) return { error: `fault: unknown api ${JSON.stringify(api)} (${FAULT_APIS.join(", ")})` };
-          this.faults.push({ api, afterModelChange: Boolean(step.afterModelChange), armed: !step.afterModelChange, cancel: api === "newSession" && Boolean(step.cancel) });
-        }
+        this.faults.push({ api: String(step.api ?? "appendEntry"), afterModelChange: Boolean(step.afterModelChange), armed: !step.afterModelChange });
         return {};
       case "unreadable_file": {
         // Reading the file fails from now on (EISDIR, as a permission
@@ -1510,6 +1500,15 @@ class Run {
         real.fs.mkdirSync(target, { recursive: true });
         this.sandbox.cwd = target;
         process.chdir(target);
+        return {};
+      }
+      case "fail_next": {
+        // The extension's next call of this Pi API fails: sendUserMessage
+        // throws (not delivered, no run starts), newSession answers
+        // {cancelled: true}.
+        const call = String(step.call);
+        if (!["sendUserMessage", "newSession"].includes(call)) return { error: `fail_next: unknown call ${JSON.stringify(call)}` };
+        this.failing.add(call);
         return {};
       }
       case "state":

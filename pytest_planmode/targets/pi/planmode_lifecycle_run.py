@@ -200,9 +200,7 @@ def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: San
     if isinstance(event, host.CwdChange):
         return [{"do": "set_cwd", "path": plans.real_path(event.cwd, sandbox)}]
     if isinstance(event, host.ApiFail):
-        # A failed handoff: the prompt is not delivered; the new session is
-        # not made (Pi answers cancelled).
-        return [{"do": "fault", "api": event.call, "cancel": event.call == "newSession"}]
+        return [{"do": "fail_next", "call": event.call}]
     raise Unsupported(f"no host steps for a {event.type} event")
 
 
