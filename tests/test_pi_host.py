@@ -588,7 +588,7 @@ def test_model_registry_answers_on_the_virtual_clock(host: PiHost, tmp_path: Pat
     assert all("doneAt" in r for r in done)
 
 
-def test_fault_and_unreadable_file_steps(host: PiHost, tmp_path: Path) -> None:
+def test_fail_next_after_a_model_change_and_unreadable_file(host: PiHost, tmp_path: Path) -> None:
     ext = tmp_path / "registry.mjs"
     ext.write_text(textwrap.dedent(REGISTRY_EXTENSION), encoding="utf-8")
     answer = host.run(
@@ -598,13 +598,13 @@ def test_fault_and_unreadable_file_steps(host: PiHost, tmp_path: Path) -> None:
             {"do": "models", "catalogue": [{"provider": "p", "id": "a"}], "behaviour": {"p/a": {}}},
             {"do": "write_file", "path": "s.json", "content": "{}"},
             {"do": "start"},
-            {"do": "fault", "api": "appendEntry", "afterModelChange": True},
+            {"do": "fail_next", "call": "appendEntry", "afterModelChange": True},
             {"do": "command", "name": "persist"},
             {"do": "command", "name": "probe", "args": "p/a"},
             {"do": "command", "name": "persist"},
             {"do": "command", "name": "persist"},
-            {"do": "fault", "api": "appendEntry"},
-            {"do": "fault", "clear": True},
+            {"do": "fail_next", "call": "appendEntry"},
+            {"do": "fail_next", "clear": True},
             {"do": "command", "name": "persist"},
             {"do": "unreadable_file", "path": "s.json"},
             {"do": "command", "name": "read"},
@@ -616,7 +616,7 @@ def test_fault_and_unreadable_file_steps(host: PiHost, tmp_path: Path) -> None:
         "appended",
         "p/a auth ok=true at 0",
         "p/a setModel true at 0",
-        "append failed: appendEntry failed: the session could not be written",
+        "append failed: the session could not be written (the host failed this call)",
         "appended",
         "appended",
         "unreadable EISDIR",

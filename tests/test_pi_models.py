@@ -118,7 +118,7 @@ def test_models_pass_on_the_example(example: PiTarget, case_id: str) -> None:
 @pytest.mark.parametrize(
     ("case_id", "field"),
     [
-        # The example has no ready menu, no implementation handoff, no saved plans.
+        # The example switches only at /plan start and /plan exit; it has no fresh screen.
         (SWITCH + "implement-here-targets-normal-model", "applied"),
         ("planmode.models.host.preflight.hang-aborts", "savedPlanKept"),
         ("planmode.models.fresh.initial-first-usable", "initialModel"),

@@ -32,7 +32,7 @@
 //     overwriting; warnings name the destination refused
 //   state kept in "plan-mode-state" session entries and restored at session start
 //
-// Everything else of pi-plan-mode (model switching, Start fresh and
+// Everything else of pi-plan-mode (model switching beyond models.mjs, Start fresh and
 // implement, tool pickers, the clear-after-first-run policy, the full
 // reviewed Git policy) is left out; the checked-in
 // planmode-expectations.json lists what that fails.

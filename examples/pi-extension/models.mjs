@@ -14,10 +14,12 @@
 //   a transition that fails after switching restores the model from before
 //     it, with no authentication probe
 //
-// Left out on purpose (the expectations file says so): the implementation
-// entry points (ready menu, fresh session, saved plans and their
-// preflight), the /plan menu's own start and exit items, and an invalid
-// field outside this slice disabling the switch.
+// Left out on purpose (the expectations file says so): switching at the
+// other Plan boundaries (Save for later, Implement here, /plan save,
+// /plan implement, a fresh session) and the saved-plan preflight, the
+// /plan menu's own start and exit items, queueing a /plan command given
+// while another is switching, and an invalid field outside this slice
+// disabling the switch.
 //
 // The settings are read from $PI_CODING_AGENT_DIR/pi-plan-mode.json at each
 // transition, so a change applies to later transitions only.

@@ -105,7 +105,7 @@ export const API = {
     "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
-    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "fault", "unreadable_file",
+    "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "unreadable_file",
   ],
   // Beyond Pi 0.84.2, stated here so an extension can rely on it: a tool
   // registered by a step with an `exposure` carries it in getAllTools()
@@ -551,7 +551,7 @@ class Runtime {
         void opts;
       }),
       appendEntry: api("appendEntry", (customType, data) => {
-        run.fail("appendEntry");
+        if (run.failing.delete("appendEntry")) throw new Error("the session could not be written (the host failed this call)");
         run.session.append({ type: "custom", customType, data: json(data) });
       }),
       setSessionName: api("setSessionName", (name) => { run.session.name = name; run.session.append({ type: "session_info", name }); }),
@@ -594,7 +594,6 @@ class Runtime {
       newSession: guard(async (opts) => {
         rt.record("ctx.newSession", [opts?.parentSession ?? null]);
         if (run.failing.delete("newSession")) return { cancelled: true };
-        run.fail("newSession");
         return run.replaceSession("new", opts);
       }),
       fork: guard(async () => ({ cancelled: true })),
@@ -725,7 +724,8 @@ class Run {
     this.behaviour = {};
     this.available = null;
     this.scoped = [];
-    this.faults = [];
+    // fail_next steps waiting for the next accepted pi.setModel.
+    this.failingAfterModelChange = new Set();
     this.model = undefined;
     this.idle = true;
     this.systemPrompt = this.options.systemPrompt ?? "You are Pi, a coding agent.";
@@ -859,15 +859,6 @@ class Run {
     });
   }
 
-  // An injected failure of a Pi API (the `fault` step), consumed once.
-  fail(apiName) {
-    const at = this.faults.findIndex((f) => f.api === apiName && f.armed);
-    if (at < 0) return;
-    this.faults.splice(at, 1);
-    this.trace.push({ t: clock.now, fault: apiName });
-    throw new Error(`${apiName} failed: the session could not be written`);
-  }
-
   // Pi's setModel (agent-session.js): false without configured auth;
   // otherwise switches, appends a model_change entry and emits
   // model_select when the model differs. The step's behaviour adds a
@@ -892,7 +883,8 @@ class Run {
     if (!value) { answer({ value: false }); return false; }
     const previous = this.model;
     answer({ value: true });
-    for (const f of this.faults) if (f.afterModelChange) f.armed = true;
+    for (const call of this.failingAfterModelChange) this.failing.add(call);
+    this.failingAfterModelChange.clear();
     if (previous && previous.provider === found.provider && previous.id === found.id) return true;
     this.model = found;
     this.session.append({ type: "model_change", provider: found.provider, modelId: found.id });
@@ -1340,14 +1332,6 @@ class Run {
         if (step.current) this.model = this.models.find((m) => `${m.provider}/${m.id}` === step.current);
         return {};
       }
-      case "fault":
-        if (step.clear) { this.faults = []; return {}; }
-        // The next call of a Pi API fails (the session file cannot be
-        // written: pi.appendEntry throws; ctx.newSession rejects), from now
-        // or only after the next accepted pi.setModel (`afterModelChange`);
-        // `clear` drops the faults not consumed yet.
-        this.faults.push({ api: String(step.api ?? "appendEntry"), afterModelChange: Boolean(step.afterModelChange), armed: !step.afterModelChange });
-        return {};
       case "unreadable_file": {
         // Reading the file fails from now on (EISDIR, as a permission
         // problem would, whoever runs the host), until a step writes it.
@@ -1505,10 +1489,13 @@ class Run {
       case "fail_next": {
         // The extension's next call of this Pi API fails: sendUserMessage
         // throws (not delivered, no run starts), newSession answers
-        // {cancelled: true}.
+        // {cancelled: true}, appendEntry throws (the session file cannot be
+        // written). `afterModelChange`: only from the next accepted
+        // pi.setModel on. `clear`: no failure is pending any more.
+        if (step.clear) { this.failing.clear(); this.failingAfterModelChange.clear(); return {}; }
         const call = String(step.call);
-        if (!["sendUserMessage", "newSession"].includes(call)) return { error: `fail_next: unknown call ${JSON.stringify(call)}` };
-        this.failing.add(call);
+        if (!["sendUserMessage", "newSession", "appendEntry"].includes(call)) return { error: `fail_next: unknown call ${JSON.stringify(call)}` };
+        (step.afterModelChange ? this.failingAfterModelChange : this.failing).add(call);
         return {};
       }
       case "state":

@@ -135,10 +135,14 @@ def answer(label: str | None) -> dict[str, Any]:
 
 def fault_step(how: str | None) -> dict[str, Any]:
     """The host condition of a transition that fails after its switch: the
-    next session write after an accepted model change fails (for a fresh
-    handoff, the new session cannot be created)."""
-    api = "newSession" if how == "fresh" else "appendEntry"
-    return {"do": "fault", "api": api, "afterModelChange": True}
+    step after an accepted model change fails. An implementation's handoff
+    cannot be delivered (`sendUserMessage`; for a fresh session
+    `newSession` is cancelled); any other transition cannot write its
+    session entry (`appendEntry`)."""
+    call = {"fresh": "newSession", "here": "sendUserMessage", "saved": "sendUserMessage"}.get(
+        how or "", "appendEntry"
+    )
+    return {"do": "fail_next", "call": call, "afterModelChange": True}
 
 
 def advance_to(builder: ScriptBuilder, at: int) -> None:

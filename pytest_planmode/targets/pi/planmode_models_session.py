@@ -6,8 +6,8 @@ user gives them (a command that switches runs on the virtual clock while
 later events arrive), the Plan-mode run whose `plan_mode_complete` call
 makes a plan ready, settings edited on disk or made unreadable,
 `models.catalogue` and `provider.change` as changes of Pi's registry, and
-`transition.fault` as a failing session write after the next transition's
-model change (a new session that cannot be created, for a fresh handoff).
+`transition.fault` as a failing step after the next transition's model
+change (see `_planmode_models.fault_step`).
 
 Each transition is read from the call trace between its trigger and the
 next one's (see `_planmode_models`). After a settings change the
@@ -124,7 +124,7 @@ def build(case: contract.SessionScriptInput) -> Plan:
         b.begin(event.at)
         if walk.transition is not None:
             trigger, how, fails = walk.transition
-            b.add({"do": "fault", "clear": True})
+            b.add({"do": "fail_next", "clear": True})
             if fails:
                 b.add(models.fault_step(how))
             plan.transitions.append((index, trigger, how, len(b.steps)))

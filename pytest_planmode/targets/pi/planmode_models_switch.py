@@ -8,8 +8,9 @@ trigger needs: `/plan start` for an exit; a Plan-mode run whose
 `plan_mode_complete` call settles for the ready menu; its **Start fresh and
 implement** for the fresh screen; **Save for later** for a saved plan. The
 case's settings are then written (the watcher reads them; a read failure is
-a settings path that cannot be read), `transitionFails` arms a failing
-session write after the next accepted model change, and the trigger fires.
+a settings path that cannot be read), `transitionFails` makes the
+step after the next accepted model change fail (the handoff, or the session
+write), and the trigger fires.
 The clock then runs until every answer has come.
 
 Effects are read from the trigger's window of the call trace (see
