@@ -1395,6 +1395,7 @@ class Run {
       const dir = watcher.path;
       if (target === dir || path.dirname(target) === dir) {
         const name = target === dir ? path.basename(target) : path.relative(dir, target);
+        this.trace.push({ t: clock.now, watcherFired: this.virtual(dir), event: eventType, name });
         try {
           watcher.emit("change", eventType, name);
         } catch (error) {
@@ -1456,6 +1457,9 @@ class Run {
       hooks: rt ? Object.fromEntries([...rt.handlers].map(([k, v]) => [k, v.length])) : {},
       session: this.session.id,
       sessions: this.switches + 1,
+      // Answers no prompt took (the extension showed none, or a custom
+      // component the host cannot answer).
+      unusedAnswers: this.answers.length,
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       branch: json(this.session.branch()),

@@ -224,3 +224,15 @@ def _text(value: Any) -> str:
 def _ancestors(path: str) -> list[str]:
     parts = path.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def check_answerable(run: HostRun) -> None:
+    """Unsupported when a case's answer found no prompt because the
+    extension showed a custom TUI component instead (`ctx.ui.custom`): the
+    host answers select, confirm and input prompts by label, not custom
+    screens."""
+    if int(run.state.get("unusedAnswers") or 0) and calls(run.trace, "ui.custom"):
+        raise Unsupported(
+            "the extension showed a custom TUI component (ctx.ui.custom) where the case answers a "
+            "menu or input by label; the host answers select, confirm and input prompts only"
+        )

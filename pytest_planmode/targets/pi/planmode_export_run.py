@@ -116,6 +116,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     if not isinstance(root, str):
         raise RuntimeError("the host's answer does not name its sandbox root")
     sandbox = Sandbox(Path(root))
+    plans.check_answerable(run)
     mark = next((i for i, r in enumerate(run.results) if r.get("do") == "settle"), len(run.results))
     trace = step_trace(run, (mark, len(run.results)))
     settings_path = f"$AGENT/{plans.SETTINGS_FILE}"
