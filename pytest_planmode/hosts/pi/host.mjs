@@ -567,7 +567,7 @@ class Runtime {
     return Object.assign(base, {
       waitForIdle: guard(async () => {}),
       newSession: guard(async (opts) => {
-        rt.record("ctx.newSession", [opts?.parentSession ?? null]);
+        rt.record("ctx.newSession", [opts?.parentSession ? run.virtual(String(opts.parentSession)) : null]);
         if (run.failing.delete("newSession")) return { cancelled: true };
         return run.replaceSession("new", opts);
       }),
@@ -974,7 +974,7 @@ class Run {
     this.idle = true;
     this.switches += 1;
     this.session = next;
-    if (reason === "new" && typeof opts.setup === "function") await opts.setup(next.manager({ assertActive() {} }));
+    if (reason === "new" && typeof opts.setup === "function") await opts.setup(this.writableManager(next));
     const rt = await this.load(reason, { previousSessionFile });
     if (typeof opts.withSession === "function") {
       const replaced = rt.ctx("command");
@@ -983,6 +983,22 @@ class Run {
       await opts.withSession(replaced);
     }
     return { cancelled: false };
+  }
+
+  // The SessionManager newSession's setup callback gets: the read-only
+  // surface plus Pi's append methods, before the new runtime binds.
+  writableManager(session) {
+    const base = session.manager({ assertActive() {} });
+    const add = (entry) => session.append(entry).id;
+    return Object.assign(base, {
+      appendMessage: (message) => add({ type: "message", message: json(message) }),
+      appendCustomEntry: (customType, data) => add({ type: "custom", customType, data: json(data) }),
+      appendCustomMessageEntry: (customType, content, display, details) => add({ type: "custom_message", customType, content, display, details }),
+      appendThinkingLevelChange: (thinkingLevel) => add({ type: "thinking_level_change", thinkingLevel }),
+      appendModelChange: (provider, modelId) => add({ type: "model_change", provider, modelId }),
+      appendSessionInfo: (name) => add({ type: "session_info", name }),
+      appendLabelChange: (targetId, label) => add({ type: "label", targetId, label }),
+    });
   }
 
   async navigate(targetId) {

@@ -47,6 +47,16 @@ def virtual_path(text: str, sandbox: Sandbox) -> str:
     return str(unmap(text, {**roots(sandbox), "$ROOT": str(sandbox.root)}))
 
 
+#: The session model Pi runs with (a case of these operations names none, but
+#: Pi always has one: an agent run needs it, and Implement actions check it).
+SESSION_MODEL = {"provider": "host", "id": "session-model"}
+
+
+def session_model_step() -> dict[str, Any]:
+    key = f"{SESSION_MODEL['provider']}/{SESSION_MODEL['id']}"
+    return {"do": "models", "catalogue": [dict(SESSION_MODEL)], "auth": {key: {"ok": True}}, "current": key}
+
+
 def map_value(value: Any, sandbox: Sandbox) -> Any:
     """A JSON value with every path under a root token in the sandbox."""
     return map_rooted(value, roots(sandbox))

@@ -71,7 +71,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
         steps.append({"do": "write_file", "root": "agent", "path": plans.SETTINGS_FILE, "content": content})
     if case.cwd != "$CWD":
         steps.append({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
-    steps.append({"do": "start"})
+    steps += [plans.session_model_step(), {"do": "start"}]
     if source is not None:
         steps += [
             {"do": "command", "name": "plan", "args": "start"},

@@ -99,6 +99,7 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
         )
     if case.cwd != "$CWD":
         builder.add({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
+    builder.add(plans.session_model_step())
     builder.add({"do": "start", "thinkingLevel": case.thinking})
     events = list(case.events)
     menus = contract.open_menus(events)
