@@ -185,3 +185,34 @@ def test_export_answers_unsupported_per_case(plan_example: PiTarget) -> None:
     ]:
         outcome = plan_example.request("planmode.export.run", payload)
         assert outcome.kind == "unsupported" and reason in (outcome.message or ""), (payload, outcome)
+
+
+def test_a_rewritten_history_message_is_no_injection(tmp_path_factory: pytest.TempPathFactory) -> None:
+    stripped = _mutant(
+        tmp_path_factory,
+        "const reinjected = reinject(event.messages);",
+        "const reinjected = { messages: event.messages.map((m) => "
+        '(m.role === "assistant" ? { ...m, content: [] } : m)) };',
+    )
+    for target in _target(stripped):
+        c = case(REINJECTION + "clear-on-start-relies-on-history")
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "output" and outcome.output is not None, outcome.message
+        contexts = outcome.output["contexts"]
+        assert [ctx["injected"] for ctx in contexts] == [False, False]
+        # The plan was in the stripped tool call: the model no longer sees it.
+        assert [ctx["planCopies"] for ctx in contexts] == [0, 0]
+
+
+def test_a_custom_screen_where_a_menu_is_answered_is_unsupported(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    custom = _mutant(
+        tmp_path_factory,
+        "const choice = await ctx.ui.select(READY_TITLE, READY_ITEMS);",
+        "const choice = await ctx.ui.custom(() => null);",
+    )
+    for target in _target(custom):
+        c = case(REINJECTION + "default-here-kickoff")
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "unsupported" and "custom TUI component" in (outcome.message or "")

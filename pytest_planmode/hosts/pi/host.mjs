@@ -592,7 +592,7 @@ class Runtime {
     return Object.assign(base, {
       waitForIdle: guard(async () => {}),
       newSession: guard(async (opts) => {
-        rt.record("ctx.newSession", [opts?.parentSession ?? null]);
+        rt.record("ctx.newSession", [opts?.parentSession ? run.virtual(String(opts.parentSession)) : null]);
         if (run.failing.delete("newSession")) return { cancelled: true };
         return run.replaceSession("new", opts);
       }),
@@ -1071,6 +1071,8 @@ class Run {
     return { cancelled: false };
   }
 
+  // The SessionManager newSession's setup callback gets: the read-only
+  // surface plus Pi's append methods, before the new runtime binds.
   async navigate(targetId) {
     const rt = this.runtime;
     const oldLeafId = this.session.leafId;
@@ -1516,6 +1518,7 @@ class Run {
       const dir = watcher.path;
       if (target === dir || path.dirname(target) === dir) {
         const name = target === dir ? path.basename(target) : path.relative(dir, target);
+        this.trace.push({ t: clock.now, watcherFired: this.virtual(dir), event: eventType, name });
         try {
           watcher.emit("change", eventType, name);
         } catch (error) {
@@ -1577,6 +1580,9 @@ class Run {
       hooks: rt ? Object.fromEntries([...rt.handlers].map(([k, v]) => [k, v.length])) : {},
       session: this.session.id,
       sessions: this.switches + 1,
+      // Answers no prompt took (the extension showed none, or a custom
+      // component the host cannot answer).
+      unusedAnswers: this.answers.length,
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       branch: json(this.session.branch()),

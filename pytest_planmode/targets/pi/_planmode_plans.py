@@ -47,6 +47,16 @@ def virtual_path(text: str, sandbox: Sandbox) -> str:
     return str(unmap(text, {**roots(sandbox), "$ROOT": str(sandbox.root)}))
 
 
+#: The session model Pi runs with (a case of these operations names none, but
+#: Pi always has one: an agent run needs it, and Implement actions check it).
+SESSION_MODEL = {"provider": "host", "id": "session-model"}
+
+
+def session_model_step() -> dict[str, Any]:
+    key = f"{SESSION_MODEL['provider']}/{SESSION_MODEL['id']}"
+    return {"do": "models", "catalogue": [dict(SESSION_MODEL)], "auth": {key: {"ok": True}}, "current": key}
+
+
 def map_value(value: Any, sandbox: Sandbox) -> Any:
     """A JSON value with every path under a root token in the sandbox."""
     return map_rooted(value, roots(sandbox))
@@ -224,3 +234,15 @@ def _text(value: Any) -> str:
 def _ancestors(path: str) -> list[str]:
     parts = path.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def check_answerable(run: HostRun) -> None:
+    """Unsupported when a case's answer found no prompt because the
+    extension showed a custom TUI component instead (`ctx.ui.custom`): the
+    host answers select, confirm and input prompts by label, not custom
+    screens."""
+    if int(run.state.get("unusedAnswers") or 0) and calls(run.trace, "ui.custom"):
+        raise Unsupported(
+            "the extension showed a custom TUI component (ctx.ui.custom) where the case answers a "
+            "menu or input by label; the host answers select, confirm and input prompts only"
+        )

@@ -71,7 +71,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
         steps.append({"do": "write_file", "root": "agent", "path": plans.SETTINGS_FILE, "content": content})
     if case.cwd != "$CWD":
         steps.append({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
-    steps.append({"do": "start"})
+    steps += [plans.session_model_step(), {"do": "start"}]
     if source is not None:
         steps += [
             {"do": "command", "name": "plan", "args": "start"},
@@ -116,6 +116,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     if not isinstance(root, str):
         raise RuntimeError("the host's answer does not name its sandbox root")
     sandbox = Sandbox(Path(root))
+    plans.check_answerable(run)
     mark = next((i for i, r in enumerate(run.results) if r.get("do") == "settle"), len(run.results))
     trace = step_trace(run, (mark, len(run.results)))
     settings_path = f"$AGENT/{plans.SETTINGS_FILE}"

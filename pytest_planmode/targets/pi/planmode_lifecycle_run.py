@@ -27,7 +27,6 @@ directory elsewhere, a nested tool call through an orchestrator.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -100,6 +99,7 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
         )
     if case.cwd != "$CWD":
         builder.add({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
+    builder.add(plans.session_model_step())
     builder.add({"do": "start", "thinkingLevel": case.thinking})
     events = list(case.events)
     menus = contract.open_menus(events)
@@ -215,6 +215,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         if record.get("do") == "command" and record.get("error"):
             raise RuntimeError(f"step {index}: {record['error']}")
     sandbox = Sandbox(_root(run))
+    plans.check_answerable(run)
     builder = build(case, sandbox)
     menus = contract.open_menus(list(case.events))
     accepted = plans.accepted_plans(run)
@@ -329,18 +330,46 @@ def _text(content: Any) -> str:
     return "".join(plans.texts(content))
 
 
+def _kind(message: Any) -> tuple[Any, ...]:
+    if not isinstance(message, Mapping):
+        return ("?",)
+    role = message.get("role")
+    if role in ("user", "custom"):
+        # A prompt or custom message is itself: another text is another message.
+        return (role, message.get("customType"), _text(message.get("content")))
+    return (role, message.get("customType"), message.get("toolName"))
+
+
+def _added(history: list[Any], messages: list[Any]) -> list[Any]:
+    """The messages of `messages` that are not history messages (kept as
+    they were, or rewritten in place, e.g. a tool call stripped): what
+    remains once the longest common run of message kinds is matched."""
+    old = [_kind(m) for m in history]
+    new = [_kind(m) for m in messages]
+    table = [[0] * (len(new) + 1) for _ in range(len(old) + 1)]
+    for i in range(len(old) - 1, -1, -1):
+        for j in range(len(new) - 1, -1, -1):
+            table[i][j] = (
+                table[i + 1][j + 1] + 1 if old[i] == new[j] else max(table[i + 1][j], table[i][j + 1])
+            )
+    matched: set[int] = set()
+    i = j = 0
+    while i < len(old) and j < len(new):
+        if old[i] == new[j]:
+            matched.add(j)
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return [m for index, m in enumerate(messages) if index not in matched]
+
+
 def _context(event: Any, record: dict[str, Any], plan: str | None, mode: str) -> dict[str, Any]:
     history = list(record.get("history") or [])
     result = (record.get("context") or {}).get("messages")
     messages = list(result) if isinstance(result, list) else history
-    before = [json.dumps(m, sort_keys=True) for m in history]
-    added: list[Any] = []
-    for message in messages:
-        key = json.dumps(message, sort_keys=True)
-        if key in before:
-            before.remove(key)
-        else:
-            added.append(message)
+    added = _added(history, messages)
     # A message the hook added, or one the extension's before_agent_start
     # put in this run (hidden from the user): an injection.
     hidden = [
