@@ -194,7 +194,7 @@ def test_a_rewritten_history_message_is_no_injection(tmp_path_factory: pytest.Te
         "const reinjected = { messages: event.messages.map((m) => "
         '(m.role === "assistant" ? { ...m, content: [] } : m)) };',
     )
-    for target in _target(stripped):
+    for target in running(stripped):
         c = case(REINJECTION + "clear-on-start-relies-on-history")
         outcome = target.request(c.operation, c.input)
         assert outcome.kind == "output" and outcome.output is not None, outcome.message
@@ -212,7 +212,7 @@ def test_a_custom_screen_where_a_menu_is_answered_is_unsupported(
         "const choice = await ctx.ui.select(READY_TITLE, READY_ITEMS);",
         "const choice = await ctx.ui.custom(() => null);",
     )
-    for target in _target(custom):
+    for target in running(custom):
         c = case(REINJECTION + "default-here-kickoff")
         outcome = target.request(c.operation, c.input)
         assert outcome.kind == "unsupported" and "custom TUI component" in (outcome.message or "")
