@@ -12,6 +12,9 @@ from __future__ import annotations
 from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
     oplmodes_modes_script,
+    oplmodes_plans_resolve,
+    oplmodes_tools_active,
+    oplmodes_tools_load,
     planmode_bash_check,
     planmode_export_run,
     planmode_lifecycle_run,
@@ -30,6 +33,9 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_export_run,
         oplmodes_bash_check,
         oplmodes_modes_script,
+        oplmodes_tools_active,
+        oplmodes_tools_load,
+        oplmodes_plans_resolve,
     )
 }
 
@@ -44,12 +50,6 @@ UNSUPPORTED: dict[str, str] = {
     "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
     "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
     "oplmodes.models.script": _MODELS,
-    "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
-    "its file located under .pi/plans/ (virtual paths of contract 2)",
-    "oplmodes.tools.active": "not translated yet: needs a registry of tools described by the case "
-    "(contract 2's registry events)",
-    "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
-    "(contract 2's agent-run events)",
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
