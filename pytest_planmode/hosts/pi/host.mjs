@@ -102,7 +102,7 @@ export const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
-    "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
+    "set_active", "activate", "deactivate", "expose", "models", "provider", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
     "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next",
@@ -534,7 +534,15 @@ class Runtime {
       setLabel: api("setLabel", (targetId, label) => { run.session.append({ type: "label", targetId, label }); }),
       exec: api("exec", async () => ({ stdout: "", stderr: "exec is not available in the mock host", code: 127, killed: false })),
       getCommands: api("getCommands", () => [...rt.commands.entries()].map(([name, o]) => ({ name, description: o?.description, source: "extension" }))),
-      setModel: api("setModel", (model) => run.setModel(model, "set", rt)),
+      setModel: api("setModel", (model) => {
+        // When the change settles is part of what the extension did: the
+        // trace gets one settled entry per call, in call order.
+        const index = run.modelCalls++;
+        const settled = (value, error) => run.trace.push({ t: clock.now, call: "pi.setModel.settled", args: [index, value], ...(error ? { error: errorText(error) } : {}), runtime: rt.generation });
+        const promise = run.setModel(model, "set", rt);
+        promise.then((ok) => settled(ok), (error) => settled(false, error));
+        return promise;
+      }),
       events,
     };
   }
@@ -696,6 +704,8 @@ class Run {
     this.thinkingLevel = this.options.thinkingLevel ?? "off";
     this.models = [];
     this.auth = {};
+    this.behaviour = {};
+    this.modelCalls = 0;
     this.model = undefined;
     this.idle = true;
     this.systemPrompt = this.options.systemPrompt ?? "You are Pi, a coding agent.";
@@ -765,6 +775,16 @@ class Run {
     else if (!this.active.includes(name)) this.active.push(name);
   }
 
+  // A catalogue entry: the Model object extensions see, and how Pi answers
+  // for it (fields that are not part of a Model).
+  catalogueModel(m) {
+    const { resolves, credentials, change, changeLatencyMs, ...model } = m;
+    this.models.push({ name: model.id, reasoning: true, contextWindow: 200000, ...model });
+    this.behaviour[`${model.provider}/${model.id}`] = Object.fromEntries(
+      Object.entries({ resolves, credentials, change, changeLatencyMs }).filter(([, v]) => v !== undefined),
+    );
+  }
+
   newSessionObject(entries) {
     const session = new Session(this.sandbox, this.sessions.length + 1, entries);
     this.sessions.push(session);
@@ -805,10 +825,33 @@ class Run {
     if (target?.active) this.track(target.emit("thinking_level_select", { level: next, previousLevel: previous }));
   }
 
+  // How Pi answers for one model (`provider/id`): what the models and
+  // provider steps set. credentials: modelRegistry.hasConfiguredAuth (by
+  // default: an auth answer that is not a failure); resolves: whether
+  // modelRegistry.find knows it; change / changeLatencyMs: what pi.setModel
+  // does (accept, refuse, throw, hang) and how much virtual time it takes.
+  modelAnswers(key) {
+    const b = this.behaviour[key] ?? {};
+    const auth = this.auth[key];
+    return {
+      resolves: b.resolves !== false,
+      credentials: b.credentials ?? Boolean(auth && auth.ok !== false),
+      change: b.change ?? "accept",
+      latency: Math.max(0, Number(b.changeLatencyMs ?? 0)),
+    };
+  }
+
+  // pi.setModel: false without configured auth (Pi's AgentSession.setModel),
+  // otherwise the session model changes (a model_change entry) and
+  // model_select is emitted if the model differs.
   async setModel(model, source, rt) {
-    const found = this.models.find((m) => m.provider === model?.provider && m.id === model?.id);
     const key = `${model?.provider}/${model?.id}`;
-    if (!found || !this.auth[key] || this.auth[key].ok === false) return false;
+    const found = this.models.find((m) => `${m.provider}/${m.id}` === key);
+    const a = this.modelAnswers(key);
+    if (found && a.change === "hang") return new Promise(() => {});
+    if (a.latency > 0) await new Promise((resolve) => clock.add(resolve, a.latency, [], false));
+    if (!found || !a.resolves || !a.credentials || a.change === "refuse") return false;
+    if (a.change === "throw") throw new Error(`Could not switch to ${key}`);
     const previous = this.model;
     if (previous && previous.provider === found.provider && previous.id === found.id) return true;
     this.model = found;
@@ -820,17 +863,23 @@ class Run {
   registry(rt) {
     const run = this;
     const auth = (model) => run.auth[`${model?.provider}/${model?.id}`];
+    const known = () => run.models.filter((m) => run.modelAnswers(`${m.provider}/${m.id}`).resolves);
+    const configured = (model) => run.modelAnswers(`${model?.provider}/${model?.id}`).credentials;
     return {
-      find: (provider, id) => run.models.find((m) => m.provider === provider && m.id === id),
-      getAll: () => run.models.slice(),
-      getAvailable: () => run.models.filter((m) => auth(m)?.ok !== false && auth(m)),
-      hasConfiguredAuth: (model) => Boolean(auth(model) && auth(model).ok !== false),
+      find: (provider, id) => known().find((m) => m.provider === provider && m.id === id),
+      getAll: () => known(),
+      getAvailable: () => known().filter((m) => configured(m)),
+      hasConfiguredAuth: (model) => configured(model),
       getApiKeyAndHeaders: (model) => {
         rt.record("modelRegistry.getApiKeyAndHeaders", [model?.provider, model?.id]);
         const a = auth(model) ?? { ok: false, error: `No API key for ${model?.provider}` };
+        if (a.hangs) return new Promise(() => {});
         const answer = a.ok === false ? { ok: false, error: a.error ?? "no credentials" } : { ok: true, apiKey: a.apiKey ?? "test-key" };
         const delay = Number(a.delay ?? 0);
-        return delay > 0 ? new Promise((resolve) => clock.add(resolve, delay, [answer], false)) : Promise.resolve(answer);
+        const settle = (resolve, reject) => (a.throws ? reject(new Error(`No API key for ${model?.provider}`)) : resolve(answer));
+        return delay > 0
+          ? new Promise((resolve, reject) => clock.add(() => settle(resolve, reject), delay, [], false))
+          : new Promise(settle);
       },
       getProviderAuthStatus: (provider) => ({ provider, configured: run.models.some((m) => m.provider === provider && auth(m)?.ok) }),
       isUsingOAuth: () => false,
@@ -1221,10 +1270,31 @@ class Run {
         return {};
       }
       case "models":
-        this.models = (step.catalogue ?? []).map((m) => ({ name: m.id, reasoning: true, contextWindow: 200000, ...m }));
+        this.models = [];
         this.auth = step.auth ?? {};
+        this.behaviour = {};
+        for (const m of step.catalogue ?? []) this.catalogueModel(m);
         if (step.current) this.model = this.models.find((m) => `${m.provider}/${m.id}` === step.current);
         return {};
+      case "provider": {
+        // How Pi answers for one model from now on (a provider recovers or
+        // breaks, /login or /logout, registerProvider / unregisterProvider):
+        // the fields given change, a model not seen before is added.
+        const key = String(step.model);
+        const [provider, ...rest] = key.split("/");
+        if (!this.models.some((m) => `${m.provider}/${m.id}` === key)) {
+          this.catalogueModel({ provider, id: rest.join("/") });
+          this.auth[key] ??= { ok: true };
+        }
+        const b = this.behaviour[key];
+        for (const name of ["resolves", "credentials", "change", "changeLatencyMs"]) if (step[name] !== undefined && step[name] !== null) b[name] = step[name];
+        if (step.auth !== undefined && step.auth !== null) {
+          this.auth[key] = { ok: step.auth === "ok", throws: step.auth === "throw", hangs: step.auth === "hang", delay: step.authLatencyMs ?? this.auth[key]?.delay ?? 0 };
+        } else if (step.authLatencyMs !== undefined && step.authLatencyMs !== null) {
+          this.auth[key] = { ...(this.auth[key] ?? { ok: true }), delay: step.authLatencyMs };
+        }
+        return {};
+      }
       case "set_model": {
         const [provider, ...rest] = String(step.model).split("/");
         return { ok: await this.setModel({ provider, id: rest.join("/") }, step.source ?? "set") };
