@@ -1488,6 +1488,9 @@ class Run {
       } catch (error) {
         this.error("timer", error);
       }
+      // What the timer set off (promise continuations, however long the
+      // chain) runs at the timer's instant, before the clock moves on.
+      await realTick();
       await this.settle({ quiet: true });
     }
     clock.now = target;

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
+    oplmodes_models_script,
     oplmodes_modes_script,
     oplmodes_plans_resolve,
     oplmodes_tools_active,
@@ -36,6 +37,7 @@ TRANSLATIONS: dict[str, Translation] = {
         oplmodes_tools_active,
         oplmodes_tools_load,
         oplmodes_plans_resolve,
+        oplmodes_models_script,
     )
 }
 
@@ -49,7 +51,6 @@ _INTERNAL = "its output is the reference's internal model; nothing at the Pi ext
 UNSUPPORTED: dict[str, str] = {
     "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
     "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
-    "oplmodes.models.script": _MODELS,
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,

@@ -63,7 +63,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             "error": error,
             "enabled": [],
             "ignored": [],
-            "activeTools": after,
+            "activeTools": active_after(run.result(plan.entry)),
             "message": error or "",
         }
     before = active_after(run.result(plan.settled - 1))
