@@ -300,15 +300,15 @@ export default function oplModes(pi) {
         const enabled = [];
         const ignored = [];
         for (const t of wanted) {
-          if (active.includes(t)) ignored.push(`${t} (already active)`);
-          else if (!LAZY.includes(t)) ignored.push(`${t} (not a lazy tool)`);
-          else if (!permitted.includes(t)) ignored.push(`${t} (not allowed in ${display(mode)} mode)`);
+          if (!LAZY.includes(t)) ignored.push({ tool: t, reason: "not-lazy" });
+          else if (!permitted.includes(t)) ignored.push({ tool: t, reason: "not-permitted" });
+          else if (active.includes(t)) ignored.push({ tool: t, reason: "already-active" });
           else enabled.push(t);
         }
         if (enabled.length) pi.setActiveTools([...active, ...enabled]);
         let text = enabled.length ? `Enabled: ${enabled.join(", ")}` : "No tools enabled";
-        if (ignored.length) text += `; ignored: ${ignored.join(", ")}`;
-        return { content: [{ type: "text", text }], details: {} };
+        if (ignored.length) text += `; ignored: ${ignored.map((i) => `${i.tool} (${i.reason})`).join(", ")}`;
+        return { content: [{ type: "text", text }], details: { enabled, ignored } };
       },
     });
   };
@@ -544,6 +544,11 @@ export default function oplModes(pi) {
   pi.on("session_tree", (_event, ctx) => restoreState(ctx));
 
   pi.on("before_agent_start", (event) => {
+    // A tool registered since the mode was entered is active in Pi: keep
+    // the mode's policy (lazy tools the mode permits may stay loaded).
+    const permitted = new Set([...permittedFor(mode), LOAD]);
+    const active = pi.getActiveTools();
+    if (active.some((t) => !permitted.has(t))) pi.setActiveTools(active.filter((t) => permitted.has(t)));
     const prompt = MODES.get(mode)?.prompt;
     return prompt ? { systemPrompt: `${event.systemPrompt}\n\n${prompt}` } : undefined;
   });
