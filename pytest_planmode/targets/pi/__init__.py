@@ -49,8 +49,14 @@ _INTERNAL = "its output is the reference's internal model; nothing at the Pi ext
 
 #: Why each operation without a translation cannot be run through the host.
 UNSUPPORTED: dict[str, str] = {
-    "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
-    "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
+    "oplmodes.bash.segments": "a parser detail: how the Bash gate splits a command shows at the Pi "
+    "boundary only as its verdict on the whole command (tested by oplmodes.bash.check)",
+    "oplmodes.config.load": "the effective mode registry as one answer: the parts Pi shows are read "
+    "back by other operations (modes offered and the cycle order by oplmodes.modes.script through "
+    "the /mode picker and the cycle key; tools per mode by oplmodes.tools.active; appearance "
+    "through __agentMode; Bash patterns as verdicts by oplmodes.bash.check), and the rest has no "
+    "act at the boundary to read (compiled pattern lists, labels, the notify template, problems "
+    "and warnings by field path)",
     "planmode.models.fresh": _MODELS,
     "planmode.models.session": _MODELS,
     "planmode.models.switch": _MODELS,
