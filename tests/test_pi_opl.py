@@ -184,8 +184,12 @@ def test_the_resume_check_is_what_drops_traversal(tmp_path: Path, example: PiTar
         ),
         (
             "oplmodes.tools.load",
-            {"mode": "chat", "snapshot": ["read", "ghost"], "registeredTools": ["read"]},
-            "snapshot names ghost",
+            {
+                "mode": "off",
+                "config": {"modes": {"off": {"tools": ["read", "grep"]}}},
+                "registeredTools": ["read"],
+            },
+            "a name is warned about once per session",
         ),
         ("oplmodes.plans.resolve", {"source": "command", "value": "off"}, "/plan off"),
         (

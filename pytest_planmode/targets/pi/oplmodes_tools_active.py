@@ -85,15 +85,25 @@ def _enabled(config: Any, mode: str) -> bool:
     return mode_config(config, mode).get("enabled") is not False
 
 
-def _stepping_stone(case: contract.ToolsActiveInput) -> str:
-    """A mode to enter before going back to off: a built-in read-only mode
-    unless the configuration disables both, else an enabled custom mode."""
+def _stepping_stone(case: contract.ToolsActiveInput, off_unknown: set[str]) -> str:
+    """A mode to enter before going back to off: the first enabled one that
+    cannot warn about a name the off list also holds (a name is warned about
+    once per session); a built-in list the spec does not name may hold any
+    built-in tool."""
     modes = config_document(case.config).get("modes")
     custom = [n for n in modes if n not in ("off", "execute", *READ_ONLY)] if isinstance(modes, dict) else []
-    for name in (*READ_ONLY, *custom):
-        if _enabled(case.config, name) and not any(c.isspace() for c in name):
+    candidates = [n for n in (*READ_ONLY, *custom) if _enabled(case.config, n) and n.strip() == n and n]
+    if not candidates:
+        raise Unsupported("off is entered by leaving another mode, and the configuration leaves none")
+    for name in candidates:
+        listed = _listed(case.config, name)
+        may_list = set(PI_BUILTIN_TOOLS) if listed is None and name in READ_ONLY else set(listed or [])
+        if not off_unknown & may_list and not any(c.isspace() for c in name):
             return str(name)
-    raise Unsupported("off is entered by leaving another mode, and the configuration leaves none to enter")
+    raise Unsupported(
+        f"off is entered by leaving another mode, and every mode to leave may list "
+        f"{', '.join(sorted(off_unknown))} too: a name is warned about once per session"
+    )
 
 
 @dataclass(frozen=True)
@@ -113,12 +123,11 @@ def build(case: contract.ToolsActiveInput) -> Plan:
     target = canonical(case.mode)
     registered = list(dict.fromkeys(case.registered_tools))
     snapshot = registered if case.snapshot is None else list(dict.fromkeys(case.snapshot))
+    if target != "off":
+        # The snapshot is taken on entering this mode, when only tools Pi
+        # has can be active: a name Pi does not have is in none.
+        snapshot = [n for n in snapshot if n in registered]
     gone = [n for n in snapshot if n not in registered]
-    if gone and target != "off":
-        raise Unsupported(
-            f"the snapshot names {', '.join(gone)}, which Pi does not have: a snapshot is taken on "
-            "entering the mode, so it can only hold tools Pi had then"
-        )
     steps: list[dict[str, Any]] = [
         {"do": "registry", "tools": [host_tool(n, n in snapshot) for n in [*registered, *gone]]}
     ]
@@ -137,17 +146,7 @@ def build(case: contract.ToolsActiveInput) -> Plan:
 
     known = set(registered)
     if target == "off":
-        stone = _stepping_stone(case)
-        # A name the stepping stone warns about first is not warned again
-        # at the entry of off (once per session): the two cannot share one.
-        stone_list = _listed(case.config, stone)
-        off_unknown = _unknown(_listed(case.config, "off"), known)
-        shared = off_unknown & (set(PI_BUILTIN_TOOLS) if stone_list is None else set(stone_list))
-        if shared:
-            raise Unsupported(
-                f"off is entered by leaving {stone} mode, whose list may name {', '.join(sorted(shared))} "
-                "too, and a name is warned about once per session"
-            )
+        stone = _stepping_stone(case, _unknown(_listed(case.config, "off"), known))
         entry = [mode_command(stone)]
         if gone:
             # Tools that were active at rest and are gone by the time off returns.
