@@ -343,6 +343,70 @@ def test_models_auth_delays_thinking_echo_and_session_replacement(host: PiHost, 
     assert state["model"] == "p/m" and state["thinkingLevel"] == "high" and state["session"] == "session-2"
 
 
+MODEL_EXTENSION = """
+export default function (pi) {
+  pi.registerCommand("switch", { handler: async (args, ctx) => {
+    const [provider, id] = args.split("/");
+    const model = ctx.modelRegistry.find(provider, id);
+    ctx.ui.notify(`find ${model ? "yes" : "no"} auth ${model ? ctx.modelRegistry.hasConfiguredAuth(model) : "-"}`);
+    ctx.ui.notify(`switched ${await pi.setModel(model ?? { provider, id })} at ${Date.now() - 1767225600000}`);
+  }});
+}
+"""
+
+
+def test_provider_changes_and_set_model_latency_on_the_virtual_clock(host: PiHost, tmp_path: Path) -> None:
+    ext = tmp_path / "models.mjs"
+    ext.write_text(textwrap.dedent(MODEL_EXTENSION), encoding="utf-8")
+
+    def change(model: str, **behaviour: object) -> dict[str, object]:
+        provider, _, model_id = model.partition("/")
+        return {
+            "do": "models",
+            "merge": True,
+            "catalogue": [{"provider": provider, "id": model_id}],
+            "behaviour": {model: behaviour},
+        }
+
+    answer = host.run(
+        ext,
+        Sandbox.create(tmp_path),
+        [
+            {
+                "do": "models",
+                "catalogue": [{"provider": "a", "id": "base"}, {"provider": "r", "id": "m"}],
+                "behaviour": {"a/base": {}, "r/m": {"changeDelay": 500}},
+                "current": "a/base",
+            },
+            {"do": "start"},
+            {"do": "command", "name": "switch", "args": "r/m", "wait": False},
+            {"do": "advance", "ms": 500},
+            change("a/base", credentials=False),
+            {"do": "command", "name": "switch", "args": "a/base"},
+            change("a/base", resolves=False),
+            {"do": "command", "name": "switch", "args": "a/base"},
+            change("n/new"),
+            {"do": "command", "name": "switch", "args": "n/new"},
+            {"do": "state"},
+        ],
+    )
+    assert notes(answer) == [
+        "find yes auth true",
+        "switched true at 500",
+        "find yes auth false",
+        "switched false at 500",
+        "find no auth -",
+        "switched false at 500",
+        "find yes auth true",
+        "switched true at 500",
+    ]
+    settled = [(e["t"], e["model"], e["value"]) for e in answer["trace"] if e.get("answer") == "pi.setModel"]
+    assert settled == [(500, "r/m", True), (500, "a/base", False), (500, "a/base", False), (500, "n/new", True)]
+    started = [e["t"] for e in answer["trace"] if e.get("call") == "pi.setModel"]
+    assert started == [0, 500, 500, 500]
+    assert answer["results"][-1]["state"]["model"] == "n/new"
+
+
 def test_edit_file_sets_keys_and_fires_the_watcher(host: PiHost, extension: Path, tmp_path: Path) -> None:
     answer = run(
         host,

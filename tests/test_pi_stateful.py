@@ -113,9 +113,9 @@ def test_modes_script_passes_on_the_opl_example(opl_example: PiTarget, case_id: 
 @pytest.mark.parametrize(
     ("case_id", "field"),
     [
-        # The example has no plan action menu, no lazy tools.
+        # The example has no plan action menu, no configurable Bash patterns.
         ("oplmodes.modes.host.menu.shown", "menu"),
-        ("oplmodes.modes.host.lazy.off-offers-load-tools", "activeTools"),
+        ("oplmodes.modes.host.execute-tools.bash-gated", "result.allowed"),
     ],
 )
 def test_modes_script_fails_what_the_opl_example_lacks(

@@ -10,8 +10,16 @@
 //     /execute [name], --chat / --plan, the cycle shortcut (shortcuts.cycleMode,
 //     default shift+tab) over the enabled visible modes
 //   active tools per mode: chat and plan get their read-only lists, execute
-//     and custom modes without `tools` inherit, off restores the snapshot
-//     taken when the first mode was entered (or modes.off.tools)
+//     and custom modes without `tools` inherit the resting set (the snapshot
+//     taken when the first mode was entered, or modes.off.tools when pinned),
+//     off restores it
+//   lazyTools withheld from every computed set, and load_tools (registered
+//     when first needed, active while a lazy tool is withheld) enabling only
+//     what the current mode permits
+//   model overrides (modes.<name>.model) resolved through Pi's registry on
+//     entry, the previous model captured once and restored on exit, the
+//     restore point persisted in the mode entry; changes serialized; a
+//     pinned modes.off.model applied at session start and on every exit
 //   the Bash gate in chat, plan and custom modes: every shell segment must
 //     match a safe pattern and no destructive pattern may match
 //   plan files under <cwd>/.pi/plans/plan-<name>.md; plan_complete (execute
@@ -20,9 +28,11 @@
 //   state in "mode-switcher" entries, restored at session start, resume and
 //     branch change; globalThis.__agentMode published on every change
 //
-// Left out: model overrides, lazy tools and load_tools, the plan action menu
-// and refine cycles, configurable Bash pattern arrays, notify templates,
-// config validation messages; the expectations file lists what that fails.
+// Left out: the plan action menu and refine cycles, the restore point's
+// failure count across /reload, configurable Bash
+// pattern arrays, notify templates, config validation messages, control
+// characters in resumed plan filenames, non-ASCII plan names; the expectations
+// file lists what that fails.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -32,6 +42,9 @@ const ENTRY = "mode-switcher";
 const PLANS = path.join(".pi", "plans");
 const READ_ONLY = ["read", "bash", "grep", "find", "ls"];
 const COMPLETE = "plan_complete";
+const LOAD = "load_tools";
+// Never withheld, even when listed in lazyTools.
+const PROTECTED = new Set(["read", "edit", "write", "bash", "powershell", "grep", "find", "ls", COMPLETE, LOAD]);
 const BUILTIN = ["off", "chat", "plan", "execute"];
 const SAFE = [
   /^(cat|head|tail|less|more|grep|egrep|fgrep|rg|ls|tree|find|fd|wc|pwd|echo|printf|stat|file|du|df|which|type|sort|uniq|cut|tr|diff|cmp|jq|date|uname|whoami|basename|dirname|realpath|readlink|column|nl|od|hexdump|md5sum|sha1sum|sha256sum|true|false|test)(\s|$)/,
@@ -107,6 +120,17 @@ const MODES = buildModes(CONFIG);
 const UI = object(CONFIG.ui);
 const CYCLE_KEY = typeof object(CONFIG.shortcuts).cycleMode === "string" ? CONFIG.shortcuts.cycleMode : "shift+tab";
 const CLEANUP = object(CONFIG.cleanup).cleanupOnComplete === true;
+const LAZY = (names(CONFIG.lazyTools) ?? []).filter((t) => !PROTECTED.has(t));
+const PINNED_OFF = names(object(object(CONFIG.modes).off).tools);
+
+// A mode's model override: a blank or partial one is no override (an empty
+// or missing provider or id; whitespace is taken as written).
+function override(name) {
+  const model = object(object(object(CONFIG.modes)[name]).model);
+  const provider = typeof model.provider === "string" ? model.provider : "";
+  const id = typeof model.id === "string" ? model.id : "";
+  return provider && id ? `${provider}/${id}` : null;
+}
 
 // ------------------------------------------------------------------ the Bash gate
 
@@ -220,32 +244,127 @@ export default function oplModes(pi) {
     if (ctx?.hasUI && (UI.hideNotify !== true || level !== "info")) ctx.ui.notify(message, level);
   };
 
-  const toolsFor = (name) => {
+  // The resting set: what was active before the first mode (lazy tools the
+  // extension withholds at rest count as part of it), or the pinned off list.
+  let restWithheld = [];
+  let withheld = [];
+  const restingNow = () => [...new Set([...pi.getActiveTools().filter((t) => t !== COMPLETE && t !== LOAD), ...restWithheld])];
+  const resting = () => PINNED_OFF ?? snapshot ?? restingNow();
+
+  const permittedFor = (name) => {
     const spec = MODES.get(name);
-    const all = pi.getAllTools().map((t) => t.name);
-    if (name === "off") return names(object(object(CONFIG.modes).off).tools) ?? snapshot ?? pi.getActiveTools();
-    let tools = spec.tools ? spec.tools.slice() : (snapshot ?? pi.getActiveTools()).filter((t) => t !== COMPLETE);
+    let tools = name === "off" ? resting().slice() : spec.tools ? spec.tools.slice() : resting().filter((t) => t !== COMPLETE);
     if (spec.allowPlanComplete && !tools.includes(COMPLETE)) tools.push(COMPLETE);
     if (!spec.allowPlanComplete) tools = tools.filter((t) => t !== COMPLETE);
+    return [...new Set(tools.filter((t) => t !== LOAD))];
+  };
+
+  let loadRegistered = false;
+  const toolsFor = (name) => {
+    const all = pi.getAllTools().map((t) => t.name);
+    const tools = permittedFor(name);
     for (const t of tools) {
       // Pi drops unknown names silently: warn once per name and session.
       if (!all.includes(t) && !warned.has(t)) { warned.add(t); lastUi?.notify(`Unknown tool "${t}" in modes.${name}.tools`, "warning"); }
     }
-    tools = tools.filter((t) => all.includes(t));
-    return tools;
+    const known = tools.filter((t) => all.includes(t));
+    const held = known.filter((t) => LAZY.includes(t));
+    const active = known.filter((t) => !held.includes(t));
+    if (held.length) { registerLoadTools(); active.push(LOAD); }
+    return { active, held };
+  };
+
+  const setTools = (name) => {
+    const { active, held } = toolsFor(name);
+    withheld = held;
+    pi.setActiveTools(active);
+    if (name === "off") restWithheld = held;
+  };
+
+  const registerLoadTools = () => {
+    if (loadRegistered) return;
+    loadRegistered = true;
+    pi.registerTool({
+      name: LOAD,
+      label: "Load tools",
+      description: "Enable lazy tools before using them: { tools: [names] }, or no argument for every one this mode allows.",
+      parameters: { type: "object", properties: { tools: { type: "array", items: { type: "string" } } } },
+      async execute(_id, params) {
+        const all = pi.getAllTools().map((t) => t.name);
+        const permitted = permittedFor(mode).filter((t) => all.includes(t));
+        const active = pi.getActiveTools();
+        if (params?.tools !== undefined && (!Array.isArray(params.tools) || !params.tools.every((t) => typeof t === "string"))) {
+          throw new Error("load_tools: tools must be a list of tool names");
+        }
+        const wanted = Array.isArray(params?.tools) ? [...new Set(params.tools)] : withheld.filter((t) => !active.includes(t));
+        const enabled = [];
+        const ignored = [];
+        for (const t of wanted) {
+          if (!LAZY.includes(t)) ignored.push({ tool: t, reason: "not-lazy" });
+          else if (!permitted.includes(t)) ignored.push({ tool: t, reason: "not-permitted" });
+          else if (active.includes(t)) ignored.push({ tool: t, reason: "already-active" });
+          else enabled.push(t);
+        }
+        if (enabled.length) pi.setActiveTools([...active, ...enabled]);
+        let text = enabled.length ? `Enabled: ${enabled.join(", ")}` : "No tools enabled";
+        if (ignored.length) text += `; ignored: ${ignored.map((i) => `${i.tool} (${i.reason})`).join(", ")}`;
+        return { content: [{ type: "text", text }], details: { enabled, ignored } };
+      },
+    });
   };
   let lastUi = null;
 
-  const apply = (next, file, ctx, { persist = true, announce = true } = {}) => {
+  // ---------------------------------------------------------------- models
+  // One queue: a change starts only when the one before it has settled.
+  let restore = null; // { model: "provider/id", failures }
+  let queue = Promise.resolve();
+  let modelCtx = null;
+  const modelKey = (m) => (m ? `${m.provider}/${m.id}` : null);
+  const current = () => { try { return modelKey(modelCtx?.model); } catch { return null; } };
+  const find = (key) => { const [provider, ...rest] = key.split("/"); return modelCtx?.modelRegistry.find(provider, rest.join("/")); };
+  // The failure count is not persisted: after /reload a held point gets its retry again.
+  const persist = () => pi.appendEntry(ENTRY, { mode, planFile, refineCycles: 0, restoreModel: restore?.model ?? null });
+  const enqueue = (job) => { queue = queue.then(job).catch(() => {}); return queue; };
+
+  // Entering `name`: its override, the pin for off, else the restore point.
+  const changeModelFor = (name) => enqueue(async () => {
+    const pin = name === "off" ? override("off") : null;
+    const target = name === "off" ? pin : override(name);
+    if (target) {
+      const model = find(target);
+      if (!model) { notify(modelCtx, `Model not found: ${target}`, "warning"); return; }
+      const before = current();
+      if (before === target) { if (pin && restore) { restore = null; persist(); } return; }
+      if (!pin && !restore && before) { restore = { model: before, failures: 0 }; persist(); }
+      const ok = await pi.setModel(model);
+      if (!ok) notify(modelCtx, `No credentials for ${target}; keeping ${before}`, "warning");
+      if (pin && restore) { restore = null; persist(); }
+      return;
+    }
+    if (!restore) return;
+    const model = find(restore.model);
+    // Gone from the registry: dropped at once.
+    if (!model) { restore = null; persist(); return; }
+    if (current() === restore.model) { restore = null; persist(); return; }
+    const ok = await pi.setModel(model);
+    // Without credentials: retried once, then released.
+    if (ok || restore.failures >= 1) restore = null;
+    else restore = { ...restore, failures: restore.failures + 1 };
+    persist();
+  });
+
+  const apply = (next, file, ctx, { persist: save = true, announce = true, model = true } = {}) => {
     if (ctx?.ui) lastUi = ctx.ui;
-    if (mode === "off" && next !== "off") snapshot = pi.getActiveTools().filter((t) => t !== COMPLETE);
+    if (ctx) modelCtx = ctx;
+    if (mode === "off" && next !== "off") snapshot = restingNow();
     const leaving = mode;
     mode = next;
     planFile = file;
-    pi.setActiveTools(toolsFor(next));
+    setTools(next);
     if (next === "off") snapshot = null;
-    if (persist) pi.appendEntry(ENTRY, { mode, planFile, refineCycles: 0 });
+    if (save) persist();
     publish(ctx);
+    if (model) changeModelFor(next);
     if (!announce) return;
     if (next === "off") notify(ctx, `${title(leaving === "off" ? "normal" : leaving)} mode OFF`);
     else if (planFile) notify(ctx, `${title(next)} mode ON: ${planPath()}`);
@@ -373,7 +492,7 @@ export default function oplModes(pi) {
   // The last mode entry of the branch wins; the legacy chat-mode and
   // plan-mode entries ({enabled, planFile?}) count as mode entries.
   const LEGACY = { "chat-mode": "chat", "plan-mode": "plan" };
-  const restore = (ctx) => {
+  const restoreState = (ctx) => {
     const last = ctx.sessionManager.getBranch()
       .filter((e) => e.type === "custom" && (e.customType === ENTRY || e.customType in LEGACY)).at(-1);
     let data = last?.data;
@@ -390,6 +509,7 @@ export default function oplModes(pi) {
     let file = null;
     if (typeof data?.planFile === "string") {
       if (/[\\/]|\.\./.test(data.planFile)) notify(ctx, `session entry plan file '${data.planFile}' is outside .pi/plans/; dropped`, "warning");
+      else if (!/^plan-.+\.md$/.test(data.planFile)) notify(ctx, `session entry plan file '${data.planFile}' is not a plan file (plan-<name>.md); dropped`, "warning");
       else file = data.planFile;
     }
     if (next === "execute" && (!file || !planFiles(ctx.cwd).includes(file))) {
@@ -398,25 +518,37 @@ export default function oplModes(pi) {
       file = null;
     }
     if (next !== "plan" && next !== "execute") file = null;
+    const point = last && data && typeof data.restoreModel === "string" ? data.restoreModel : null;
+    restore = point ? { model: point, failures: 0 } : null;
     if (next === mode && file === planFile) { publish(ctx); return; }
-    apply(next, file, ctx, { persist: false, announce: false });
+    // The model already is the one the restored mode runs on.
+    apply(next, file, ctx, { persist: false, announce: false, model: false });
   };
 
   pi.on("session_start", (_event, ctx) => {
     lastUi = ctx.ui;
-    // plan_complete is registered once, active only where it is allowed.
-    if (mode === "off") pi.setActiveTools(pi.getActiveTools().filter((t) => t !== COMPLETE));
-    restore(ctx);
+    modelCtx = ctx;
+    // plan_complete is registered once, active only where it is allowed;
+    // lazy tools are withheld at rest too.
+    if (mode === "off") setTools("off");
+    restoreState(ctx);
     if (mode === "off") {
       if (pi.getFlag("plan") === true) enter("plan", ctx);
       else if (pi.getFlag("chat") === true) enter("chat", ctx);
     }
+    // A pinned OFF model is applied at session start.
+    if (mode === "off" && override("off")) changeModelFor("off");
     publish(ctx);
   });
 
-  pi.on("session_tree", (_event, ctx) => restore(ctx));
+  pi.on("session_tree", (_event, ctx) => restoreState(ctx));
 
   pi.on("before_agent_start", (event) => {
+    // A tool registered since the mode was entered is active in Pi: keep
+    // the mode's policy (lazy tools the mode permits may stay loaded).
+    const permitted = new Set([...permittedFor(mode), LOAD]);
+    const active = pi.getActiveTools();
+    if (active.some((t) => !permitted.has(t))) pi.setActiveTools(active.filter((t) => permitted.has(t)));
     const prompt = MODES.get(mode)?.prompt;
     return prompt ? { systemPrompt: `${event.systemPrompt}\n\n${prompt}` } : undefined;
   });

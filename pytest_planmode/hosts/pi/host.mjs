@@ -873,7 +873,8 @@ class Run {
     try {
       value = await this.later(Number(b.changeDelay ?? 0), () => {
         if (b.change === "throw") throw new Error(`model change to ${key} failed`);
-        if (!found || !b.credentials || b.change === "refuse") return false;
+        // A model the registry no longer resolves has no auth to switch with.
+        if (!found || b.resolves === false || !b.credentials || b.change === "refuse") return false;
         return true;
       });
     } catch (error) {
@@ -1542,6 +1543,9 @@ class Run {
       } catch (error) {
         this.error("timer", error);
       }
+      // What the timer set off (promise continuations, however long the
+      // chain) runs at the timer's instant, before the clock moves on.
+      await realTick();
       await this.settle({ quiet: true });
     }
     clock.now = target;

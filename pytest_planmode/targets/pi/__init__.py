@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from pytest_planmode.targets.pi import (
     oplmodes_bash_check,
+    oplmodes_models_script,
     oplmodes_modes_script,
+    oplmodes_plans_resolve,
+    oplmodes_tools_active,
+    oplmodes_tools_load,
     planmode_bash_check,
     planmode_export_run,
     planmode_lifecycle_run,
@@ -42,27 +46,23 @@ TRANSLATIONS: dict[str, Translation] = {
         planmode_models_fresh,
         oplmodes_bash_check,
         oplmodes_modes_script,
+        oplmodes_tools_active,
+        oplmodes_tools_load,
+        oplmodes_plans_resolve,
+        oplmodes_models_script,
     )
 }
 
-_MODELS = (
-    "not translated yet: the host emulates Pi's model registry, authentication answers and "
-    "pi.setModel on the virtual clock (as the planmode.models translations use them), but the "
-    "opl-modes model overrides are not read back from the trace yet"
-)
-_INTERNAL = "its output is the reference's internal model; nothing at the Pi extension boundary shows it"
-
 #: Why each operation without a translation cannot be run through the host.
 UNSUPPORTED: dict[str, str] = {
-    "oplmodes.bash.segments": "a parser detail (" + _INTERNAL + ")",
-    "oplmodes.config.load": "the effective mode registry (" + _INTERNAL + ")",
-    "oplmodes.models.script": _MODELS,
-    "oplmodes.plans.resolve": "not translated yet: needs a plan to be created through /plan <name> and "
-    "its file located under .pi/plans/ (virtual paths of contract 2)",
-    "oplmodes.tools.active": "not translated yet: needs a registry of tools described by the case "
-    "(contract 2's registry events)",
-    "oplmodes.tools.load": "not translated yet: needs a model-side load_tools call mid-run "
-    "(contract 2's agent-run events)",
+    "oplmodes.bash.segments": "a parser detail: how the Bash gate splits a command shows at the Pi "
+    "boundary only as its verdict on the whole command (tested by oplmodes.bash.check)",
+    "oplmodes.config.load": "the effective mode registry as one answer: the parts Pi shows are read "
+    "back by other operations (modes offered and the cycle order by oplmodes.modes.script through "
+    "the /mode picker and the cycle key; tools per mode by oplmodes.tools.active; appearance "
+    "through __agentMode; Bash patterns as verdicts by oplmodes.bash.check), and the rest has no "
+    "act at the boundary to read (compiled pattern lists, labels, the notify template, problems "
+    "and warnings by field path)",
     "planmode.tools.picker": (
         "the rows /plan tools shows are the extension's own texts: the spec names the row labels "
         "(inactive in Pi, blocked by Plan policy, pending registration) but not how a row writes its "

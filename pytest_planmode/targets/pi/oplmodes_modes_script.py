@@ -19,7 +19,6 @@ configuration problems from the warnings shown while the module loads.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,7 +28,17 @@ from pydantic import ValidationError
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes as contract
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
+from pytest_planmode.targets.pi._oplmodes import (
+    CONFIG_FILE,
+    KEYBINDINGS_FILE,
+    OPTIONS,
+    PLAN_FILE,
+    PLANS_DIR,
+    SHARED_STATE,
+    config_step,
+    host_tool,
+    notifications,
+)
 from pytest_planmode.targets.pi.translation import (
     HostRun,
     ScriptBuilder,
@@ -40,16 +49,10 @@ from pytest_planmode.targets.pi.translation import (
 )
 
 OPERATION = "oplmodes.modes.script"
-CONFIG_FILE = "configs/opl-modes.json"
-KEYBINDINGS_FILE = "keybindings.json"
-PLANS_DIR = ".pi/plans"
-SHARED_STATE = "__agentMode"
 #: Pi's own default binding of app.thinking.cycle.
 THINKING_CYCLE_KEY = "shift+tab"
 #: The first Pi release that emits agent_before_settle.
 BEFORE_SETTLE_SINCE = (0, 87, 0, 1)
-#: A plan file's name (opl-modes.md § Commands, flags, and shortcuts).
-_PLAN_FILE = re.compile(r"^plan-.+\.md$")
 _MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
 
 
@@ -67,16 +70,6 @@ def _version(text: str) -> tuple[int, ...]:
         return (0,)
     major, minor, patch, pre = match.groups()
     return (int(major), int(minor or 0), int(patch or 0), 0 if pre else 1)
-
-
-def _tool(name: str, active: bool) -> dict[str, Any]:
-    builtin = name in PI_BUILTIN_TOOLS
-    return {
-        "name": name,
-        "source": "builtin" if builtin else "user-extension",
-        "active": active,
-        "properties": {"command": "string"} if name in host.SHELL_TOOLS else {},
-    }
 
 
 def _flags(flags: list[str]) -> dict[str, bool]:
@@ -97,11 +90,10 @@ def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     """The host script, with the span of host steps of each event."""
     builder = ScriptBuilder()
     active = case.registered_tools if case.active_tools is None else case.active_tools
-    registry = [_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
+    registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
     builder.add({"do": "registry", "tools": registry})
     if case.config is not None:
-        content = case.config if isinstance(case.config, str) else json.dumps(case.config, indent=2)
-        builder.add({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content})
+        builder.add(config_step(case.config))
     if case.keybindings:
         builder.add(
             {"do": "write_file", "root": "agent", "path": KEYBINDINGS_FILE, "content": case.keybindings}
@@ -179,14 +171,13 @@ def _event_steps(
     if isinstance(event, host.ClockAdvance):
         return []  # the builder moves the clock to every event's instant
     if isinstance(event, contract.ToolsRegistered):
-        return [{"do": "set_registry", "tools": [_tool(name, True) for name in event.tools]}]
+        return [{"do": "set_registry", "tools": [host_tool(name, True) for name in event.tools]}]
     if isinstance(event, contract.ActiveToolsChanged):
         return [{"do": "set_active", "tools": list(event.tools)}]
     if isinstance(event, contract.ConfigWrite):
         if event.config is None:
             return [{"do": "delete_file", "root": "agent", "path": CONFIG_FILE}]
-        content = event.config if isinstance(event.config, str) else json.dumps(event.config, indent=2)
-        return [{"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content}]
+        return [config_step(event.config)]
     raise Unsupported(f"no host steps for a {event.type} event")
 
 
@@ -247,13 +238,9 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         published = {SHARED_STATE: (after.get("globals") or {}).get(SHARED_STATE)}
         value = published[SHARED_STATE]
         shared = value if isinstance(value, dict) else {}
-        notifications = [
-            {"level": args[1] if len(args) > 1 and args[1] else "info", "message": str(args[0])}
-            for args in calls(trace, "ui.notify")
-            if args
-        ]
+        shown_notes = notifications(trace)
         if any(r.get("do") in ("start", "reload") for r in records):
-            problems += [n["message"] for n in notifications if n["level"] in ("warning", "error")]
+            problems += [n["message"] for n in shown_notes if n["level"] in ("warning", "error")]
         selects = calls(trace, "ui.select")
         menu = (
             {"entries": [str(item) for item in selects[-1][1]]} if selects and len(selects[-1]) > 1 else None
@@ -278,7 +265,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             "mode": shared.get("mode"),
             "planFile": shared.get("planFile"),
             "activeTools": list(after.get("activeTools") or []),
-            "notifications": notifications,
+            "notifications": shown_notes,
             "menu": menu,
             "result": _result(event, records),
             "persisted": persisted,
@@ -294,7 +281,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         "planFile": shared.get("planFile"),
         "activeTools": last["activeTools"] if last else list(run.state.get("activeTools") or []),
         "plans": sorted(
-            name for name in (p.rsplit("/", 1)[-1] for p in before_files) if _PLAN_FILE.match(name)
+            name for name in (p.rsplit("/", 1)[-1] for p in before_files) if PLAN_FILE.match(name)
         ),
         # The extension's entries on the final branch: what it appended
         # this run, and what the resumed session already held of its kinds.
@@ -318,8 +305,8 @@ def _plan_changes(
     before: dict[str, str], after: dict[str, str], trace: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     changes: list[dict[str, Any]] = []
-    before = {p: v for p, v in before.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
-    after = {p: v for p, v in after.items() if _PLAN_FILE.match(p.rsplit("/", 1)[-1])}
+    before = {p: v for p, v in before.items() if PLAN_FILE.match(p.rsplit("/", 1)[-1])}
+    after = {p: v for p, v in after.items() if PLAN_FILE.match(p.rsplit("/", 1)[-1])}
     for path in after:
         if path not in before:
             changes.append({"action": "created", "path": path})
@@ -332,7 +319,7 @@ def _plan_changes(
     for entry in trace:
         if str(entry.get("call", "")).startswith("fs.read"):
             read = _plan_path(str((entry.get("args") or [""])[0]))
-            if read and read not in touched and _PLAN_FILE.match(read.rsplit("/", 1)[-1]):
+            if read and read not in touched and PLAN_FILE.match(read.rsplit("/", 1)[-1]):
                 changes.append({"action": "loaded", "path": read})
                 touched.add(read)
     return changes
@@ -369,11 +356,5 @@ TRANSLATION = Translation(
     effects,
     command="mode",
     spec="opl-modes",
-    options={
-        "observe": True,
-        "globals": [SHARED_STATE],
-        "dirs": [PLANS_DIR],
-        "traceReads": True,
-        "holdPrompts": True,
-    },
+    options={**OPTIONS, "holdPrompts": True},
 )

@@ -1,0 +1,106 @@
+"""What every opl-modes translation shares: where the extension reads its
+configuration and keeps its plans, how a case's tools become Pi's registry,
+how a mode is entered through `/mode`, and how notifications and the shared
+mode state are read back (opl-modes.md § Configuration, § Commands, flags,
+and shortcuts, § Architecture).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_planmode.contract import host_events as host
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
+from pytest_planmode.targets.pi.translation import Unsupported
+
+#: Under the agent directory; the module reads it when it loads.
+CONFIG_FILE = "configs/opl-modes.json"
+KEYBINDINGS_FILE = "keybindings.json"
+#: Under the project directory.
+PLANS_DIR = ".pi/plans"
+#: The shared state opl-input and opl-footer read (§ Architecture).
+SHARED_STATE = "__agentMode"
+#: The mode-switcher session entry (a compatibility contract).
+ENTRY_TYPE = "mode-switcher"
+#: A plan file's name (opl-modes.md § Commands, flags, and shortcuts).
+PLAN_FILE = re.compile(r"^plan-.+\.md$")
+#: The tools opl-modes itself registers.
+PLAN_COMPLETE = "plan_complete"
+LOAD_TOOLS = "load_tools"
+#: What the host reports after every step for these translations.
+OPTIONS: Mapping[str, Any] = {
+    "observe": True,
+    "globals": [SHARED_STATE],
+    "dirs": [PLANS_DIR],
+    "traceReads": True,
+}
+
+
+def host_tool(name: str, active: bool) -> dict[str, Any]:
+    """A tool of Pi's registry: a built-in carries Pi's schema, anything else
+    is another extension's tool."""
+    builtin = name in PI_BUILTIN_TOOLS
+    return {
+        "name": name,
+        "source": "builtin" if builtin else "user-extension",
+        "active": active,
+        "properties": {"command": "string"} if name in host.SHELL_TOOLS else {},
+    }
+
+
+def config_step(config: Any) -> dict[str, Any]:
+    """Writing the configuration file as the case gives it (a string is the
+    file's text, anything else its JSON)."""
+    content = config if isinstance(config, str) else json.dumps(config, indent=2)
+    return {"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content}
+
+
+def mode_command(name: str) -> dict[str, Any]:
+    """`/mode <name>`; `normal` (or `off`) leaves every mode."""
+    if not name or any(c.isspace() for c in name):
+        raise Unsupported(f"the mode name {name!r} is not one word that /mode <name> can select")
+    return {"do": "command", "name": "mode", "args": "normal" if name == "off" else name}
+
+
+def notifications(trace: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """`ctx.ui.notify` calls as `{level, message}` (Pi's default level is info)."""
+    out: list[dict[str, str]] = []
+    for entry in trace:
+        if entry.get("call") != "ui.notify":
+            continue
+        args = list(entry.get("args") or [])
+        if args:
+            level = args[1] if len(args) > 1 and args[1] else "info"
+            out.append({"level": str(level), "message": str(args[0])})
+    return out
+
+
+def shared_state(record: Mapping[str, Any]) -> dict[str, Any]:
+    """`globalThis.__agentMode` as the host saw it after a step ({} when unset)."""
+    value = ((record.get("after") or {}).get("globals") or {}).get(SHARED_STATE)
+    return value if isinstance(value, dict) else {}
+
+
+def active_after(record: Mapping[str, Any]) -> list[str]:
+    return [str(name) for name in (record.get("after") or {}).get("activeTools") or []]
+
+
+def config_document(config: Any) -> dict[str, Any]:
+    """The configuration as a JSON object, for the translation's own
+    planning (which modes exist, which lists they give); {} when the case
+    gives none or something that is not an object."""
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except ValueError:
+            return {}
+    return config if isinstance(config, dict) else {}
+
+
+def mode_config(config: Any, name: str) -> dict[str, Any]:
+    modes = config_document(config).get("modes")
+    own = modes.get(name) if isinstance(modes, dict) else None
+    return own if isinstance(own, dict) else {}

@@ -1,0 +1,175 @@
+"""`oplmodes.models.script` through the host (opl-modes.md § Tool inheritance
+warning, on model overrides; § Mode appearance, on serialized changes).
+
+Before the extension loads: Pi's model registry (each model resolves, has
+credentials unless the case says not, and `pi.setModel` to it takes its
+`changeLatencyMs` of virtual time), the session model (`--model`), and the
+configuration file with the case's `modes`. The session starts at 0 ms;
+each event becomes the Pi-level step it names at its instant: `/mode
+<name>`, `/reload`, `/resume`, `/new`, a provider change (the `provider`
+host step: what `modelRegistry.find`, `hasConfiguredAuth` and `pi.setModel`
+answer for that model from then on), the user's own pick (`/model`: Pi
+switches and emits `model_select`). No step waits for a model change: the
+virtual clock moves on to the next event, and after the last one long
+enough for every change to settle.
+
+Effects: `changes` are the extension's `pi.setModel` calls, each with the
+instant it was made, the instant it settled and what Pi answered; `model`
+is Pi's session model at the end; `mode` the shared state
+(`globalThis.__agentMode`); `warnings` the warning notifications;
+`persisted` the last `mode-switcher` entry on the final branch, its data
+read as `{mode, restoreModel, restoreFailures}` (the suite's names for the
+restore point the spec says is persisted with the mode; a model may be
+written `provider/id` or `{provider, id}`; an entry without a failure count
+records none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_planmode.contract import host_events as host
+from pytest_planmode.contract import oplmodes_models as contract
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi._oplmodes import (
+    ENTRY_TYPE,
+    OPTIONS,
+    config_step,
+    notifications,
+    shared_state,
+)
+from pytest_planmode.targets.pi.oplmodes_tools_active import parse
+from pytest_planmode.targets.pi.translation import HostRun, ScriptBuilder, Translation, Unsupported
+
+OPERATION = "oplmodes.models.script"
+
+
+def _split(model: str) -> tuple[str, str]:
+    provider, _, model_id = model.partition("/")
+    return provider, model_id
+
+
+def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
+    known = {m.model for m in case.registry}
+    if case.initial_model not in known:
+        raise Unsupported(f"the session model {case.initial_model} is not in Pi's registry at start")
+    catalogue = []
+    behaviour: dict[str, dict[str, Any]] = {}
+    for entry in case.registry:
+        provider, model_id = _split(entry.model)
+        catalogue.append({"provider": provider, "id": model_id})
+        behaviour[entry.model] = {"credentials": entry.credentials, "changeDelay": entry.change_latency_ms}
+    builder = ScriptBuilder()
+    builder.add(
+        {"do": "models", "catalogue": catalogue, "behaviour": behaviour, "current": case.initial_model}
+    )
+    if case.modes:
+        builder.add(config_step({"modes": case.modes}))
+    builder.add({"do": "start"})
+    latencies = [m.change_latency_ms for m in case.registry]
+    for event in case.events:
+        builder.begin(event.at)
+        builder.add(_step(event))
+        builder.end()
+        if isinstance(event, host.ProviderChange) and event.change_latency_ms:
+            latencies.append(event.change_latency_ms)
+    # Long enough for every queued change to run one after another.
+    builder.add({"do": "advance", "ms": (sum(latencies) + 1) * (len(case.events) + 2)})
+    return builder
+
+
+def _step(event: Any) -> dict[str, Any]:
+    if isinstance(event, host.Command):
+        return {"do": "command", "name": event.name, "args": event.args, "wait": False}
+    if isinstance(event, host.SessionReload):
+        return {"do": "reload", "wait": False}
+    if isinstance(event, host.SessionResume):
+        return {"do": "resume", "wait": False}
+    if isinstance(event, host.SessionNew):
+        return {"do": "new_session", "wait": False}
+    if isinstance(event, host.ProviderChange):
+        # How Pi answers for the model from now on (a model not seen before
+        # joins the registry).
+        fields: dict[str, Any] = {
+            "resolves": event.resolves,
+            "credentials": event.credentials,
+            "changeDelay": event.change_latency_ms,
+        }
+        provider, model_id = _split(event.model)
+        return {
+            "do": "models",
+            "merge": True,
+            "catalogue": [{"provider": provider, "id": model_id}],
+            "behaviour": {event.model: {k: v for k, v in fields.items() if v is not None}},
+        }
+    if isinstance(event, host.ModelSelect):
+        return {"do": "set_model", "model": event.model, "source": event.source, "wait": False}
+    raise Unsupported(f"no host steps for a {event.type} event")
+
+
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+    return build(parse(OPERATION, contract.ModelsScriptInput, payload)).steps
+
+
+def _model(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, dict) and value.get("provider") and value.get("id"):
+        return f"{value['provider']}/{value['id']}"
+    return None
+
+
+def _changes(run: HostRun) -> list[dict[str, Any]]:
+    """Each `pi.setModel` call with the instant Pi's answer to it came
+    (`answer` entries, one per settled call, in the order they settled;
+    a call's answer is the first one for its model not taken yet)."""
+    answers = [e for e in run.trace if e.get("answer") == "pi.setModel"]
+    changes = []
+    for call in (e for e in run.trace if e.get("call") == "pi.setModel"):
+        target = _model((call.get("args") or [None])[0])
+        done = next((a for a in answers if a.get("model") == target and a["t"] >= call.get("t", 0)), None)
+        if done is None:
+            raise RuntimeError(f"pi.setModel({target}) at {call.get('t')} ms never settled")
+        answers.remove(done)
+        changes.append(
+            {
+                "at": int(call.get("t", 0)),
+                "end": int(done.get("t", 0)),
+                "model": target or "",
+                "ok": done.get("value") is True,
+            }
+        )
+    return changes
+
+
+def _persisted(run: HostRun) -> dict[str, Any] | None:
+    branch = run.state.get("branch") or []
+    mine = [e for e in branch if isinstance(e, dict) and e.get("customType") == ENTRY_TYPE]
+    if not mine:
+        return None
+    data = mine[-1].get("data")
+    data = data if isinstance(data, dict) else {}
+    failures = data.get("restoreFailures")
+    return {
+        "mode": data.get("mode"),
+        "restoreModel": _model(data.get("restoreModel")),
+        "restoreFailures": failures if isinstance(failures, int) else 0,
+    }
+
+
+def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
+    parse(OPERATION, contract.ModelsScriptInput, payload)
+    for index in range(len(run.results)):
+        run.result(index)
+    warnings = [n["message"] for n in notifications(run.trace) if n["level"] == "warning"]
+    return {
+        "changes": _changes(run),
+        "model": run.state.get("model"),
+        "mode": shared_state(run.results[-1]).get("mode"),
+        "persisted": _persisted(run),
+        "warnings": warnings,
+    }
+
+
+TRANSLATION = Translation(script, effects, command="mode", spec="opl-modes", options=OPTIONS)
