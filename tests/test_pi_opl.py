@@ -193,6 +193,11 @@ def test_the_resume_check_is_what_drops_traversal(tmp_path: Path, example: PiTar
         ),
         ("oplmodes.plans.resolve", {"source": "command", "value": "off"}, "/plan off"),
         (
+            "oplmodes.tools.active",
+            {"mode": "execute", "config": {"modes": {"off": {"allowExecute": False}}}},
+            "modes.off.allowExecute is false",
+        ),
+        (
             "oplmodes.models.script",
             {"initialModel": "x/y", "registry": [{"model": "a/b"}], "events": []},
             "not in Pi's registry",

@@ -155,6 +155,11 @@ def build(case: contract.ToolsActiveInput) -> Plan:
         back: list[dict[str, Any]] = []
     else:
         if target == "execute":
+            if mode_config(case.config, "off").get("allowExecute") is False:
+                raise Unsupported(
+                    "execute mode is entered with /execute from normal mode, which the "
+                    "configuration forbids (modes.off.allowExecute is false)"
+                )
             entry = [{"do": "command", "name": "execute", "args": EXECUTE_PLAN}]
         else:
             entry = [mode_command(target)]
