@@ -401,7 +401,12 @@ def test_provider_changes_and_set_model_latency_on_the_virtual_clock(host: PiHos
         "switched true at 500",
     ]
     settled = [(e["t"], e["model"], e["value"]) for e in answer["trace"] if e.get("answer") == "pi.setModel"]
-    assert settled == [(500, "r/m", True), (500, "a/base", False), (500, "a/base", False), (500, "n/new", True)]
+    assert settled == [
+        (500, "r/m", True),
+        (500, "a/base", False),
+        (500, "a/base", False),
+        (500, "n/new", True),
+    ]
     started = [e["t"] for e in answer["trace"] if e.get("call") == "pi.setModel"]
     assert started == [0, 500, 500, 500]
     assert answer["results"][-1]["state"]["model"] == "n/new"

@@ -28,7 +28,6 @@ from pytest_planmode.targets.reference.ops.planmode_tools import freeze as refer
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"
 EXPECTATIONS = ROOT / "examples" / "pi-extension" / "planmode-expectations.json"
-TOOLS_EXPECTATIONS = ROOT / "examples" / "pi-extension" / "expectations-tools.json"
 OP = "planmode.tools.freeze"
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
@@ -137,10 +136,9 @@ def test_the_example_passes_its_slice(example: PiTarget, case_id: str) -> None:
 @needs_node
 def test_the_expectations_list_exactly_the_freeze_cases_the_example_fails(example: PiTarget) -> None:
     listed = json.loads(EXPECTATIONS.read_text(encoding="utf-8"))
-    proposed = json.loads(TOOLS_EXPECTATIONS.read_text(encoding="utf-8"))
     freeze_cases = cases(OP)
     ids = {c.id for c in freeze_cases}
-    assert {k for k in listed if k in ids} == set(proposed)
+    proposed = {k for k in listed if k in ids}
     judged = passed = 0
     for c in freeze_cases:
         if explanation_pins(operations()[OP].output, c.expect):
