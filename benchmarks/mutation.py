@@ -34,6 +34,13 @@ How strong is the suite? Every mutant of the reference core
    conformance case (`OWN_TESTS`: the real agent directory, the bashlex
    cross-check); their mutants run against the project's own tests of them
    and are reported apart, outside the conformance totals.
+6. A mutant killed by a `reference` case but by no `must` case is
+   explained: the killing case's answer is kept, and `why_not_must` reads
+   its mismatches with the field classes (`pytest_planmode.observability`):
+   explanation fields only (out of `must`'s reach by Contract 2), an effect
+   the spec leaves open (the case cites reference-choices.md), or an effect
+   under a spec sentence (a gap a `must` case should pin). The figures and
+   the list are reported; nothing is excluded from the kill rates.
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
@@ -57,9 +64,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENT = Path(__file__).resolve().parent / "mutation-equivalent.toml"
+#: One record per mutant killed by a `reference` case: what that case saw.
+WHY_DIR = MUTANTS / ".planmode-mutation" / "why"
 CORE = (
     "pytest_planmode/reference/planmode",
     "pytest_planmode/reference/oplmodes",
@@ -222,6 +233,8 @@ class MutantRunner:
                         reports = runtestprotocol(by_id[test], log=False, nextitem=None)
                         if any(r.failed for r in reports):
                             code = 2 if signalled else 1
+                            if signalled:
+                                write_failure(Path(self.job["why"]), name, by_id[test])
                             break
                 except BaseException:
                     code = 2 if signalled else 1
@@ -265,10 +278,93 @@ class MutantRunner:
         return True
 
 
+class FailureRecorder:
+    """In a fresh process (`-p mutation`, `PLANMODE_MUTATION_WHY` set):
+    records the first failing `reference` case, as the forked child does."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder = folder
+        self.name = name
+        self.done = False
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and not self.done and item.get_closest_marker("planmode_reference") is not None:
+            write_failure(self.folder, self.name, item)
+            self.done = True
+
+
+def write_failure(folder: Path, name: str, item: Any) -> None:
+    """What the `reference` case that killed mutant `name` saw: its id,
+    spec, operation, expectation and the answer (for `why_not_must`)."""
+    record: dict[str, Any] = {"test": item.nodeid}
+    case = getattr(item, "case", None)
+    if case is not None:
+        detail = dict(item.user_properties).get("planmode_failure")
+        record.update(case=case.id, operation=case.operation, spec=case.spec, expected=case.expect)
+        if isinstance(detail, dict):
+            record.update({k: detail[k] for k in ("got", "answer") if k in detail})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(record))
+
+
 def pytest_configure(config: Any) -> None:
     jobs = os.environ.get("PLANMODE_MUTATION_JOB")
     if jobs:
         config.pluginmanager.register(MutantRunner(Path(jobs)), "planmode-mutation-runner")
+    why = os.environ.get("PLANMODE_MUTATION_WHY")
+    if why:
+        recorder = FailureRecorder(Path(why), os.environ["MUTANT_UNDER_TEST"])
+        config.pluginmanager.register(recorder, "planmode-mutation-recorder")
+
+
+# -- why `must` cases missed a mutant a `reference` case killed ------------------------
+
+#: The classes of `why_not_must`, in report order, with what each means.
+WHY = {
+    "explanation": "explanation fields only (out of must's reach by Contract 2)",
+    "choice": "an effect the spec leaves open (a reference choice)",
+    "gap": "an effect under a spec sentence (a gap: a must case should pin it)",
+    "unclassified": "no mismatch to read (a property check, or an answer too large to keep)",
+}
+
+
+def why_not_must(record: dict[str, Any]) -> tuple[str, list[str]]:
+    """Why no `must` case saw a mutant that the `reference` case of
+    `record` (written by `write_failure`) killed, and the mismatching paths.
+
+    - "explanation": the answer fails the case in explanation fields only;
+      with every explanation left out of expectation and answer, nothing
+      differs (`observability.effect_mismatches`), so no `must` case could
+      have seen it.
+    - "choice": an effect differs and the case cites reference-choices.md:
+      the spec leaves that effect open.
+    - "gap": an effect differs (or the answer was an error, or had the wrong
+      shape) and the case cites opl-modes.md or pi-plan-mode-settings.md:
+      the spec states the rule, so a `must` case should pin that effect
+      (or the case's level is wrong).
+    - "unclassified": a property check or an answer kept only as text."""
+    from pytest_planmode.contract import operations
+    from pytest_planmode.harness import judge_output
+    from pytest_planmode.observability import effect_mismatches
+
+    operation = operations().get(record.get("operation", ""))
+    expected = record.get("expected")
+    if operation is None or not isinstance(expected, dict):
+        return "unclassified", []
+    effect_class = "choice" if str(record.get("spec", "")).startswith("reference-choices.md") else "gap"
+    if "answer" in record:
+        return effect_class, [f"output: {str(record['answer']).split(':', 1)[0]} answer"]
+    got = record.get("got")
+    if not isinstance(got, dict):
+        return "unclassified", []
+    shape, problems = judge_output(record["operation"], expected, got)
+    paths = [p.split(": ", 1)[0] for p in [*shape, *problems]]
+    if shape or effect_mismatches(operation.output, expected, got):
+        return effect_class, paths
+    return ("explanation", paths) if problems else ("unclassified", paths)
 
 
 def run_mutants(
@@ -284,6 +380,7 @@ def run_mutants(
                 "durations": stats["duration_by_test"],
                 "jobs": jobs,
                 "out": str(out),
+                "why": str(WHY_DIR),
             }
         )
     )
@@ -319,14 +416,18 @@ def _fresh_pytest(
     name: str, tests: list[str], level: str, budget: float, *, only_reference: bool = False
 ) -> str:
     """Run `tests` in a new pytest process with mutant `name` switched on
-    from the start: "failed", "passed" or "timeout"."""
+    from the start: "failed", "passed" or "timeout". The run of the
+    `reference` cases records the one that fails (`FailureRecorder`)."""
     env = {
         **os.environ,
         "CI": "1",
         "MUTANT_UNDER_TEST": name,
-        "PYTHONPATH": str(MUTANTS),
+        "PYTHONPATH": os.pathsep.join([str(MUTANTS), str(Path(__file__).resolve().parent)]),
     }
     env.pop("PLANMODE_MUTATION_JOB", None)
+    env.pop("PLANMODE_MUTATION_WHY", None)
+    if only_reference:
+        env["PLANMODE_MUTATION_WHY"] = str(WHY_DIR)
     cmd = [
         sys.executable,
         "-m",
@@ -339,7 +440,7 @@ def _fresh_pytest(
         "--planmode-target=reference",
         f"--planmode-level={level}",
         # The `must` cases already passed: the second run needs only the rest.
-        *(["-m", "planmode_reference"] if only_reference else []),
+        *(["-m", "planmode_reference", "-p", "mutation"] if only_reference else []),
         *tests,
     ]
     try:
@@ -468,6 +569,17 @@ def show_diff(name: str) -> str:
     return proc.stdout.strip()
 
 
+def explain_kill(mutant: str) -> tuple[str, str, list[str]]:
+    """`why_not_must` of the record the run left for `mutant`, with the
+    killing case: a mutant killed by running out of time has none."""
+    path = WHY_DIR / f"{mutant}.json"
+    if not path.is_file():
+        return "unclassified", "(ran out of time, no case failed)", []
+    record = json.loads(path.read_text())
+    kind, paths = why_not_must(record)
+    return kind, str(record.get("case") or record.get("test")), paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -507,6 +619,8 @@ def main() -> None:
 
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
+    for old in WHY_DIR.glob("*.json") if WHY_DIR.is_dir() else ():
+        old.unlink()
     every = run_mutants(tested, "all", args.jobs, stats, tmp)
     every.update(run_own_tests(own, args.jobs))
     forked = time.monotonic()
@@ -582,9 +696,14 @@ def main() -> None:
         print(f"  {m}  [{every[m]}]")
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
-    print(f"\nkilled only by reference cases ({len(must_only)}):")
+    why = {m: explain_kill(m) for m in must_only}
+    print(f"\nkilled only by reference cases ({len(must_only)}), and why no must case saw them:")
+    for kind, meaning in WHY.items():
+        count = sum(1 for k, _, _ in why.values() if k == kind)
+        print(f"  {kind:<13} {count:>4}  {pct(count, len(must_only))}  {meaning}")
     for m in must_only:
-        print(f"  {m}")
+        kind, case, paths = why[m]
+        print(f"  {m}  [{kind}] {case}" + (f": {', '.join(paths[:4])}" if paths else ""))
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
     timeouts = sorted(m for m in tested + own if every[m].startswith("timeout"))
@@ -610,7 +729,14 @@ def main() -> None:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"seed": args.seed, "all": every, "must": must, "equivalent": sorted(equivalent)}, indent=1
+                {
+                    "seed": args.seed,
+                    "all": every,
+                    "must": must,
+                    "equivalent": sorted(equivalent),
+                    "why_not_must": {m: {"class": k, "case": c, "paths": p} for m, (k, c, p) in why.items()},
+                },
+                indent=1,
             )
         )
 
