@@ -483,15 +483,29 @@ def run_own_tests(mutants: list[str], jobs: int) -> dict[str, str]:
         return dict(pool.map(one, mutants))
 
 
+#: Methods that run when their class is instantiated.
+CONSTRUCTORS = ("__init__", "__post_init__")
+
+
 def import_time_functions(module: str) -> set[str]:
-    """Top-level functions of `module` that run while it is imported: called
-    from module-level statements (class bodies included, method bodies not),
-    or from such a function, found from the source."""
+    """Functions of `module` that run while it is imported: top-level
+    functions called from module-level statements (class bodies included,
+    method bodies not), or from such a function; and, written
+    `Class.method`, the constructors (`__init__`, `__post_init__`) of the
+    module's classes instantiated there (a dataclass table built at import
+    runs its `__post_init__` then). Found from the source."""
     import ast
 
     path = ROOT / (module.replace(".", "/") + ".py")
     tree = ast.parse(path.read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    constructors = {
+        f"{name}.{part.name}": part
+        for name, node in classes.items()
+        for part in node.body
+        if isinstance(part, ast.FunctionDef) and part.name in CONSTRUCTORS
+    }
 
     def called(nodes: list[ast.stmt]) -> set[str]:
         names: set[str] = set()
@@ -507,15 +521,20 @@ def import_time_functions(module: str) -> set[str]:
                     roots = [part]
                 for root in roots:
                     for node in ast.walk(root):
-                        is_call = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                        if is_call and node.func.id in functions:  # type: ignore[attr-defined]
-                            names.add(node.func.id)  # type: ignore[attr-defined]
+                        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                            continue
+                        if node.func.id in functions:
+                            names.add(node.func.id)
+                        for method in CONSTRUCTORS:
+                            if f"{node.func.id}.{method}" in constructors:
+                                names.add(f"{node.func.id}.{method}")
         return names
 
+    bodies = {**functions, **constructors}
     found = called(tree.body)
     pending = list(found)
     while pending:
-        for name in called(functions[pending.pop()].body):
+        for name in called(bodies[pending.pop()].body):
             if name not in found:
                 found.add(name)
                 pending.append(name)
@@ -523,12 +542,16 @@ def import_time_functions(module: str) -> set[str]:
 
 
 def runs_at_import(mutant: str) -> bool:
-    """The mutated function is a top-level function its module calls while
-    being imported (methods are never counted)."""
+    """The mutated function is one its module calls while being imported: a
+    top-level function, or the constructor of a class instantiated then."""
     function = function_of(mutant)
-    if ".x_" not in function:
+    if ".x_" in function:
+        module, name = function.split(".x_", 1)
+    elif ".xǁ" in function:
+        module, rest = function.split(".xǁ", 1)
+        name = rest.replace("ǁ", ".", 1)
+    else:
         return False
-    module, name = function.split(".x_", 1)
     return name in import_time_functions(module)
 
 

@@ -111,3 +111,17 @@ def test_real_reference_answers_classify_as_expected(bench: ModuleType) -> None:
         if seen == 20:
             break
     assert seen == 20
+
+
+def test_constructors_of_tables_built_at_import_run_at_import(bench: ModuleType) -> None:
+    """A forked child never switches on a mutant that runs while its module
+    is imported; the benchmark rechecks those in a fresh process, and a
+    dataclass table's `__post_init__` is one of them."""
+    module = "pytest_planmode.reference.planmode.program_rules"
+    assert "OptionRule.__post_init__" in bench.import_time_functions(module)
+    assert bench.runs_at_import(f"{module}.xǁOptionRuleǁ__post_init____mutmut_1")
+    assert bench.runs_at_import("pytest_planmode.reference.oplmodes.bash_patterns.x__words__mutmut_1")
+    # A method that runs only when an operation calls it does not.
+    assert not bench.runs_at_import(
+        "pytest_planmode.reference.planmode.settings_store.xǁSettingsStoreǁload__mutmut_3"
+    )
