@@ -69,6 +69,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENT = Path(__file__).resolve().parent / "mutation-equivalent.toml"
+#: How pytest reports a target that cannot start (the plugin's usage error).
+TARGET_FAILED = "ERROR: --planmode-target: reference:"
 #: One record per mutant killed by a `reference` case: what that case saw.
 WHY_DIR = MUTANTS / ".planmode-mutation" / "why"
 CORE = (
@@ -449,6 +451,10 @@ def _fresh_pytest(
         return "timeout"
     if proc.returncode == 5 and only_reference:
         return "passed"  # no `reference` case reaches the module
+    if proc.returncode == 4 and TARGET_FAILED in proc.stdout + proc.stderr:
+        # The mutant breaks the reference before any case runs (its
+        # handshake raises): a run that refuses the target is a kill.
+        return "failed"
     # Exit 5 (nothing collected) or 4 (usage) would be a benchmark bug, not a kill.
     if proc.returncode in (4, 5) or "ERROR collecting" in proc.stdout:
         sys.exit(f"fresh run of {name} could not collect its cases:\n{(proc.stdout + proc.stderr)[-2000:]}")
@@ -592,6 +598,21 @@ def show_diff(name: str) -> str:
     return proc.stdout.strip()
 
 
+def reuse_forked(tested: list[str], tmp: Path) -> dict[str, str]:
+    """The forked run's outcomes of the last run (`--reuse-forked`); every
+    mutant of this draw must be in it."""
+    out = tmp / "out-all.json"
+    if not out.is_file():
+        sys.exit(f"--reuse-forked: {out} does not exist; run without it first")
+    earlier = json.loads(out.read_text())
+    missing = [m for m in tested if m not in earlier]
+    if missing:
+        sys.exit(
+            f"--reuse-forked: the last run did not run {len(missing)} mutant(s) of this draw, e.g. {missing[0]}"
+        )
+    return {m: earlier[m] for m in tested}
+
+
 def explain_kill(mutant: str) -> tuple[str, str, list[str]]:
     """`why_not_must` of the record the run left for `mutant`, with the
     killing case: a mutant killed by running out of time has none."""
@@ -616,6 +637,12 @@ def main() -> None:
     parser.add_argument("--diffs", action="store_true", help="print each survivor's diff")
     parser.add_argument("--no-prepare", action="store_true", help="reuse mutants/ as it is")
     parser.add_argument(
+        "--reuse-forked",
+        action="store_true",
+        help="take the forked run's outcomes (and its why-records) from the last run of the same"
+        " draw in mutants/ instead of running them again; implies --no-prepare",
+    )
+    parser.add_argument(
         "--module",
         action="append",
         default=[],
@@ -626,7 +653,7 @@ def main() -> None:
     args = parser.parse_args()
 
     began = time.monotonic()
-    if not args.no_prepare:
+    if not (args.no_prepare or args.reuse_forked):
         prepare()
     prepared = time.monotonic()
     per_module = all_mutants()
@@ -642,9 +669,12 @@ def main() -> None:
 
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
-    for old in WHY_DIR.glob("*.json") if WHY_DIR.is_dir() else ():
-        old.unlink()
-    every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    if args.reuse_forked:
+        every = reuse_forked(tested, tmp)
+    else:
+        for old in WHY_DIR.glob("*.json") if WHY_DIR.is_dir() else ():
+            old.unlink()
+        every = run_mutants(tested, "all", args.jobs, stats, tmp)
     every.update(run_own_tests(own, args.jobs))
     forked = time.monotonic()
     every.update(
