@@ -34,6 +34,13 @@ How strong is the suite? Every mutant of the reference core
    conformance case (`OWN_TESTS`: the real agent directory, the bashlex
    cross-check); their mutants run against the project's own tests of them
    and are reported apart, outside the conformance totals.
+6. A mutant killed by a `reference` case but by no `must` case is
+   explained: the killing case's answer is kept, and `why_not_must` reads
+   its mismatches with the field classes (`pytest_planmode.observability`):
+   explanation fields only (out of `must`'s reach by Contract 2), an effect
+   the spec leaves open (the case cites reference-choices.md), or an effect
+   under a spec sentence (a gap a `must` case should pin). The figures and
+   the list are reported; nothing is excluded from the kill rates.
 
 The sample is seeded and spread over every module: each module gets its
 share of N in proportion to its mutants, at least `--min-per-module`.
@@ -57,9 +64,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 EQUIVALENT = Path(__file__).resolve().parent / "mutation-equivalent.toml"
+#: How pytest reports a target that cannot start (the plugin's usage error).
+TARGET_FAILED = "ERROR: --planmode-target: reference:"
+#: One record per mutant killed by a `reference` case: what that case saw.
+WHY_DIR = MUTANTS / ".planmode-mutation" / "why"
 CORE = (
     "pytest_planmode/reference/planmode",
     "pytest_planmode/reference/oplmodes",
@@ -222,6 +235,8 @@ class MutantRunner:
                         reports = runtestprotocol(by_id[test], log=False, nextitem=None)
                         if any(r.failed for r in reports):
                             code = 2 if signalled else 1
+                            if signalled:
+                                write_failure(Path(self.job["why"]), name, by_id[test])
                             break
                 except BaseException:
                     code = 2 if signalled else 1
@@ -265,10 +280,93 @@ class MutantRunner:
         return True
 
 
+class FailureRecorder:
+    """In a fresh process (`-p mutation`, `PLANMODE_MUTATION_WHY` set):
+    records the first failing `reference` case, as the forked child does."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder = folder
+        self.name = name
+        self.done = False
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed and not self.done and item.get_closest_marker("planmode_reference") is not None:
+            write_failure(self.folder, self.name, item)
+            self.done = True
+
+
+def write_failure(folder: Path, name: str, item: Any) -> None:
+    """What the `reference` case that killed mutant `name` saw: its id,
+    spec, operation, expectation and the answer (for `why_not_must`)."""
+    record: dict[str, Any] = {"test": item.nodeid}
+    case = getattr(item, "case", None)
+    if case is not None:
+        detail = dict(item.user_properties).get("planmode_failure")
+        record.update(case=case.id, operation=case.operation, spec=case.spec, expected=case.expect)
+        if isinstance(detail, dict):
+            record.update({k: detail[k] for k in ("got", "answer") if k in detail})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(record))
+
+
 def pytest_configure(config: Any) -> None:
     jobs = os.environ.get("PLANMODE_MUTATION_JOB")
     if jobs:
         config.pluginmanager.register(MutantRunner(Path(jobs)), "planmode-mutation-runner")
+    why = os.environ.get("PLANMODE_MUTATION_WHY")
+    if why:
+        recorder = FailureRecorder(Path(why), os.environ["MUTANT_UNDER_TEST"])
+        config.pluginmanager.register(recorder, "planmode-mutation-recorder")
+
+
+# -- why `must` cases missed a mutant a `reference` case killed ------------------------
+
+#: The classes of `why_not_must`, in report order, with what each means.
+WHY = {
+    "explanation": "explanation fields only (out of must's reach by Contract 2)",
+    "choice": "an effect the spec leaves open (a reference choice)",
+    "gap": "an effect under a spec sentence (a gap: a must case should pin it)",
+    "unclassified": "no mismatch to read (a property check, or an answer too large to keep)",
+}
+
+
+def why_not_must(record: dict[str, Any]) -> tuple[str, list[str]]:
+    """Why no `must` case saw a mutant that the `reference` case of
+    `record` (written by `write_failure`) killed, and the mismatching paths.
+
+    - "explanation": the answer fails the case in explanation fields only;
+      with every explanation left out of expectation and answer, nothing
+      differs (`observability.effect_mismatches`), so no `must` case could
+      have seen it.
+    - "choice": an effect differs and the case cites reference-choices.md:
+      the spec leaves that effect open.
+    - "gap": an effect differs (or the answer was an error, or had the wrong
+      shape) and the case cites opl-modes.md or pi-plan-mode-settings.md:
+      the spec states the rule, so a `must` case should pin that effect
+      (or the case's level is wrong).
+    - "unclassified": a property check or an answer kept only as text."""
+    from pytest_planmode.contract import operations
+    from pytest_planmode.harness import judge_output
+    from pytest_planmode.observability import effect_mismatches
+
+    operation = operations().get(record.get("operation", ""))
+    expected = record.get("expected")
+    if operation is None or not isinstance(expected, dict):
+        return "unclassified", []
+    effect_class = "choice" if str(record.get("spec", "")).startswith("reference-choices.md") else "gap"
+    if "answer" in record:
+        return effect_class, [f"output: {str(record['answer']).split(':', 1)[0]} answer"]
+    got = record.get("got")
+    if not isinstance(got, dict):
+        return "unclassified", []
+    shape, problems = judge_output(record["operation"], expected, got)
+    paths = [p.split(": ", 1)[0] for p in [*shape, *problems]]
+    if shape or effect_mismatches(operation.output, expected, got):
+        return effect_class, paths
+    return ("explanation", paths) if problems else ("unclassified", paths)
 
 
 def run_mutants(
@@ -284,6 +382,7 @@ def run_mutants(
                 "durations": stats["duration_by_test"],
                 "jobs": jobs,
                 "out": str(out),
+                "why": str(WHY_DIR),
             }
         )
     )
@@ -319,14 +418,18 @@ def _fresh_pytest(
     name: str, tests: list[str], level: str, budget: float, *, only_reference: bool = False
 ) -> str:
     """Run `tests` in a new pytest process with mutant `name` switched on
-    from the start: "failed", "passed" or "timeout"."""
+    from the start: "failed", "passed" or "timeout". The run of the
+    `reference` cases records the one that fails (`FailureRecorder`)."""
     env = {
         **os.environ,
         "CI": "1",
         "MUTANT_UNDER_TEST": name,
-        "PYTHONPATH": str(MUTANTS),
+        "PYTHONPATH": os.pathsep.join([str(MUTANTS), str(Path(__file__).resolve().parent)]),
     }
     env.pop("PLANMODE_MUTATION_JOB", None)
+    env.pop("PLANMODE_MUTATION_WHY", None)
+    if only_reference:
+        env["PLANMODE_MUTATION_WHY"] = str(WHY_DIR)
     cmd = [
         sys.executable,
         "-m",
@@ -339,7 +442,7 @@ def _fresh_pytest(
         "--planmode-target=reference",
         f"--planmode-level={level}",
         # The `must` cases already passed: the second run needs only the rest.
-        *(["-m", "planmode_reference"] if only_reference else []),
+        *(["-m", "planmode_reference", "-p", "mutation"] if only_reference else []),
         *tests,
     ]
     try:
@@ -348,6 +451,10 @@ def _fresh_pytest(
         return "timeout"
     if proc.returncode == 5 and only_reference:
         return "passed"  # no `reference` case reaches the module
+    if proc.returncode == 4 and TARGET_FAILED in proc.stdout + proc.stderr:
+        # The mutant breaks the reference before any case runs (its
+        # handshake raises): a run that refuses the target is a kill.
+        return "failed"
     # Exit 5 (nothing collected) or 4 (usage) would be a benchmark bug, not a kill.
     if proc.returncode in (4, 5) or "ERROR collecting" in proc.stdout:
         sys.exit(f"fresh run of {name} could not collect its cases:\n{(proc.stdout + proc.stderr)[-2000:]}")
@@ -382,15 +489,29 @@ def run_own_tests(mutants: list[str], jobs: int) -> dict[str, str]:
         return dict(pool.map(one, mutants))
 
 
+#: Methods that run when their class is instantiated.
+CONSTRUCTORS = ("__init__", "__post_init__")
+
+
 def import_time_functions(module: str) -> set[str]:
-    """Top-level functions of `module` that run while it is imported: called
-    from module-level statements (class bodies included, method bodies not),
-    or from such a function, found from the source."""
+    """Functions of `module` that run while it is imported: top-level
+    functions called from module-level statements (class bodies included,
+    method bodies not), or from such a function; and, written
+    `Class.method`, the constructors (`__init__`, `__post_init__`) of the
+    module's classes instantiated there (a dataclass table built at import
+    runs its `__post_init__` then). Found from the source."""
     import ast
 
     path = ROOT / (module.replace(".", "/") + ".py")
     tree = ast.parse(path.read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    constructors = {
+        f"{name}.{part.name}": part
+        for name, node in classes.items()
+        for part in node.body
+        if isinstance(part, ast.FunctionDef) and part.name in CONSTRUCTORS
+    }
 
     def called(nodes: list[ast.stmt]) -> set[str]:
         names: set[str] = set()
@@ -406,15 +527,20 @@ def import_time_functions(module: str) -> set[str]:
                     roots = [part]
                 for root in roots:
                     for node in ast.walk(root):
-                        is_call = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                        if is_call and node.func.id in functions:  # type: ignore[attr-defined]
-                            names.add(node.func.id)  # type: ignore[attr-defined]
+                        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                            continue
+                        if node.func.id in functions:
+                            names.add(node.func.id)
+                        for method in CONSTRUCTORS:
+                            if f"{node.func.id}.{method}" in constructors:
+                                names.add(f"{node.func.id}.{method}")
         return names
 
+    bodies = {**functions, **constructors}
     found = called(tree.body)
     pending = list(found)
     while pending:
-        for name in called(functions[pending.pop()].body):
+        for name in called(bodies[pending.pop()].body):
             if name not in found:
                 found.add(name)
                 pending.append(name)
@@ -422,12 +548,16 @@ def import_time_functions(module: str) -> set[str]:
 
 
 def runs_at_import(mutant: str) -> bool:
-    """The mutated function is a top-level function its module calls while
-    being imported (methods are never counted)."""
+    """The mutated function is one its module calls while being imported: a
+    top-level function, or the constructor of a class instantiated then."""
     function = function_of(mutant)
-    if ".x_" not in function:
+    if ".x_" in function:
+        module, name = function.split(".x_", 1)
+    elif ".xǁ" in function:
+        module, rest = function.split(".xǁ", 1)
+        name = rest.replace("ǁ", ".", 1)
+    else:
         return False
-    module, name = function.split(".x_", 1)
     return name in import_time_functions(module)
 
 
@@ -468,6 +598,32 @@ def show_diff(name: str) -> str:
     return proc.stdout.strip()
 
 
+def reuse_forked(tested: list[str], tmp: Path) -> dict[str, str]:
+    """The forked run's outcomes of the last run (`--reuse-forked`); every
+    mutant of this draw must be in it."""
+    out = tmp / "out-all.json"
+    if not out.is_file():
+        sys.exit(f"--reuse-forked: {out} does not exist; run without it first")
+    earlier = json.loads(out.read_text())
+    missing = [m for m in tested if m not in earlier]
+    if missing:
+        sys.exit(
+            f"--reuse-forked: the last run did not run {len(missing)} mutant(s) of this draw, e.g. {missing[0]}"
+        )
+    return {m: earlier[m] for m in tested}
+
+
+def explain_kill(mutant: str) -> tuple[str, str, list[str]]:
+    """`why_not_must` of the record the run left for `mutant`, with the
+    killing case: a mutant killed by running out of time has none."""
+    path = WHY_DIR / f"{mutant}.json"
+    if not path.is_file():
+        return "unclassified", "(ran out of time, no case failed)", []
+    record = json.loads(path.read_text())
+    kind, paths = why_not_must(record)
+    return kind, str(record.get("case") or record.get("test")), paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -481,6 +637,12 @@ def main() -> None:
     parser.add_argument("--diffs", action="store_true", help="print each survivor's diff")
     parser.add_argument("--no-prepare", action="store_true", help="reuse mutants/ as it is")
     parser.add_argument(
+        "--reuse-forked",
+        action="store_true",
+        help="take the forked run's outcomes (and its why-records) from the last run of the same"
+        " draw in mutants/ instead of running them again; implies --no-prepare",
+    )
+    parser.add_argument(
         "--module",
         action="append",
         default=[],
@@ -491,7 +653,7 @@ def main() -> None:
     args = parser.parse_args()
 
     began = time.monotonic()
-    if not args.no_prepare:
+    if not (args.no_prepare or args.reuse_forked):
         prepare()
     prepared = time.monotonic()
     per_module = all_mutants()
@@ -507,7 +669,12 @@ def main() -> None:
 
     tmp = MUTANTS / ".planmode-mutation"
     tmp.mkdir(exist_ok=True)
-    every = run_mutants(tested, "all", args.jobs, stats, tmp)
+    if args.reuse_forked:
+        every = reuse_forked(tested, tmp)
+    else:
+        for old in WHY_DIR.glob("*.json") if WHY_DIR.is_dir() else ():
+            old.unlink()
+        every = run_mutants(tested, "all", args.jobs, stats, tmp)
     every.update(run_own_tests(own, args.jobs))
     forked = time.monotonic()
     every.update(
@@ -582,9 +749,14 @@ def main() -> None:
         print(f"  {m}  [{every[m]}]")
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
-    print(f"\nkilled only by reference cases ({len(must_only)}):")
+    why = {m: explain_kill(m) for m in must_only}
+    print(f"\nkilled only by reference cases ({len(must_only)}), and why no must case saw them:")
+    for kind, meaning in WHY.items():
+        count = sum(1 for k, _, _ in why.values() if k == kind)
+        print(f"  {kind:<13} {count:>4}  {pct(count, len(must_only))}  {meaning}")
     for m in must_only:
-        print(f"  {m}")
+        kind, case, paths = why[m]
+        print(f"  {m}  [{kind}] {case}" + (f": {', '.join(paths[:4])}" if paths else ""))
         if args.diffs:
             print("    " + show_diff(m).replace("\n", "\n    "))
     timeouts = sorted(m for m in tested + own if every[m].startswith("timeout"))
@@ -610,7 +782,14 @@ def main() -> None:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"seed": args.seed, "all": every, "must": must, "equivalent": sorted(equivalent)}, indent=1
+                {
+                    "seed": args.seed,
+                    "all": every,
+                    "must": must,
+                    "equivalent": sorted(equivalent),
+                    "why_not_must": {m: {"class": k, "case": c, "paths": p} for m, (k, c, p) in why.items()},
+                },
+                indent=1,
             )
         )
 

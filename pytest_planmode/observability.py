@@ -2,7 +2,7 @@
 output field (`contract.base.effect` / `explanation`), followed through
 nested models, lists, maps and unions.
 
-Three questions are answered here, all by walking an output model beside a
+Four questions are answered here, all by walking an output model beside a
 JSON value:
 
 - :func:`explanation_pins`: which explanation fields does a case's
@@ -10,6 +10,8 @@ JSON value:
   only skips a case that pins one.)
 - :func:`effects_only`: an answer with every explanation field left out.
 - :func:`missing_effects`: which effect fields does an answer lack?
+- :func:`effect_mismatches`: does an answer that fails a case still fail
+  it with every explanation field left out?
 
 Paths are written as in mismatch messages: `verdicts[].reason`,
 `modes.review.toolsSource`.
@@ -26,7 +28,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from pytest_planmode.contract.base import FieldClass, field_class
-from pytest_planmode.matching import UNORDERED
+from pytest_planmode.matching import UNORDERED, mismatches
 
 
 def _alternatives(annotation: Any) -> list[Any]:
@@ -135,6 +137,9 @@ def explanation_pins(output: type[BaseModel], expect: dict[str, Any]) -> list[st
 def _strip(shape: Shape, value: Any) -> Any:
     if isinstance(value, list) and shape.items is not None:
         return [_strip(shape.items, item) for item in value]
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get(UNORDERED), list) and shape.items:
+        # An expected set (`{"$unordered": [...]}`) is stripped item by item.
+        return {UNORDERED: [_strip(shape.items, item) for item in value[UNORDERED]]}
     if isinstance(value, dict) and shape.models:
         candidates = _candidates(shape.models, value)
         out: dict[str, Any] = {}
@@ -156,6 +161,14 @@ def effects_only(output: type[BaseModel], answer: dict[str, Any]) -> dict[str, A
     stripped = _strip(Shape(models=(output,)), answer)
     assert isinstance(stripped, dict)
     return stripped
+
+
+def effect_mismatches(output: type[BaseModel], expect: dict[str, Any], answer: dict[str, Any]) -> list[str]:
+    """The mismatches of `answer` against a case's `expect` that remain
+    when every explanation field is left out of both: what a case limited
+    to effects would still see. Empty while `mismatches(expect, answer)` is
+    not: the answer differs in explanation fields only."""
+    return mismatches(effects_only(output, expect), effects_only(output, answer))
 
 
 def _walk_missing(shape: Shape, value: Any, path: str) -> Iterator[str]:
