@@ -277,6 +277,11 @@ class _Run:
         if before is None:
             self.notice("not-applicable", "no Implement handoff is pending")
             return
+        if not event.sent:
+            # The prompt was never handed to Pi: no kickoff was sent.
+            kickoffs = [i for i, entry in enumerate(self.trace) if entry.get("type") == "kickoff"]
+            if kickoffs:
+                del self.trace[kickoffs[-1]]
         current = self.state
         self.state = replace(
             before,

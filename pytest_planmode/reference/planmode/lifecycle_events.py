@@ -83,6 +83,9 @@ class SettingsSave:
 @dataclass(frozen=True)
 class HandoffFailed:
     at: int = 0
+    #: The kickoff prompt was handed to Pi before the delivery failed (a
+    #: session replacement that fails comes before the prompt is sent).
+    sent: bool = True
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,10 @@ class _Replay:
         failed = self.failing & calls
         self.failing -= failed
         action = ev.Implement(at, how=how, thinking=thinking, session=session)
-        return [action, ev.HandoffFailed(at)] if failed else [action]
+        if not failed:
+            return [action]
+        # A failed session replacement comes before the kickoff is sent.
+        return [action, ev.HandoffFailed(at, sent="newSession" not in failed)]
 
 
 def _command(e: host.Command, r: _Replay) -> list[ev.LifecycleEvent]:
