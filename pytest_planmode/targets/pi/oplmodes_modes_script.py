@@ -23,8 +23,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes as contract
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -45,6 +43,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     calls,
+    parse_input,
     step_trace,
 )
 
@@ -57,10 +56,8 @@ _MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ModesScriptInput:
-    try:
-        return contract.ModesScriptInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+    case: contract.ModesScriptInput = parse_input(OPERATION, contract.ModesScriptInput, payload)
+    return case
 
 
 def _version(text: str) -> tuple[int, ...]:

@@ -25,8 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from pytest_planmode.contract import oplmodes_tools as contract
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
@@ -48,6 +46,7 @@ from pytest_planmode.targets.pi.translation import (
     HostRun,
     Translation,
     Unsupported,
+    parse_input,
     step_trace,
 )
 
@@ -59,11 +58,7 @@ READ_ONLY = ("chat", "plan")
 OWN_TOOLS = (PLAN_COMPLETE, LOAD_TOOLS)
 
 
-def parse(operation: str, model: type[BaseModel], payload: Mapping[str, Any]) -> Any:
-    try:
-        return model.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {operation} input: {exc.errors()[0]['msg']}") from None
+parse = parse_input
 
 
 def canonical(mode: str) -> str:

@@ -24,8 +24,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import planmode_lifecycle as contract
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_plans as plans
@@ -34,6 +32,7 @@ from pytest_planmode.targets.pi.translation import (
     HostRun,
     Translation,
     Unsupported,
+    parse_input,
     step_trace,
 )
 
@@ -43,10 +42,8 @@ GUARANTEED = ("clear-after-first-run", "keep")
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ExportRunInput:
-    try:
-        return contract.ExportRunInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} request: {exc.errors()[0]['msg']}") from None
+    case: contract.ExportRunInput = parse_input(OPERATION, contract.ExportRunInput, payload)
+    return case
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:

@@ -31,8 +31,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_lifecycle as contract
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -44,6 +42,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     calls,
+    parse_input,
     step_trace,
 )
 
@@ -56,10 +55,8 @@ _KEEP_OPEN = (host.UiAnswer, host.ApiFail, host.ClockAdvance)
 
 
 def parse(payload: Mapping[str, Any]) -> contract.LifecycleRunInput:
-    try:
-        return contract.LifecycleRunInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+    case: contract.LifecycleRunInput = parse_input(OPERATION, contract.LifecycleRunInput, payload)
+    return case
 
 
 def is_export(event: Any, menu: str | None) -> bool:

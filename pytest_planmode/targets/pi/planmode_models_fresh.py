@@ -31,8 +31,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import planmode_models as contract
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_models as models
@@ -43,6 +41,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     calls,
+    parse_input,
 )
 
 OPERATION = "planmode.models.fresh"
@@ -51,10 +50,7 @@ _THINKING = re.compile(r"thinking\W+(" + "|".join(reversed(_LEVELS)) + r")\b", r
 
 
 def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
-    try:
-        case = contract.FreshInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} input: {exc.errors()[0]['msg']}") from None
+    case: contract.FreshInput = parse_input(OPERATION, contract.FreshInput, payload)
     if case.pick is not None or case.pick_thinking is not None:
         raise Unsupported(
             "pick / pickThinking choose in the fresh screen's model and thinking rows, whose row "

@@ -25,8 +25,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models as contract
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -37,16 +35,15 @@ from pytest_planmode.targets.pi.translation import (
     ScriptBuilder,
     Translation,
     Unsupported,
+    parse_input,
 )
 
 OPERATION = "planmode.models.session"
 
 
 def parse(payload: Mapping[str, Any]) -> contract.SessionScriptInput:
-    try:
-        return contract.SessionScriptInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+    case: contract.SessionScriptInput = parse_input(OPERATION, contract.SessionScriptInput, payload)
+    return case
 
 
 class Plan:

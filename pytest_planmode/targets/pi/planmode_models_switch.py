@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models as contract
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -34,18 +32,16 @@ from pytest_planmode.targets.pi.translation import (
     HostRun,
     ScriptBuilder,
     Translation,
-    Unsupported,
     calls,
+    parse_input,
 )
 
 OPERATION = "planmode.models.switch"
 
 
 def parse(payload: Mapping[str, Any]) -> contract.SwitchInput:
-    try:
-        return contract.SwitchInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} input: {exc.errors()[0]['msg']}") from None
+    case: contract.SwitchInput = parse_input(OPERATION, contract.SwitchInput, payload)
+    return case
 
 
 def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:

@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.hosts.pi.client import Sandbox
@@ -31,6 +29,7 @@ from pytest_planmode.targets.pi.translation import (
     ScriptBuilder,
     Translation,
     Unsupported,
+    parse_input,
 )
 
 OPERATION = "planmode.tools.authorize"
@@ -50,10 +49,8 @@ _SOURCES = {
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ToolsAuthorizeInput:
-    try:
-        return contract.ToolsAuthorizeInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} script: {exc.errors()[0]['msg']}") from None
+    case: contract.ToolsAuthorizeInput = parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
+    return case
 
 
 def host_tool(tool: contract.ToolEntry) -> dict[str, Any]:

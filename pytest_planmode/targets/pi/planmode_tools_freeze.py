@@ -49,6 +49,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     calls,
+    parse_input,
     step_trace,
 )
 
@@ -64,10 +65,8 @@ PROBE_COMMANDS = {"bash": "ls", "powershell": "Get-ChildItem"}
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ToolsFreezeInput:
-    try:
-        return contract.ToolsFreezeInput.model_validate(dict(payload))
-    except ValidationError as exc:
-        raise Unsupported(f"the case input is not a {OPERATION} input: {exc.errors()[0]['msg']}") from None
+    case: contract.ToolsFreezeInput = parse_input(OPERATION, contract.ToolsFreezeInput, payload)
+    return case
 
 
 def explicit_names(settings: Mapping[str, Any]) -> list[str] | None:

@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from pytest_planmode.hosts.pi.client import Sandbox
 
 #: A command only opl-modes registers (opl-modes.md § Commands, flags, and
@@ -16,6 +18,15 @@ OPL_COMMANDS = frozenset({"mode"})
 class Unsupported(Exception):
     """This case (or operation) cannot be expressed as a host script; the
     message says why."""
+
+
+def parse_input(operation: str, model: type[BaseModel], payload: Mapping[str, Any]) -> Any:
+    """The case input as the operation's input model; Unsupported (naming
+    the first problem) when it is not one."""
+    try:
+        return model.model_validate(dict(payload))
+    except ValidationError as exc:
+        raise Unsupported(f"the case input is not a {operation} input: {exc.errors()[0]['msg']}") from None
 
 
 class ExtensionError(Exception):
