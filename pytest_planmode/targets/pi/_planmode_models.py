@@ -81,6 +81,23 @@ def behaviour(b: contract.ModelBehaviour | None) -> dict[str, Any]:
     }
 
 
+def opening_steps(case: contract.SwitchInput | contract.FreshInput) -> list[dict[str, Any]]:
+    """Pi's registry for the case, an empty settings document (the case's
+    settings are written once the trigger's state is reached) and the start
+    of the session at the case's thinking level."""
+    return [
+        registry_step(
+            current=case.current_model,
+            scoped=case.scoped_models,
+            available=case.available_models,
+            models=case.models,
+            settings=[case.settings],
+        ),
+        {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": "{}"},
+        {"do": "start", "thinkingLevel": case.thinking_level},
+    ]
+
+
 def registry_step(
     *,
     current: str,

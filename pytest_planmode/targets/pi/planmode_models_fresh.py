@@ -64,15 +64,7 @@ def build(case: contract.FreshInput) -> tuple[ScriptBuilder, int, int, int]:
     of the state step just before Start, and of Start."""
     b = ScriptBuilder()
     b.add(
-        models.registry_step(
-            current=case.current_model,
-            scoped=case.scoped_models,
-            available=case.available_models,
-            models=case.models,
-            settings=[case.settings],
-        ),
-        {"do": "write_file", "root": "agent", "path": models.SETTINGS_FILE, "content": "{}"},
-        {"do": "start", "thinkingLevel": case.thinking_level},
+        *models.opening_steps(case),
         {"do": "command", "name": "plan", "args": "start"},
         *models.ready_steps(),
     )

@@ -49,15 +49,7 @@ def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
     trigger, how = contract.TRIGGERS[contract.trigger_key(case.trigger)]
     builder = ScriptBuilder()
     builder.add(
-        models.registry_step(
-            current=case.current_model,
-            scoped=case.scoped_models,
-            available=case.available_models,
-            models=case.models,
-            settings=[case.settings],
-        ),
-        {"do": "write_file", "root": "agent", "path": models.SETTINGS_FILE, "content": "{}"},
-        {"do": "start", "thinkingLevel": case.thinking_level},
+        *models.opening_steps(case),
     )
     settings = [
         {
