@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
+from pytest_planmode.matching import mismatches
+from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi_target import PiTarget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,3 +42,21 @@ def planted(
     assert count == 1, f"{module}: the text to replace occurs {count} times, not once: {old!r}"
     path.write_text(text.replace(old, new), encoding="utf-8")
     return tmp / example.name
+
+
+@cache
+def _suite() -> dict[str, Case]:
+    return {c.id: c for c in load_suite()}
+
+
+def case(case_id: str) -> Case:
+    """The suite's case with this id."""
+    return _suite()[case_id]
+
+
+def problems(target: PiTarget, case_id: str) -> list[str]:
+    """What the target's answer to the case gets wrong (empty: it passes)."""
+    c = case(case_id)
+    outcome = target.request(c.operation, c.input)
+    assert outcome.kind == "output", outcome.message
+    return mismatches(c.expect, outcome.output)

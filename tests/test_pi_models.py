@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import planted, running
+from pi_examples import case, planted, problems, running
 
-from pytest_planmode.matching import mismatches
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi_target import PiTarget
 
@@ -75,17 +74,6 @@ def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
 @functools.cache
 def _suite() -> dict[str, Case]:
     return {c.id: c for c in load_suite()}
-
-
-def case(case_id: str) -> Case:
-    return _suite()[case_id]
-
-
-def problems(target: PiTarget, case_id: str) -> list[str]:
-    c = case(case_id)
-    outcome = target.request(c.operation, c.input)
-    assert outcome.kind == "output", outcome.message
-    return mismatches(c.expect, outcome.output)
 
 
 @pytest.mark.parametrize(

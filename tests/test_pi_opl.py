@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pi_examples import case, problems, running
 
-from pytest_planmode.matching import mismatches
-from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi import UNSUPPORTED
 from pytest_planmode.targets.pi_target import PiTarget
 
@@ -22,30 +21,10 @@ EXAMPLE = ROOT / "examples" / "pi-extension-opl" / "index.mjs"
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
 
-_CASES = {c.id: c for c in load_suite()}
-
-
-def case(case_id: str) -> Case:
-    return _CASES[case_id]
-
-
-def _target(entry: Path) -> Iterator[PiTarget]:
-    target = PiTarget(str(entry))
-    target.handshake()
-    yield target
-    target.close()
-
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[PiTarget]:
-    yield from _target(EXAMPLE)
-
-
-def problems(target: PiTarget, case_id: str) -> list[str]:
-    c = case(case_id)
-    outcome = target.request(c.operation, c.input)
-    assert outcome.kind == "output", outcome.message
-    return mismatches(c.expect, outcome.output)
+    yield from running(EXAMPLE)
 
 
 PASSING = [
@@ -141,7 +120,7 @@ def mutant(
     assert source.count(old) == 1, old
     path = tmp_path_factory.mktemp("mutant") / "index.mjs"
     path.write_text(source.replace(old, new), encoding="utf-8")
-    for target in _target(path):
+    for target in running(path):
         yield target, failing
 
 
@@ -161,7 +140,7 @@ def test_the_resume_check_is_what_drops_traversal(tmp_path: Path, example: PiTar
     path.write_text(source.replace(old, "if (false)"), encoding="utf-8")
     case_id = "oplmodes.plans.resume.dotdot-inside-name-dropped"
     assert problems(example, case_id) == []
-    for target in _target(path):
+    for target in running(path):
         assert any("accepted" in line for line in problems(target, case_id))
 
 

@@ -10,10 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import planted, running
+from pi_examples import case, planted, problems, running
 
-from pytest_planmode.matching import mismatches
-from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi_target import PiTarget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,18 +38,6 @@ def reresolving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     frozen = "if (!state.enabled || Array.isArray(state.allowlist)) return undefined;"
     mutant = planted(tmp_path_factory.mktemp("mutant"), frozen, "if (!state.enabled) return undefined;")
     yield from running(mutant)
-
-
-def case(case_id: str) -> Case:
-    (found,) = [c for c in load_suite() if c.id == case_id]
-    return found
-
-
-def problems(target: PiTarget, case_id: str) -> list[str]:
-    c = case(case_id)
-    outcome = target.request(c.operation, c.input)
-    assert outcome.kind == "output", outcome.message
-    return mismatches(c.expect, outcome.output)
 
 
 FREEZE = "planmode.tools.authorize.host.freeze."

@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import planted, running
+from pi_examples import case, planted, problems, running
 
 from pytest_planmode.contract import operations
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.harness import judge_output
-from pytest_planmode.matching import mismatches
 from pytest_planmode.observability import explanation_pins
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi import UNSUPPORTED
@@ -64,18 +63,6 @@ MUTANTS = {
 
 def cases(operation: str) -> list[Case]:
     return [c for c in load_suite() if c.operation == operation]
-
-
-def case(case_id: str) -> Case:
-    (found,) = [c for c in load_suite() if c.id == case_id]
-    return found
-
-
-def problems(target: PiTarget, case_id: str) -> list[str]:
-    c = case(case_id)
-    outcome = target.request(c.operation, c.input)
-    assert outcome.kind == "output", outcome.message
-    return mismatches(c.expect, outcome.output)
 
 
 @pytest.fixture(scope="module")
