@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.contract import planmode_models as contract
-from pytest_planmode.targets.pi.translation import ScriptBuilder
+from pytest_planmode.targets.pi.translation import ScriptBuilder, answer_index
 
 SETTINGS_FILE = "pi-plan-mode.json"
 AUTH_BUDGET_MS = contract.AUTH_BUDGET_MS
@@ -239,19 +239,8 @@ def read(
             out.auth_attempts += 1
             add(t, i, {"type": f"{kind}.start", "model": name, "outcome": None})
             done.append(t)
-            j = next(
-                (
-                    j
-                    for j in range(i + 1, len(trace))
-                    if j not in answered
-                    and trace[j].get("answer") == "modelRegistry.getApiKeyAndHeaders"
-                    and trace[j].get("model") == name
-                ),
-                None,
-            )
+            j = answer_index(trace, i, "modelRegistry.getApiKeyAndHeaders", name, answered)
             k = next((k for k in range(i + 1, len(trace)) if _acts(trace[k])), None)
-            if j is not None:
-                answered.add(j)
             outcome = trace[j].get("outcome") if j is not None else None
             if j is not None and (k is None or j < k):
                 tj = int(trace[j]["t"])
@@ -273,20 +262,10 @@ def read(
             kind = "restore" if accepted and name == before else "change"
             add(t, i, {"type": f"{kind}.start", "model": name, "outcome": None})
             done.append(t)
-            j = next(
-                (
-                    j
-                    for j in range(i + 1, len(trace))
-                    if j not in answered
-                    and trace[j].get("answer") == "pi.setModel"
-                    and trace[j].get("model") == name
-                ),
-                None,
-            )
+            j = answer_index(trace, i, "pi.setModel", name, answered)
             if j is None:
                 hung = True
                 continue
-            answered.add(j)
             settled = trace[j]
             result = "threw" if "threw" in settled else "accepted" if settled.get("value") else "refused"
             tj = int(settled["t"])

@@ -40,7 +40,13 @@ from pytest_planmode.targets.pi._oplmodes import (
     shared_state,
 )
 from pytest_planmode.targets.pi.oplmodes_tools_active import parse
-from pytest_planmode.targets.pi.translation import HostRun, ScriptBuilder, Translation, Unsupported
+from pytest_planmode.targets.pi.translation import (
+    HostRun,
+    ScriptBuilder,
+    Translation,
+    Unsupported,
+    answer_index,
+)
 
 OPERATION = "oplmodes.models.script"
 
@@ -123,15 +129,17 @@ def _model(value: Any) -> str | None:
 def _changes(run: HostRun) -> list[dict[str, Any]]:
     """Each `pi.setModel` call with the instant Pi's answer to it came
     (`answer` entries, one per settled call, in the order they settled;
-    a call's answer is the first one for its model not taken yet)."""
-    answers = [e for e in run.trace if e.get("answer") == "pi.setModel"]
+    a call's answer is the first one for its model after it not taken yet)."""
+    taken: set[int] = set()
     changes = []
-    for call in (e for e in run.trace if e.get("call") == "pi.setModel"):
+    for i, call in enumerate(run.trace):
+        if call.get("call") != "pi.setModel":
+            continue
         target = _model((call.get("args") or [None])[0])
-        done = next((a for a in answers if a.get("model") == target and a["t"] >= call.get("t", 0)), None)
-        if done is None:
+        j = answer_index(run.trace, i, "pi.setModel", target or "", taken)
+        if j is None:
             raise RuntimeError(f"pi.setModel({target}) at {call.get('t')} ms never settled")
-        answers.remove(done)
+        done = run.trace[j]
         changes.append(
             {
                 "at": int(call.get("t", 0)),

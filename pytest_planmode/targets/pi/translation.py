@@ -158,3 +158,16 @@ def step_trace(run: HostRun, span: tuple[int, int]) -> list[dict[str, Any]]:
 def calls(trace: list[dict[str, Any]], name: str) -> list[list[Any]]:
     """The arguments of every call named `name` (e.g. `ui.notify`)."""
     return [list(entry.get("args") or []) for entry in trace if entry.get("call") == name]
+
+
+def answer_index(
+    trace: list[dict[str, Any]], after: int, api: str, model: str, taken: set[int]
+) -> int | None:
+    """Where Pi's answer to a call of `api` for `model` made at trace index
+    `after` is: the first `answer` entry for them after it not yet in
+    `taken` (answers come in the order they settled). Marks it taken."""
+    for j in range(after + 1, len(trace)):
+        if j not in taken and trace[j].get("answer") == api and trace[j].get("model") == model:
+            taken.add(j)
+            return j
+    return None
