@@ -30,9 +30,10 @@ How strong is the suite? Every mutant of the reference core
    child inherits the modules the parent imported, so such a mutant is never
    switched on there, and mutmut's stats credit the helper to whichever case
    happened to import the module. The fresh process imports the mutant.
-5. Two modules of the core are reached by no operation, so by no
-   conformance case (`OWN_TESTS`: the real agent directory, the bashlex
-   cross-check); their mutants run against the project's own tests of them
+5. Four modules of the core are reached by no operation, so by no
+   conformance case (`OWN_TESTS`: the real agent directory, the real export
+   destination, opl-modes.json read as bytes, the bashlex cross-check);
+   their mutants run against the project's own tests of them
    and are reported apart, outside the conformance totals.
 6. A mutant killed by a `reference` case but by no `must` case is
    explained: the killing case's answer is kept, and `why_not_must` reads
@@ -91,12 +92,15 @@ KILLED_BY_MUST = ("killed", "timeout", "killed-fresh")
 KILLED_BY_OWN_TESTS = ("killed-own-tests", "timeout-own-tests")
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
 #: Modules of the reference core that no operation reaches, so no
-#: conformance case can: the real agent directory (the reference target
-#: models the directory in memory) and the bashlex cross-check of the Bash
+#: conformance case can: the real agent directory, the real export
+#: destination and opl-modes.json's bytes (the reference target models the
+#: file systems in memory and hands documents over as text) and the bashlex cross-check of the Bash
 #: scanner. Their mutants are run against the project's own tests of them
 #: instead, and reported apart from the conformance figures.
 OWN_TESTS = {
     "pytest_planmode.reference.planmode.settings_fs": ["tests/test_planmode_settings_fs.py"],
+    "pytest_planmode.reference.planmode.export_fs": ["tests/test_planmode_export_real.py"],
+    "pytest_planmode.reference.oplmodes.config_fs": ["tests/test_oplmodes_config.py"],
     "pytest_planmode.reference.shell.bashlex_oracle": ["tests/test_planmode_shell_bashlex.py"],
 }
 
@@ -104,21 +108,39 @@ OWN_TESTS = {
 # -- mutants and the cases that reach them ------------------------------------------
 
 
+#: Left next to mutmut's stats once they were collected with the reference's
+#: caches emptied before every case (`StatsCaches`); stats without it are
+#: collected again from scratch. (mutmut refuses unknown keys in its file.)
+STATS_MARK = MUTANTS / "planmode-stats-without-caches"
+
+
 def prepare() -> None:
     """Let mutmut (re)generate the mutants and its function -> cases map.
 
-    `mutmut run` needs mutant names to run; the smallest module's few mutants
-    are run by it as a side effect (their results are not used here)."""
+    The stats run loads this file as a plugin (`StatsCaches`). `mutmut run`
+    needs mutant names to run; the smallest module's few mutants are run by
+    it as a side effect (their results are not used here)."""
+    stats = MUTANTS / "mutmut-stats.json"
+    if stats.is_file() and not STATS_MARK.is_file():
+        stats.unlink()  # collected while caches hid callers: collect them all again
     proc = subprocess.run(
         [sys.executable, "-m", "mutmut", "run", "--max-children", "1", PREPARE_PATTERN],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        env={**os.environ, "CI": "1"},
+        env={
+            **os.environ,
+            "CI": "1",
+            "PYTEST_ADDOPTS": "-p mutation",
+            "PYTHONPATH": os.pathsep.join(
+                p for p in (str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH")) if p
+            ),
+        },
     )
-    if proc.returncode != 0 or not (MUTANTS / "mutmut-stats.json").is_file():
+    if proc.returncode != 0 or not stats.is_file():
         tail = (proc.stdout + proc.stderr)[-3000:]
         sys.exit(f"mutmut run failed (exit {proc.returncode}); is mutmut installed?\n{tail}")
+    STATS_MARK.touch()
 
 
 def module_of(mutant: str) -> str:
@@ -312,7 +334,26 @@ def write_failure(folder: Path, name: str, item: Any) -> None:
     (folder / f"{name}.json").write_text(json.dumps(record))
 
 
+class StatsCaches:
+    """While mutmut collects its stats (`MUTANT_UNDER_TEST=stats`): empty
+    every cache of the reference core before each case. The stats record
+    which functions a case calls; a case whose answer came from a cache
+    (the Bash and PowerShell verdicts are memoized) would call nothing
+    below it, so the mutants there would never be run against it."""
+
+    def pytest_runtest_setup(self, item: Any) -> None:
+        for module_name, module in list(sys.modules.items()):
+            if not module_name.startswith("pytest_planmode.reference") or module is None:
+                continue
+            for value in list(vars(module).values()):
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear):
+                    clear()
+
+
 def pytest_configure(config: Any) -> None:
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        config.pluginmanager.register(StatsCaches(), "planmode-mutation-stats-caches")
     jobs = os.environ.get("PLANMODE_MUTATION_JOB")
     if jobs:
         config.pluginmanager.register(MutantRunner(Path(jobs)), "planmode-mutation-runner")
