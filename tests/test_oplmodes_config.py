@@ -17,6 +17,7 @@ from schema_check import errors
 from pytest_planmode.contract.oplmodes_config import ConfigLoadInput, OplModesDocument
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes import config as cfg
+from pytest_planmode.reference.oplmodes.config_fs import load_bytes
 from pytest_planmode.strategies import oplmodes_modes as s
 from pytest_planmode.suite import decode_nulls
 from pytest_planmode.targets.reference.ops.oplmodes_config import load as load_op
@@ -56,13 +57,13 @@ def test_text_never_raises(text: str) -> None:
 
 @given(data=st.binary(max_size=200) | s.json_values.map(lambda v: json.dumps(v).encode()))
 def test_any_bytes_never_raise(data: bytes) -> None:
-    loaded = cfg.load_bytes(data)
+    loaded = load_bytes(data)
     assert "off" in loaded.modes
 
 
 @pytest.mark.parametrize("data", [b"\xff\xfe{}", b"\xef\xbb\xbf{}", b"{", b"", b"NaN"])
 def test_unreadable_bytes_are_a_document_problem(data: bytes) -> None:
-    loaded = cfg.load_bytes(data)
+    loaded = load_bytes(data)
     assert loaded.problems and loaded.problems[0].field == "(document)"
     assert loaded.modes["chat"].tools == ("read", "bash", "grep", "find", "ls")
 

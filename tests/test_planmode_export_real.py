@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from pytest_planmode.contract.planmode_lifecycle import ExportRunInput
 from pytest_planmode.contract.virtual_paths import ROOTS
-from pytest_planmode.reference.planmode.export import RealFileSystem
+from pytest_planmode.reference.planmode.export_fs import RealFileSystem
 from pytest_planmode.suite import decode_nulls
 from pytest_planmode.targets.reference.adapter import under_roots
 from pytest_planmode.targets.reference.ops.planmode_lifecycle import export_once, model_fs

@@ -133,25 +133,19 @@ def parse_text(text: str) -> tuple[Any, str | None]:
         return None, f"opl-modes.json is not valid JSON ({exc}); using the built-in defaults"
 
 
-def load_bytes(data: bytes) -> OplConfig:
-    """The effective configuration for the file's bytes (opl-modes.md
-    § Configuration): strict UTF-8 JSON; anything else leaves the built-in
-    registry with a problem on `(document)`, never an exception."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        loaded = load(None, present=False)
-        problem = Problem(
-            "(document)",
-            None,
-            f"opl-modes.json is not UTF-8 ({exc.reason} at byte {exc.start}); using the built-in defaults",
-        )
-        return replace(loaded, problems=(problem, *loaded.problems))
+def load_text(text: str) -> OplConfig:
+    """The effective configuration for the file's text (opl-modes.md
+    § Configuration): JSON; anything else leaves the built-in registry with a
+    problem on `(document)`, never an exception."""
     document, error = parse_text(text)
-    if error is not None:
-        loaded = load(None, present=False)
-        return replace(loaded, problems=(Problem("(document)", None, error), *loaded.problems))
-    return load(document)
+    if error is None:
+        return load(document)
+    return unreadable(error)
+
+
+def unreadable(message: str) -> OplConfig:
+    loaded = load(None, present=False)
+    return replace(loaded, problems=(Problem("(document)", None, message), *loaded.problems))
 
 
 def _reject_constant(name: str) -> Any:
@@ -578,8 +572,9 @@ __all__ = [
     "OplConfig",
     "Problem",
     "load",
-    "load_bytes",
+    "load_text",
     "normalize_key",
     "parse_text",
     "shortcut_conflict",
+    "unreadable",
 ]

@@ -120,7 +120,7 @@ class Session:
         # prefix and the .md suffix; other files in .pi/plans/ are not offered.
         self.plans = [p for p in dict.fromkeys(existing_plans) if plans.is_plan_file(p)]
         thinking = (keybindings or {}).get(THINKING_CYCLE_ACTION, THINKING_CYCLE_DEFAULT_KEY)
-        self.thinking_key = normalize_key(thinking) if isinstance(thinking, str) else ""
+        self.thinking_key = normalize_key(thinking)
         self.mode = OFF
         self.plan_file: str | None = None
         self.refine_cycles = 0

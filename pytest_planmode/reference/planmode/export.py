@@ -3,8 +3,8 @@
 
 The decision runs against a :class:`FileSystem`. :class:`ModelFileSystem`
 is the in-memory model the operation uses (the input describes the paths
-that exist); :class:`RealFileSystem` performs the same export on a real
-directory. Both answer the same questions, so one algorithm serves both and
+that exist); :class:`~pytest_planmode.reference.planmode.export_fs.RealFileSystem`
+performs the same export on a real directory. Both answer the same questions, so one algorithm serves both and
 a test can show they agree.
 """
 
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import posixpath
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -320,51 +318,3 @@ class ModelFileSystem:
     def remove_dir(self, path: str) -> None:
         _, physical = self._walk(path, follow_last=False)
         self.nodes.pop(physical, None)
-
-
-class RealFileSystem:
-    """The same questions asked of the operating system."""
-
-    def lkind(self, path: str) -> LKind:
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            return "missing"
-        except NotADirectoryError:
-            return "notdir"
-        if stat.S_ISLNK(mode):
-            return "symlink"
-        if stat.S_ISDIR(mode):
-            return "directory"
-        return "file" if stat.S_ISREG(mode) else "other"
-
-    def kind(self, path: str) -> Kind:
-        try:
-            mode = os.stat(path).st_mode
-        except FileNotFoundError:
-            return "dangling" if os.path.lexists(path) else "missing"
-        except NotADirectoryError:
-            return "notdir"
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return "dangling"
-            raise
-        if stat.S_ISDIR(mode):
-            return "directory"
-        return "file" if stat.S_ISREG(mode) else "other"
-
-    def mkdir(self, path: str) -> None:
-        os.mkdir(path)
-
-    def create(self, path: str, data: bytes) -> None:
-        # O_EXCL with O_NOFOLLOW: never replace, never write through a link.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-        except OSError:
-            os.unlink(path)
-            raise
-
-    def remove_dir(self, path: str) -> None:
-        os.rmdir(path)

@@ -172,18 +172,9 @@ def segment_bash(command: str) -> Parse:
     if _GRAMMAR.fullmatch(command) is None:
         return Parse(unsupported=_classify(command))
     # In the grammar, segment texts and operators alternate, starting and
-    # ending with a segment text. A repeated segment is split once.
+    # ending with a segment text.
     texts = _SPLIT.findall(command)[::2]
-    if len(texts) == 1:
-        return Parse(segments=(_segment(_trim(texts[0])),))
-    known: dict[str, Segment] = {}
-    segments = []
-    for text in texts:
-        segment = known.get(text)
-        if segment is None:
-            segment = known[text] = _segment(_trim(text))
-        segments.append(segment)
-    return Parse(segments=tuple(segments))
+    return Parse(segments=tuple(_segment(_trim(text)) for text in texts))
 
 
 def _anywhere_reason(char: str, index: int) -> Unsupported:

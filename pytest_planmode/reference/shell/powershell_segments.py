@@ -158,14 +158,7 @@ def segment_powershell(command: str) -> Parse:
         # it not, it decides the whole input itself (fail-safe, same answer).
         return found_there if found_there.unsupported is not None else _scan(command, 0)
     texts = _SPLIT.findall(command)[::2]
-    known: dict[str, Segment] = {}
-    segments = []
-    for text in texts:
-        segment = known.get(text)
-        if segment is None:
-            segment = known[text] = _segment(text.strip(" \t"))
-        segments.append(segment)
-    return Parse(segments=tuple(segments))
+    return Parse(segments=tuple(_segment(text.strip(" \t")) for text in texts))
 
 
 def _segment(text: str) -> Segment:

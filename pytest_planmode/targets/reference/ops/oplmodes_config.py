@@ -39,20 +39,10 @@ def load_from_input(inp: Any, field: str = "document") -> cfg.OplConfig:
     reads its opl-modes.json through here, and so through :func:`cfg.load`."""
     text = getattr(inp, "text", None)
     if text is not None:
-        document, error = cfg.parse_text(text)
-        if error is not None:
-            loaded = cfg.load(None, present=False)
-            return _with_problem(loaded, cfg.Problem("(document)", None, error))
-        return cfg.load(document)
+        return cfg.load_text(text)
     if field in inp.model_fields_set:
         return cfg.load(getattr(inp, field))
     return cfg.load(None, present=False)
-
-
-def _with_problem(loaded: cfg.OplConfig, problem: cfg.Problem) -> cfg.OplConfig:
-    from dataclasses import replace
-
-    return replace(loaded, problems=(problem, *loaded.problems))
 
 
 def _bash(config: cfg.OplConfig, mode: str) -> tuple[EffectiveBash | None, list[ConfigProblem]]:
