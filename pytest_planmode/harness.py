@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -179,7 +179,7 @@ class TargetClient:
                 )
             return outcome.output
         if outcome.kind == "unsupported":
-            pytest.skip(f"unsupported: the target answered unsupported for {operation}")
+            self._run.unsupported_example(operation, outcome.message)
         raise CaseFailure(
             f"{operation} with input {json.dumps(dict(payload), ensure_ascii=False)[:500]}\n"
             f"the target answered {'an error' if outcome.kind == 'error' else 'illegally'}: "
@@ -319,6 +319,8 @@ class PlanmodeRun:
         #: The requests of the current property example (the last one run is
         #: the shrunk counterexample when the check fails).
         self.calls: list[tuple[str, Mapping[str, Any], Outcome]] = []
+        #: The last request of the running property check answered `unsupported`.
+        self.unsupported_seen: str | None = None
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -407,6 +409,36 @@ class PlanmodeRun:
             return target.request(operation, payload)
         with sandbox() as roots:
             return target.request(operation, payload, roots)
+
+    def unsupported_example(self, operation: str, message: str | None) -> NoReturn:
+        """A property check's request the target answered `unsupported`.
+        Inside a generated example the example is set aside (a target may
+        support an operation for some inputs only, as a Pi host does) and
+        the others are judged; a check none of whose examples was supported
+        is skipped (`pytest_pyfunc_call`). Outside one, the check is skipped."""
+        from hypothesis import reject
+        from hypothesis.control import currently_in_test_context
+
+        why = message or operation
+        if not currently_in_test_context():
+            pytest.skip(f"unsupported: the target answered unsupported for {why}")
+        self.unsupported_seen = why
+        reject()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> Any:
+        from hypothesis.errors import Unsatisfiable
+
+        self.unsupported_seen = None
+        try:
+            return (yield)
+        except Unsatisfiable:
+            if self.unsupported_seen is None:
+                raise
+            pytest.skip(
+                "unsupported: the target answered unsupported for every generated example "
+                f"(the last: {self.unsupported_seen})"
+            )
 
     def record(self, operation: str, payload: Mapping[str, Any], outcome: Outcome) -> None:
         self.calls.append((operation, payload, outcome))
