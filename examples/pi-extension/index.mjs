@@ -524,11 +524,15 @@ export default function planMode(pi) {
 
   // Tree navigation moves to another branch: its own state applies.
   // An active `keep` plan lasts until /plan exit or a new Implement, on
-  // any branch (§ Plan reinjection).
+  // any branch (§ Plan reinjection), so the branch records it too: a resume
+  // reads the state of the branch it lands on.
   pi.on("session_tree", (_event, ctx) => {
     const active = state.active;
     restoreState(ctx);
-    if (!state.active && active) state = { ...state, active };
+    if (!state.active && active) {
+      state = { ...state, active };
+      persist();
+    }
     updateUi(ctx);
   });
 
@@ -546,12 +550,33 @@ export default function planMode(pi) {
     await act(choice, ctx);
   });
 
+  // Whether some text of the messages holds the plan as a whole: not as a
+  // piece of a longer word (a plan "_" is not carried by "plan_mode_complete").
+  const WORD = /[\p{L}\p{N}_]/u;
+  const strings = (value) =>
+    typeof value === "string"
+      ? [value]
+      : Array.isArray(value)
+        ? value.flatMap(strings)
+        : value && typeof value === "object"
+          ? Object.entries(value).flatMap(([key, item]) => (["role", "type", "id", "customType"].includes(key) ? [] : strings(item)))
+          : [];
+  const carries = (messages, plan) =>
+    strings(messages).some((text) => {
+      for (let at = text.indexOf(plan); at !== -1; at = text.indexOf(plan, at + 1)) {
+        const before = text[at - 1];
+        const after = text[at + plan.length];
+        if (!(before && WORD.test(before)) && !(after && WORD.test(after))) return true;
+      }
+      return false;
+    });
+
   // § Plan reinjection, `keep`: the exact plan, once, when ordinary context
   // no longer holds it (placed after the summaries of a compaction).
   const reinject = (messages) => {
     const active = state.active;
     if (state.enabled || !active || active.policy !== "keep") return undefined;
-    if (JSON.stringify(messages).includes(JSON.stringify(active.plan).slice(1, -1))) return undefined;
+    if (carries(messages, active.plan)) return undefined;
     let at = 0;
     while (at < messages.length && ["compactionSummary", "branchSummary"].includes(messages[at]?.role)) at += 1;
     const injected = { role: "custom", customType: ACTIVE_PLAN_MESSAGE, content: active.plan, display: false, timestamp: Date.now() };

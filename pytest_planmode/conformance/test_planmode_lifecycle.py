@@ -150,16 +150,18 @@ def test_leaving_plan_mode_restores_the_prior_level(
 
 
 @pytest.mark.planmode(
-    operation=RUN, level="must", id="planmode.lifecycle.host.property.shortcut-waits-for-reload"
+    operation=RUN,
+    level="must",
+    id="planmode.lifecycle.host.property.shortcut-waits-for-reload-same-runtime",
+    spec="pi-plan-mode-settings.md § Toggle shortcut",
 )
 @given(script=s.shortcut_scripts())
 def test_shortcut_changes_wait_for_a_new_runtime(
     planmode_target: TargetClient, script: dict[str, Any]
 ) -> None:
-    """Saves and JSON edits of `toggleShortcut`, tree navigation, compaction,
-    resume and Plan commands never change the registered binding; one
-    `/reload` registers the last value saved (the one loaded at startup if
-    none was)."""
+    """Saves and JSON edits of `toggleShortcut`, tree navigation, compaction
+    and Plan commands never change the registered binding; one `/reload`
+    registers the last value saved (the one loaded at startup if none was)."""
     startup = script["settings"].get("toggleShortcut")
     out = planmode_target.call(RUN, script)
     shortcut = out["final"]["shortcut"]

@@ -149,9 +149,13 @@ def texts(value: Any) -> list[str]:
 
 
 def copies(messages: list[Any], plan: str | None) -> int:
+    """How many times the messages carry the plan: occurrences of its text
+    that are not part of a longer word (a one-character plan such as `_` is
+    in `plan_mode_complete`, yet that message does not carry it)."""
     if not plan:
         return 0
-    return sum(text.count(plan) for message in messages for text in texts(message))
+    whole = re.compile(rf"(?<!\w){re.escape(plan)}(?!\w)")
+    return sum(len(whole.findall(text)) for message in messages for text in texts(message))
 
 
 def notices(trace: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,6 +36,7 @@ from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_models as models
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
+    ExtensionError,
     HostRun,
     ScriptBuilder,
     Translation,
@@ -142,6 +143,11 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         screen = shown[0] if shown else []
         text = "\n".join([str(screen[0]) if screen else "", *map(str, screen[1] if len(screen) > 1 else [])])
         initial_model = _first_model(text, names)
+        if initial_model is None:
+            raise ExtensionError(
+                "no fresh-session screen naming a model was shown after 'Start fresh and implement' "
+                f"(a ui.select naming one of {', '.join(names)})"
+            )
         level = _THINKING.search(text)
         initial_thinking = level.group(1).lower() if level else None
     else:

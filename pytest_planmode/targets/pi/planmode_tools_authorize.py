@@ -144,14 +144,16 @@ def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
 def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The host steps before a case's events: the case's registry as Pi's,
     its settings as the `pi-plan-mode.json` document, then Pi starts."""
+    # Pi resolves a tool by name: of several entries of one name, the last.
+    tools = [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
     steps: list[dict[str, Any]] = [
-        {"do": "registry", "tools": [host_tool(tool) for tool in registry if tool.registered]},
+        {"do": "registry", "tools": [host_tool(tool) for tool in tools]},
         {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": dict(settings)},
         {"do": "start"},
     ]
     # The extension's helpers are active unless the case lists them: a
     # listed inactive one stays inactive once the extension registers it.
-    inactive = [tool.name for tool in registry if tool.registered and not tool.active]
+    inactive = [tool.name for tool in tools if not tool.active]
     if inactive:
         steps.append({"do": "deactivate", "names": inactive})
     return steps

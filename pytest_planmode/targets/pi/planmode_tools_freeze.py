@@ -165,7 +165,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         for args in calls(run.trace, "pi.registerTool")
         if args and isinstance(args[0], dict)
     }
-    listed = {t.name for t in case.registry if t.registered}
+    listed = {name for name in {t.name for t in case.registry} if effective(case, name) is not None}
     active = run.result(boundary)["state"]["activeTools"]
     shown = step_trace(run, (0, boundary + 1))
     return {
