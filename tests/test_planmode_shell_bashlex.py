@@ -90,6 +90,13 @@ def submissions(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["", " ", "\t"])) + text + draw(st.sampled_from(["", " "]))
 
 
+def test_the_oracle_reads_a_chain_of_every_operator() -> None:
+    # The comparison below skips inputs bashlex does not read; an oracle
+    # that read none would make it vacuous.
+    chain = "ls -l; pwd && echo 'a b' || true | wc -l"
+    assert parse_chain(chain) == (("ls", "-l"), ("pwd",), ("echo", "a b"), ("true",), ("wc", "-l"))
+
+
 @settings(max_examples=400, deadline=None)
 @given(command=submissions())
 @example(command="git log \"a b\" c\\ d && ls | wc -l ; echo 'x'y")

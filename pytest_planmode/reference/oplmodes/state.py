@@ -41,7 +41,6 @@ class Restored:
     plan_file: str | None
     refine_cycles: int
     warnings: tuple[str, ...]
-    source: str | None
 
 
 def mode_entry(mode: str, plan_file: str | None, refine_cycles: int) -> dict[str, Any]:
@@ -76,7 +75,7 @@ def restore(
     leave the session unrestricted or reading outside `.pi/plans/`."""
     entry = _last_own_entry(entries)
     if entry is None:
-        return Restored(OFF, None, 0, (), None)
+        return Restored(OFF, None, 0, ())
     kind = str(entry.get("customType"))
     data = entry.get("data")
     if not isinstance(data, Mapping):
@@ -85,7 +84,6 @@ def restore(
             None,
             0,
             (f"session entry {kind} has no usable data; falling back to normal",),
-            kind,
         )
     warnings: list[str] = []
     raw_mode: Any
@@ -111,17 +109,17 @@ def restore(
     mode = _known_mode(raw_mode, config)
     if mode is None:
         warnings.append(f"session entry names unknown mode {_short(raw_mode)}; falling back to normal")
-        return Restored(OFF, None, 0, tuple(warnings), kind)
+        return Restored(OFF, None, 0, tuple(warnings))
     if mode == EXECUTE and (plan_file is None or plan_file not in existing_plans):
         warnings.append(
             "session entry is in execute mode without a plan file that exists; falling back to normal"
         )
-        return Restored(OFF, None, 0, tuple(warnings), kind)
+        return Restored(OFF, None, 0, tuple(warnings))
     if mode != PLAN:
         refine = 0
     if mode == OFF:
         plan_file = None
-    return Restored(mode, plan_file, refine, tuple(warnings), kind)
+    return Restored(mode, plan_file, refine, tuple(warnings))
 
 
 def _short(value: Any) -> str:

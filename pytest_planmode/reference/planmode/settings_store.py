@@ -78,7 +78,6 @@ class MemoryEntry:
     kind: Literal["file", "directory", "fifo", "symlink", "unreadable"]
     data: bytes = b""
     target: str | None = None
-    mode: int = 0o644
 
 
 @dataclass
@@ -107,7 +106,7 @@ class MemoryDirectory:
             self._counter += 1
             name = f"{TEMP_PREFIX}{self._counter}{TEMP_SUFFIX}"
             if name not in self.entries:
-                self.entries[name] = MemoryEntry("file", mode=0o600)
+                self.entries[name] = MemoryEntry("file")
                 return name
 
     def write(self, name: str, data: bytes) -> None:
@@ -134,7 +133,6 @@ class SaveResult:
     ok: bool
     reason: str | None = None
     message: str | None = None
-    written: bool = False
 
 
 class SettingsStore:
@@ -229,4 +227,4 @@ class SettingsStore:
             )
         self._current = plan.settings
         self._outcome = LoadOutcome("valid", CANONICAL_NAME, plan.settings, False, document=plan.document)
-        return SaveResult(True, written=True)
+        return SaveResult(True)

@@ -139,10 +139,7 @@ def _segment(text: str) -> Segment:
         if "\\" not in raw and _EXPANSION_CHARS.search(raw) is None:
             # Quotes only and nothing that could expand: the value is the
             # pieces' texts, removed of their quotes in one pass.
-            if raw[0] == raw[-1] == '"' and raw.count('"') == 2:
-                values.append(raw[1:-1])
-            else:
-                values.append("".join(map("".join, _PIECE.findall(raw))))
+            values.append("".join(map("".join, _PIECE.findall(raw))))
             continue
         value, why = _quoted_word(raw)
         values.append(value)
