@@ -90,6 +90,8 @@ KILLED = (
 )
 KILLED_BY_MUST = ("killed", "timeout", "killed-fresh")
 KILLED_BY_OWN_TESTS = ("killed-own-tests", "timeout-own-tests")
+#: Seconds a mutant of an `OWN_TESTS` module may keep its tests running.
+OWN_TESTS_BUDGET_S = 120
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
 #: Modules of the reference core that no operation reaches, so no
 #: conformance case can: the real agent directory, the real export
@@ -518,7 +520,9 @@ def run_own_tests(mutants: list[str], jobs: int) -> dict[str, str]:
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=600,
+                # These tests take seconds: a mutant that makes them hang is
+                # caught in two minutes, not ten.
+                timeout=OWN_TESTS_BUDGET_S,
             )
         except subprocess.TimeoutExpired:
             return name, "timeout-own-tests"

@@ -132,10 +132,6 @@ def _segment(text: str) -> Segment:
             if expansion is None and (match := _EXPANDING.search(raw)):
                 expansion = f"{_expansion_reason(match)} in {raw!r}"
             continue
-        if raw[0] == raw[-1] == "'" and raw.count("'") == 2:
-            # One single-quoted string: its text, taken literally.
-            values.append(raw[1:-1])
-            continue
         if "\\" not in raw and _EXPANSION_CHARS.search(raw) is None:
             # Quotes only and nothing that could expand: the value is the
             # pieces' texts, removed of their quotes in one pass.
