@@ -108,13 +108,20 @@ def test_models_pass_on_the_example(example: PiTarget, case_id: str) -> None:
         # The example switches only at /plan start and /plan exit; it has no fresh screen.
         (SWITCH + "implement-here-targets-normal-model", "applied"),
         ("planmode.models.host.preflight.hang-aborts", "savedPlanKept"),
-        ("planmode.models.fresh.initial-first-usable", "initialModel"),
         (SESSION + "already-active-at-next-boundary", "transitions"),
     ],
 )
 def test_models_fail_what_the_example_lacks(example: PiTarget, case_id: str, field: str) -> None:
     found = problems(example, case_id)
     assert any(field in line for line in found), found
+
+
+def test_a_fresh_handoff_without_its_screen_is_a_clear_error(example: PiTarget) -> None:
+    # The example has no Start fresh and implement: the case fails with what is missing.
+    c = case("planmode.models.fresh.initial-first-usable")
+    outcome = example.request(c.operation, c.input)
+    assert outcome.kind == "error", outcome
+    assert "no fresh-session screen naming a model was shown" in (outcome.message or "")
 
 
 def test_the_expectations_give_a_reason_for_each_model_case_the_example_fails() -> None:
