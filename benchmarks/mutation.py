@@ -95,10 +95,11 @@ OWN_TESTS_BUDGET_S = 120
 PREPARE_PATTERN = "pytest_planmode.reference.planmode.safe_subcommand_match.*"
 #: Modules of the reference core that no operation reaches, so no
 #: conformance case can: the real agent directory, the real export
-#: destination and opl-modes.json's bytes (the reference target models the
-#: file systems in memory and hands documents over as text) and the bashlex cross-check of the Bash
-#: scanner. Their mutants are run against the project's own tests of them
-#: instead, and reported apart from the conformance figures.
+#: destination, opl-modes.json's bytes (the reference target models the file
+#: systems in memory and hands documents over as text) and the bashlex
+#: cross-check of the Bash scanner. Their mutants are run against the
+#: project's own tests of them instead, and reported apart from the
+#: conformance figures.
 OWN_TESTS = {
     "pytest_planmode.reference.planmode.settings_fs": ["tests/test_planmode_settings_fs.py"],
     "pytest_planmode.reference.planmode.export_fs": ["tests/test_planmode_export_real.py"],

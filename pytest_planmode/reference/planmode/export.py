@@ -4,8 +4,8 @@
 The decision runs against a :class:`FileSystem`. :class:`ModelFileSystem`
 is the in-memory model the operation uses (the input describes the paths
 that exist); :class:`~pytest_planmode.reference.planmode.export_fs.RealFileSystem`
-performs the same export on a real directory. Both answer the same questions, so one algorithm serves both and
-a test can show they agree.
+performs the same export on a real directory. Both answer the same
+questions, so one algorithm serves both and a test can show they agree.
 """
 
 from __future__ import annotations

@@ -39,13 +39,13 @@ from pytest_planmode.targets.pi._oplmodes import (
     notifications,
     shared_state,
 )
-from pytest_planmode.targets.pi.oplmodes_tools_active import parse
 from pytest_planmode.targets.pi.translation import (
     HostRun,
     ScriptBuilder,
     Translation,
     Unsupported,
     answer_index,
+    parse_input,
 )
 
 OPERATION = "oplmodes.models.script"
@@ -115,7 +115,7 @@ def _step(event: Any) -> dict[str, Any]:
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    return build(parse(OPERATION, contract.ModelsScriptInput, payload)).steps
+    return build(parse_input(OPERATION, contract.ModelsScriptInput, payload)).steps
 
 
 def _model(value: Any) -> str | None:
@@ -167,7 +167,7 @@ def _persisted(run: HostRun) -> dict[str, Any] | None:
 
 
 def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
-    parse(OPERATION, contract.ModelsScriptInput, payload)
+    parse_input(OPERATION, contract.ModelsScriptInput, payload)
     for index in range(len(run.results)):
         run.result(index)
     warnings = [n["message"] for n in notifications(run.trace) if n["level"] == "warning"]

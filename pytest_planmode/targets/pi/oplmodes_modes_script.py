@@ -56,8 +56,7 @@ _MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ModesScriptInput:
-    case: contract.ModesScriptInput = parse_input(OPERATION, contract.ModesScriptInput, payload)
-    return case
+    return parse_input(OPERATION, contract.ModesScriptInput, payload)
 
 
 def _version(text: str) -> tuple[int, ...]:

@@ -19,8 +19,7 @@ from typing import Any
 from pytest_planmode.contract import oplmodes_plans as contract
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import ENTRY_TYPE, OPTIONS, PLANS_DIR, shared_state
-from pytest_planmode.targets.pi.oplmodes_tools_active import parse
-from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported
+from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported, parse_input
 
 OPERATION = "oplmodes.plans.resolve"
 
@@ -31,7 +30,7 @@ def _creatable(name: str) -> bool:
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    case = parse(OPERATION, contract.PlanResolveInput, payload)
+    case = parse_input(OPERATION, contract.PlanResolveInput, payload)
     if case.source == "command":
         if case.value.strip() == "off":
             raise Unsupported("/plan off leaves plan mode: the value is not a plan name there")

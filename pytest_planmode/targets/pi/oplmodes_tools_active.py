@@ -58,9 +58,6 @@ READ_ONLY = ("chat", "plan")
 OWN_TOOLS = (PLAN_COMPLETE, LOAD_TOOLS)
 
 
-parse = parse_input
-
-
 def canonical(mode: str) -> str:
     return "off" if mode == "normal" else mode
 
@@ -206,11 +203,11 @@ def entry_warnings(run: HostRun, plan: Plan) -> list[str]:
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    return build(parse(OPERATION, contract.ToolsActiveInput, payload)).steps
+    return build(parse_input(OPERATION, contract.ToolsActiveInput, payload)).steps
 
 
 def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
-    case = parse(OPERATION, contract.ToolsActiveInput, payload)
+    case = parse_input(OPERATION, contract.ToolsActiveInput, payload)
     plan = build(case)
     for index in range(len(plan.steps)):
         run.result(index)

@@ -22,8 +22,8 @@ from typing import Any
 from pytest_planmode.contract import oplmodes_tools as contract
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import LOAD_TOOLS, OPTIONS, active_after
-from pytest_planmode.targets.pi.oplmodes_tools_active import Plan, build, entry_outcome, parse
-from pytest_planmode.targets.pi.translation import HostRun, Translation
+from pytest_planmode.targets.pi.oplmodes_tools_active import Plan, build, entry_outcome
+from pytest_planmode.targets.pi.translation import HostRun, Translation, parse_input
 
 OPERATION = "oplmodes.tools.load"
 
@@ -39,7 +39,7 @@ def _plan(case: contract.ToolsLoadInput) -> Plan:
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    return _plan(parse(OPERATION, contract.ToolsLoadInput, payload)).steps
+    return _plan(parse_input(OPERATION, contract.ToolsLoadInput, payload)).steps
 
 
 def _text(result: Any) -> str | None:
@@ -50,7 +50,7 @@ def _text(result: Any) -> str | None:
 
 
 def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
-    case = parse(OPERATION, contract.ToolsLoadInput, payload)
+    case = parse_input(OPERATION, contract.ToolsLoadInput, payload)
     plan = _plan(case)
     for index in range(len(plan.steps)):
         run.result(index)

@@ -42,8 +42,7 @@ GUARANTEED = ("clear-after-first-run", "keep")
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ExportRunInput:
-    case: contract.ExportRunInput = parse_input(OPERATION, contract.ExportRunInput, payload)
-    return case
+    return parse_input(OPERATION, contract.ExportRunInput, payload)
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:

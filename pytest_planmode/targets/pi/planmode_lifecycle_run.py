@@ -55,8 +55,7 @@ _KEEP_OPEN = (host.UiAnswer, host.ApiFail, host.ClockAdvance)
 
 
 def parse(payload: Mapping[str, Any]) -> contract.LifecycleRunInput:
-    case: contract.LifecycleRunInput = parse_input(OPERATION, contract.LifecycleRunInput, payload)
-    return case
+    return parse_input(OPERATION, contract.LifecycleRunInput, payload)
 
 
 def is_export(event: Any, menu: str | None) -> bool:

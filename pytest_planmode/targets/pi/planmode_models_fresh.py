@@ -51,7 +51,7 @@ _THINKING = re.compile(r"thinking\W+(" + "|".join(reversed(_LEVELS)) + r")\b", r
 
 
 def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
-    case: contract.FreshInput = parse_input(OPERATION, contract.FreshInput, payload)
+    case = parse_input(OPERATION, contract.FreshInput, payload)
     if case.pick is not None or case.pick_thinking is not None:
         raise Unsupported(
             "pick / pickThinking choose in the fresh screen's model and thinking rows, whose row "

@@ -42,8 +42,7 @@ OPERATION = "planmode.models.session"
 
 
 def parse(payload: Mapping[str, Any]) -> contract.SessionScriptInput:
-    case: contract.SessionScriptInput = parse_input(OPERATION, contract.SessionScriptInput, payload)
-    return case
+    return parse_input(OPERATION, contract.SessionScriptInput, payload)
 
 
 class Plan:

@@ -40,8 +40,7 @@ OPERATION = "planmode.models.switch"
 
 
 def parse(payload: Mapping[str, Any]) -> contract.SwitchInput:
-    case: contract.SwitchInput = parse_input(OPERATION, contract.SwitchInput, payload)
-    return case
+    return parse_input(OPERATION, contract.SwitchInput, payload)
 
 
 def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:

@@ -49,8 +49,7 @@ _SOURCES = {
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ToolsAuthorizeInput:
-    case: contract.ToolsAuthorizeInput = parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
-    return case
+    return parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
 
 
 def host_tool(tool: contract.ToolEntry) -> dict[str, Any]:
@@ -141,11 +140,16 @@ def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
     raise Unsupported(f"no host steps for a {event.type} event")
 
 
+def registered_tools(registry: list[contract.ToolEntry]) -> list[contract.ToolEntry]:
+    """The tools Pi has registered: Pi resolves a tool by name, so of
+    several entries of one name the last is the tool."""
+    return [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
+
+
 def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The host steps before a case's events: the case's registry as Pi's,
     its settings as the `pi-plan-mode.json` document, then Pi starts."""
-    # Pi resolves a tool by name: of several entries of one name, the last.
-    tools = [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
+    tools = registered_tools(registry)
     steps: list[dict[str, Any]] = [
         {"do": "registry", "tools": [host_tool(tool) for tool in tools]},
         {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": dict(settings)},

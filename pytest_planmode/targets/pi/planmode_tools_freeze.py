@@ -65,8 +65,7 @@ PROBE_COMMANDS = {"bash": "ls", "powershell": "Get-ChildItem"}
 
 
 def parse(payload: Mapping[str, Any]) -> contract.ToolsFreezeInput:
-    case: contract.ToolsFreezeInput = parse_input(OPERATION, contract.ToolsFreezeInput, payload)
-    return case
+    return parse_input(OPERATION, contract.ToolsFreezeInput, payload)
 
 
 def explicit_names(settings: Mapping[str, Any]) -> list[str] | None:
@@ -97,8 +96,7 @@ def candidates(case: contract.ToolsFreezeInput) -> list[str]:
 def effective(case: contract.ToolsFreezeInput, name: str) -> contract.ToolEntry | None:
     """The registry entry Pi resolves `name` to (a later entry replaces an
     earlier one), if registered."""
-    found = [t for t in case.registry if t.name == name]
-    return found[-1] if found and found[-1].registered else None
+    return next((t for t in authorize.registered_tools(case.registry) if t.name == name), None)
 
 
 def probe_events(case: contract.ToolsFreezeInput) -> list[Any]:
@@ -165,7 +163,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         for args in calls(run.trace, "pi.registerTool")
         if args and isinstance(args[0], dict)
     }
-    listed = {name for name in {t.name for t in case.registry} if effective(case, name) is not None}
+    listed = {t.name for t in authorize.registered_tools(case.registry)}
     active = run.result(boundary)["state"]["activeTools"]
     shown = step_trace(run, (0, boundary + 1))
     return {

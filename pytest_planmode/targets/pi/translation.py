@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,7 +20,10 @@ class Unsupported(Exception):
     message says why."""
 
 
-def parse_input(operation: str, model: type[BaseModel], payload: Mapping[str, Any]) -> Any:
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_input(operation: str, model: type[M], payload: Mapping[str, Any]) -> M:
     """The case input as the operation's input model; Unsupported (naming
     the first problem) when it is not one."""
     try:
