@@ -165,9 +165,14 @@ def segment_bash(command: str) -> Parse:
     if _GRAMMAR.fullmatch(command) is None:
         return Parse(unsupported=_classify(command))
     # In the grammar, segment texts and operators alternate, starting and
-    # ending with a segment text.
+    # ending with a segment text. A repeated segment (a long chain of one
+    # command) is split once: benchmarks/planmode_bash.py shows the cost.
     texts = _SPLIT.findall(command)[::2]
-    return Parse(segments=tuple(_segment(_trim(text)) for text in texts))
+    known: dict[str, Segment] = {}
+    for text in texts:
+        if text not in known:
+            known[text] = _segment(_trim(text))
+    return Parse(segments=tuple(known[text] for text in texts))
 
 
 def _anywhere_reason(char: str, index: int) -> Unsupported:

@@ -158,7 +158,12 @@ def segment_powershell(command: str) -> Parse:
         # it not, it decides the whole input itself (fail-safe, same answer).
         return found_there if found_there.unsupported is not None else _scan(command, 0)
     texts = _SPLIT.findall(command)[::2]
-    return Parse(segments=tuple(_segment(text.strip(" \t")) for text in texts))
+    # A repeated segment is split once (see segment_bash).
+    known: dict[str, Segment] = {}
+    for text in texts:
+        if text not in known:
+            known[text] = _segment(text.strip(" \t"))
+    return Parse(segments=tuple(known[text] for text in texts))
 
 
 def _segment(text: str) -> Segment:
