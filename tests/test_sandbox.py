@@ -151,9 +151,33 @@ class TestCommandText:
             ("ls -la", ["ls"]),
             ('git status && echo "$(id)" | wc', ["git", "echo", "id", "wc"]),
             ("printf -v 'a[$(touch x)]' y", ["printf"]),
-            ("FOO=1 cat x; time ls", ["cat", "time", "ls"]),
+            # `time` is a reserved word of Bash, not a program.
+            ("FOO=1 cat x; time ls", ["cat", "ls"]),
             ("cat <(ls) > /dev/null 2>&1 && env X=1 rm", ["cat", "ls", "env", "rm"]),
             ("echo 'a | b' \\; c", ["echo"]),
+            # Braces and parameter expansions are words, not separators.
+            ("echo ${HOME} {a,b} ${x:-$(id)} ${#y}", ["echo", "id"]),
+            ("{ls,-la}; {echo,hi}", ["ls", "echo"]),
+            ("{ ls; }; ( cd src && wc -l app.py )", ["ls", "cd", "wc"]),
+            ("$'l\\x73' -la; e\\cho x", ["ls", "echo"]),
+            ('for f in /proc/*; do : > "$f"; done; touch x', [":", "touch"]),
+            ("if true; then ls; elif grep a; then :; else wc; fi", ["true", "ls", "grep", ":", "wc"]),
+            ("case $x in a|b) ls;; (c) cat;; esac; pwd", ["ls", "cat", "pwd"]),
+            ("f() { ls; }; function g { id; }; f; g", ["ls", "id"]),
+            ("[[ -n $(whoami) && a < b ]] && [ -f x ]", ["whoami", "["]),
+            ("(( x = $(date +%s) )); echo $((1 + $(id -u)))", ["date", "echo", "id"]),
+            ("cat <<EOF\n$(id)\nEOF\nwc", ["cat", "id", "wc"]),
+            ("cat <<'EOF'\n$(id)\nEOF\nwc", ["cat", "wc"]),
+            ("a=(x $(hostname)) ls", ["hostname", "ls"]),
+            (
+                "timeout -s KILL 5 nice -n 3 env -u X A=1 -- stdbuf -o0 grep x",
+                ["timeout", "nice", "env", "stdbuf", "grep"],
+            ),
+            ("ls -d x | xargs -n1 -I{} truncate -s0 {}", ["ls", "xargs", "truncate"]),
+            ("exec ls; command -p id; builtin echo", ["ls", "id", "echo"]),
+            # Command words whose text only running the shell tells name nothing.
+            ('"$(which ls)" -la; ${x:-rm} y; l?', ["which"]),
+            ("echo a # ls", ["echo"]),
         ],
     )
     def test_programs_in_command_position(self, command: str, programs: list[str]) -> None:
@@ -309,3 +333,151 @@ class TestSandboxChecks:
         bash = {case for case in outcomes if not case.startswith("planmode.powershell.")}
         assert len(bash) == 12 and {outcomes[case] for case in bash} == {"passed"}, outcomes
         assert "planmode sandbox:" in run.text and "inconclusive" in run.text
+
+
+# -- escapes: the traced command must reach neither the tracer nor the machine --
+
+ESCAPE_PROBE = "planmode-escape-probe"
+ESCAPE_SCRIPT = r"""
+import json, os, sys
+from pytest_planmode.sandbox import Sandbox
+probe, private = sys.argv[1], sys.argv[2]
+commands = {
+    "proc-root-write": f"echo owned > /proc/1/root/tmp/{probe}.proc",
+    "proc-root-read": f"cat /proc/1/root{private} /proc/1/root/etc/hostname /proc/*/root{private} /etc/hostname",
+    "proc-root-private-write": f"echo owned > /proc/1/root{private}",
+    "proc-list": "cat /proc/[0-9]*/comm; readlink /proc/[0-9]*/exe; ls /proc",
+    "chroot-escape": (
+        "python3 -c 'import os; os.mkdir(\"/tmp/c\"); os.chroot(\"/tmp/c\"); "
+        "os.chdir(\"../../../../../../..\"); os.chroot(\".\"); "
+        f"open(\"/tmp/{probe}.chroot\", \"w\").write(\"x\")'"
+    ),
+    "remount": f"mount -o remount,rw,bind /tmp/.. 2>&1; mount -t tmpfs none /proc 2>&1; echo owned > /proc/1/root/tmp/{probe}.mount",
+    "trace-truncate": "ls -d /proc/[0-9]*/fd/* | xargs -n1 truncate -s0; touch planmode-after-truncate",
+    "trace-search": "grep -rl --include=trace -e execve / 2>/dev/null | head; touch planmode-after-search",
+}
+out = {}
+with Sandbox(timeout=5.0) as box:
+    for name, command in commands.items():
+        r = box.run(command)
+        out[name] = {"status": r.status, "reason": r.reason, "stdout": r.stdout.decode("utf-8", "replace"),
+                     "paths": [e.path for e in r.effects], "kinds": [e.kind for e in r.effects]}
+print(json.dumps(out))
+"""
+
+
+Attempts = tuple[dict[str, dict[str, object]], Path, str, list[str]]
+
+
+def _escape_run(uid: int | None) -> Attempts:
+    """Run the escape attempts in a sandbox started by the current user
+    (`uid` None) or by an unprivileged user dropped to with `setpriv`."""
+    import json
+    import shutil
+    import tempfile
+
+    probe = f"{ESCAPE_PROBE}-{os.getpid()}-{uid}"
+    private_dir = Path(tempfile.mkdtemp(prefix="planmode-private-", dir="/tmp"))
+    private = private_dir / "file"
+    token = f"PrivateToken{os.getpid()}x{uid}"
+    private.write_text(token + "\n")
+    private_dir.chmod(0o755)
+    argv = [sys.executable, "-c", ESCAPE_SCRIPT, probe, str(private)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    if uid is not None:
+        os.chown(private_dir, uid, uid)
+        os.chown(private, uid, uid)
+        private_dir.chmod(0o700)
+        setpriv = shutil.which("setpriv")
+        assert setpriv is not None, "setpriv (util-linux) is needed to drop to an unprivileged user"
+        # The sandbox needs only the standard library: any Python the user
+        # may run will do (a virtual environment under root's home is not).
+        python = next(
+            (
+                p
+                for p in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3")
+                if _runnable_by(p, uid)
+            ),
+            None,
+        )
+        assert python is not None, f"no Python that uid {uid} may run"
+        argv = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", python, *argv[1:]]
+        env["HOME"] = str(private_dir)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/", timeout=240)
+        assert done.returncode == 0, done.stderr[-3000:]
+        results = json.loads(done.stdout.strip().splitlines()[-1])
+        leftovers = sorted(p.name for p in Path("/tmp").glob(probe + "*"))
+        if private.read_text() != token + "\n":
+            leftovers.append(f"{private} was changed")
+        return results, private, token, leftovers
+    finally:
+        for leftover in Path("/tmp").glob(probe + "*"):
+            leftover.unlink()
+        shutil.rmtree(private_dir, ignore_errors=True)
+
+
+UNPRIVILEGED = 65534
+
+
+def _runnable_by(path: str, uid: int) -> bool:
+    done = subprocess.run(
+        # Through a shell: the program setpriv itself starts is not a fair test.
+        [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--",
+            "/bin/sh",
+            "-c",
+            '"$0" -c pass',
+            path,
+        ],
+        capture_output=True,
+    )
+    return done.returncode == 0
+
+
+@pytest.fixture(scope="module", params=["as-invoker", "as-unprivileged-user"])
+def attempts(request: pytest.FixtureRequest) -> Attempts:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the sandbox needs Linux namespaces")
+    uid: int | None = None
+    if request.param == "as-unprivileged-user":
+        if os.geteuid() != 0:
+            pytest.skip("the as-invoker variant already runs as an ordinary user")
+        uid = UNPRIVILEGED
+    return _escape_run(uid)
+
+
+class TestEscapes:
+    """Each attempt worked against the sandbox whose tracer was PID 1 inside
+    it; as root and as an ordinary user, none may reach the machine."""
+
+    def test_proc_1_is_not_a_way_out(self, attempts: Attempts) -> None:
+        results, _private, _token, leftovers = attempts
+        assert leftovers == [], leftovers
+        assert results["proc-root-write"]["status"] == "observed"
+        read = str(results["proc-root-read"]["stdout"])
+        # Only the sandbox's own /etc/hostname, through whichever path.
+        assert read.split() == [world.CANARY_FILES["/etc/hostname"]], read
+
+    def test_the_tracer_is_not_visible(self, attempts: Attempts) -> None:
+        listing = str(attempts[0]["proc-list"]["stdout"])
+        assert listing and "strace" not in listing and "python" not in listing, listing
+
+    def test_no_chroot_or_mount_escape(self, attempts: Attempts) -> None:
+        results = attempts[0]
+        for name in ("chroot-escape", "remount"):
+            assert "write" in results[name]["kinds"], results[name]
+        assert attempts[3] == []
+
+    def test_the_trace_cannot_be_touched(self, attempts: Attempts) -> None:
+        results = attempts[0]
+        for name, path in (
+            ("trace-truncate", "planmode-after-truncate"),
+            ("trace-search", "planmode-after-search"),
+        ):
+            assert any(path in str(p) for p in results[name]["paths"]), results[name]  # type: ignore[attr-defined]
+        assert "/trace" not in str(results["trace-search"]["stdout"])

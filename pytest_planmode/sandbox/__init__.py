@@ -15,12 +15,12 @@ in `conformance/test_sandbox.py` do, per operation and level.
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pytest_planmode.sandbox import world
+from pytest_planmode.sandbox.commands import programs_in
 from pytest_planmode.sandbox.observe import Effect, observe
 from pytest_planmode.sandbox.runner import SandboxUnavailable, Zygote
 
@@ -48,7 +48,7 @@ class Result:
 
     def describe(self) -> str:
         lines = [
-            f"{self.shell} -c {self.command!r}: {self.status}" + (f" ({self.reason})" if self.reason else "")
+            f"{self.shell} -c {self.command!r}: {self.status}" + (f": {self.reason}" if self.reason else "")
         ]
         lines += [f"  {effect}" for effect in self.effects]
         return "\n".join(lines)
@@ -80,16 +80,15 @@ class Sandbox:
         named = tuple(sorted(set(programs_in(command) if programs is None else programs)))
         shell_path = shutil.which(shell, path=world.BASE_ENV["PATH"])
         if shell_path is None:
-            return Result(command, shell, "inconclusive", reason=f"{shell} is not installed", programs=named)
+            return Result(command, shell, "inconclusive", reason=f"{shell} not installed", programs=named)
         missing = [
             p
             for p in named
             if not _builtin(p, shell) and shutil.which(p, path=world.BASE_ENV["PATH"]) is None
         ]
         if missing:
-            return Result(
-                command, shell, "inconclusive", reason=f"not installed: {', '.join(missing)}", programs=named
-            )
+            reason = "; ".join(f"{name} not installed" for name in missing)
+            return Result(command, shell, "inconclusive", reason=reason, programs=named)
         argv = (
             [shell_path, "-c", command]
             if shell == "bash"
@@ -99,7 +98,9 @@ class Sandbox:
         observation = observe(raw.trace, (raw.stdout, raw.stderr), shell=shell_path, programs=named)
         effects = tuple(observation.effects)
         status, reason = "observed", ""
-        if raw.timed_out:
+        if raw.trace_cut:
+            status, reason = "inconclusive", "its trace grew past the sandbox's cap"
+        elif raw.timed_out:
             reason = f"timed out after {self.timeout:g} s"
             status = "observed" if effects else "inconclusive"
         elif raw.exit == 127 and b"command not found" in raw.stderr:
@@ -179,108 +180,3 @@ def _builtin(name: str, shell: str) -> bool:
         return name in _BASH_BUILTINS
     # PowerShell resolves cmdlets (`Verb-Noun`) itself.
     return "-" in name or name.lower() in ("echo", "ls", "dir", "cat", "gci", "gc", "pwd", "select")
-
-
-# Command positions of a shell line, read without trusting any policy: the
-# first word, and the word after an operator or an opening substitution
-# outside single quotes. Over-naming would hide an `exec` effect, so a word
-# counts only where the shell would run it.
-_WRAPPERS = frozenset(
-    [
-        "time",
-        "command",
-        "builtin",
-        "exec",
-        "nohup",
-        "nice",
-        "timeout",
-        "env",
-        "sudo",
-        "xargs",
-        "then",
-        "do",
-        "else",
-        "if",
-        "while",
-        "until",
-        "!",
-        "{",
-    ]
-)
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-
-
-def programs_in(command: str) -> list[str]:
-    """The programs a Bash (or PowerShell) line names in command position."""
-    names: list[str] = []
-    word = ""
-    at_command = True
-    quote = ""
-    # Quote states around open `$(` substitutions (a substitution inside
-    # double quotes still runs its program).
-    stack: list[str] = []
-    i = 0
-
-    def finish() -> None:
-        nonlocal word, at_command
-        if word and at_command:
-            if _ASSIGN.match(word):
-                word = ""
-                return
-            names.append(word)
-            at_command = word in _WRAPPERS
-        elif word:
-            at_command = False
-        word = ""
-
-    while i < len(command):
-        char = command[i]
-        if quote == "'":
-            if char == "'":
-                quote = ""
-            else:
-                word += char
-        elif quote == '"' and char == '"':
-            quote = ""
-        elif char == "\\" and quote != "'":
-            i += 1
-            word += command[i : i + 1]
-        elif char in "'\"" and not quote:
-            quote = char
-        elif command.startswith(("$(", "<(", ">("), i) and not (quote and command[i] != "$"):
-            stack.append(quote)
-            quote = ""
-            finish()
-            at_command = True
-            i += 1
-        elif char == "`":
-            finish()
-            at_command = True
-        elif quote:
-            word += char
-        elif char == ")" and stack:
-            finish()
-            quote = stack.pop()
-            at_command = False
-        elif char in " \t":
-            finish()
-        elif char in ";&|()\n{}":
-            finish()
-            at_command = True
-        elif char in "<>":
-            if word.isdigit():
-                word = ""
-            finish()
-            # the next word is a redirect target, not a program
-            j = i + 1
-            while j < len(command) and command[j] in "<>&| \t":
-                j += 1
-            k = j
-            while k < len(command) and command[k] not in " \t;&|()<>":
-                k += 1
-            i = k - 1
-        else:
-            word += char
-        i += 1
-    finish()
-    return [name for name in names if name]

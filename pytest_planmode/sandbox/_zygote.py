@@ -69,6 +69,11 @@ def setup(base: Path) -> None:
     root.mkdir()
     (base / "cmd").mkdir()
     L.mount("/", str(root), None, L.MS_BIND | L.MS_REC)
+    # The sandbox's own directory (world, scratch areas, traces) as the
+    # machine's root shows it: an empty place inside the command's view.
+    inside = root / str(base).lstrip("/")
+    if inside.is_dir():
+        L.mount("sandbox-hidden", str(inside), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=4k,mode=0755")
     L.make_tree_read_only(str(root))
 
     dev = root / "dev"
@@ -108,6 +113,28 @@ def setup(base: Path) -> None:
     world.build(base / "world")
 
 
+#: Between the tracer and the command: `unshare` (with no namespace to make)
+#: enters the read-only root and the working directory, then `setpriv` drops
+#: every capability, for good. Without capabilities nothing inside can
+#: chroot, mount or unmount its way back to the tracer's view (a chrooted
+#: process may not make a user namespace to regain them either), and no
+#: process inside may look at the tracer: /proc shows a process only to
+#: those that could trace it (`hidepid=invisible`), and a process holding
+#: no capability cannot trace one that holds them. Signals from inside do
+#: not stop it: it is the namespace's first process and blocks fatal
+#: signals while it writes its trace to a file.
+DROP_PRIVILEGES = (
+    "setpriv", "--no-new-privs", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all",
+    "--securebits=+noroot,+noroot_locked,+no_setuid_fixup,+no_setuid_fixup_locked,+keep_caps_locked",
+)  # fmt: skip
+
+
+def launcher(root: Path, workdir: str) -> list[str]:
+    """The programs between the tracer and the command (everything they do
+    before the command's shell starts is the sandbox's, not the command's)."""
+    return ["unshare", f"--root={root}", f"--wd={workdir}", "--", *DROP_PRIVILEGES, "--"]
+
+
 def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: int) -> None:
     """C1: a fresh mount and PID namespace; C2 (PID 1 there) becomes strace."""
     L.unshare(L.CLONE_NEWNS | L.CLONE_NEWPID)
@@ -124,7 +151,13 @@ def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: i
     if pid == 0:
         try:
             L.set_parent_death_signal(signal.SIGKILL)
-            L.mount("proc", str(root / "proc"), "proc", L.MS_NOSUID | L.MS_NODEV | L.MS_NOEXEC)
+            L.mount(
+                "proc",
+                str(root / "proc"),
+                "proc",
+                L.MS_NOSUID | L.MS_NODEV | L.MS_NOEXEC,
+                "hidepid=invisible",
+            )
             L.mount("sandbox-tmp", str(root / "tmp"), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=64m,mode=1777")
             lower = base / "world" / world.HOME.lstrip("/")
             L.mount(
@@ -144,8 +177,7 @@ def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: i
             argv = [
                 "strace", "-f", "-qq", "--seccomp-bpf", "-s", "512", "-e", "signal=none",
                 "-e", f"trace={TRACED}", "-o", str(trace),
-                "--", "chroot", str(root), "/usr/bin/env", "-C", world.REPO, "--",
-                *request["argv"],
+                "--", *launcher(root, world.REPO), *request["argv"],
             ]  # fmt: skip
             os.execvpe("strace", argv, {**world.environment(), **request.get("env", {})})
         except BaseException as exc:  # reported through stderr, the run counts as broken
@@ -175,11 +207,15 @@ def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: i
             continue
     signal.setitimer(signal.ITIMER_REAL, 0)
     with open(trace, "rb") as handle:
-        data = handle.read(TRACE_CAP)
+        data = handle.read(TRACE_CAP + 1)
     header = {
         "exit": os.waitstatus_to_exitcode(status),
         "timedOut": state["timedOut"],
+        # A trace longer than the cap is not read to its end: what the
+        # command did after it is unknown, so nothing can be concluded.
+        "traceCut": len(data) > TRACE_CAP,
     }
+    data = data[:TRACE_CAP]
     payload = json.dumps(header).encode() + b"\n" + data
     view = memoryview(payload)
     while view:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
-REQUIRED_PROGRAMS = ("strace", "chroot", "env", "git", "bash")
+REQUIRED_PROGRAMS = ("strace", "unshare", "setpriv", "git", "bash")
 #: Processes a sandboxed command may run at once (a fork loop stops here).
 MAX_PROCESSES = 200
 
@@ -35,6 +35,7 @@ class RawRun:
     exit: int | None
     timed_out: bool
     output_capped: bool
+    trace_cut: bool
     stdout: bytes
     stderr: bytes
     trace: str
@@ -127,6 +128,7 @@ class Zygote:
             exit=answer["exit"],
             timed_out=bool(answer["timedOut"]),
             output_capped=bool(answer["outputCapped"]),
+            trace_cut=bool(answer.get("traceCut")),
             stdout=base64.b64decode(answer["stdout"]),
             stderr=base64.b64decode(answer["stderr"]),
             trace=base64.b64decode(answer["trace"]).decode("utf-8", "replace"),
