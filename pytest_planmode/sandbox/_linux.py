@@ -99,3 +99,42 @@ def loopback_up() -> None:
         request = struct.pack("16sh14x", b"lo", 0)
         flags = struct.unpack("16sh14x", fcntl.ioctl(sock.fileno(), siocgifflags, request))[1]
         fcntl.ioctl(sock.fileno(), siocsifflags, struct.pack("16sh14x", b"lo", flags | iff_up))
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+_BPF_LD_W_ABS = 0x20
+_BPF_JGE_K = 0x35
+_BPF_RET_K = 0x06
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO = 0x00050000
+_ENOSYS = 38
+
+
+def refuse_system_calls_from(number: int) -> None:
+    """Every system call numbered `number` or above fails with ENOSYS, for
+    this process and all it starts (a seccomp filter; the numbers of the
+    x32 ABI lie above every other, so it is refused too)."""
+    program = (_SockFilter * 4)(
+        _SockFilter(_BPF_LD_W_ABS, 0, 0, 0),  # A = seccomp_data.nr
+        _SockFilter(_BPF_JGE_K, 0, 1, number),
+        _SockFilter(_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | _ENOSYS),
+        _SockFilter(_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+    )
+    fprog = _SockFprog(len(program), program)
+    _check(
+        _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), 0, 0), "seccomp"
+    )
