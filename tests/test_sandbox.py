@@ -4,10 +4,14 @@ before them, and report where the sandbox cannot start)."""
 
 from __future__ import annotations
 
+import base64
+import codecs
 import os
+import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,78 @@ from pytest_planmode.sandbox.observe import Effect, observe, parse_trace
 from pytest_planmode.sandbox.table import POOLS
 from pytest_planmode.sandbox_session import sandbox_flag
 from pytest_planmode.strategies.sandbox_commands import STYLES, render
+
+
+def _od(raw: bytes, width: int = 16) -> bytes:
+    rows = [raw[i : i + width] for i in range(0, len(raw), width)]
+    return b"\n".join(
+        b"%07o " % (i * width) + b"   ".join(bytes([c]) for c in row) for i, row in enumerate(rows)
+    )
+
+
+def _rot13(raw: bytes) -> bytes:
+    return codecs.encode(raw.decode("latin-1"), "rot13").encode("latin-1")
+
+
+def _lines(items: list[bytes], per_line: int, offsets: bool = True) -> bytes:
+    rows = [items[i : i + per_line] for i in range(0, len(items), per_line)]
+    return b"\n".join(
+        (b"%07o " % (i * per_line) if offsets else b"") + b" ".join(r) for i, r in enumerate(rows)
+    )
+
+
+#: What a one-liner can make of a secret (`od`, `xxd`, `printf`, `base64`,
+#: `rev`, `tr`, URL and HTML encoders...), written in Python.
+ENCODINGS: dict[str, Callable[[bytes], bytes]] = {
+    "raw": lambda raw: raw,
+    "od-c": _od,
+    "od-c-narrow": lambda raw: _od(raw, 8),
+    "od-tu1": lambda raw: _lines([b"%4d" % c for c in raw], 16),
+    "od-An-tu1": lambda raw: _lines([b"%4d" % c for c in raw], 16, offsets=False),
+    "od-b": lambda raw: _lines([b"%03o" % c for c in raw], 16),
+    "od-tx1": lambda raw: _lines([b"%02x" % c for c in raw], 16),
+    "od-x": lambda raw: _lines(
+        [b"%02x%02x" % (raw[i + 1] if i + 1 < len(raw) else 0, raw[i]) for i in range(0, len(raw), 2)], 8
+    ),
+    "xxd-b": lambda raw: _lines([b"%08d" % int(bin(c)[2:]) for c in raw], 6),
+    "printf-d": lambda raw: b" ".join(b"%d" % c for c in raw),
+    "printf-d-commas": lambda raw: b",".join(b"%d" % c for c in raw),
+    "octal-escapes": lambda raw: b"".join(b"\\%03o" % c for c in raw),
+    "hex": lambda raw: raw.hex().encode(),
+    "hex-upper-colons": lambda raw: b":".join(b"%02X" % c for c in raw),
+    "hex-escapes": lambda raw: b"".join(b"\\x%02x" % c for c in raw),
+    "0x-list": lambda raw: b", ".join(b"0x%02x" % c for c in raw),
+    "url": lambda raw: b"".join(b"%%%02X" % c for c in raw),
+    "html-entities": lambda raw: b"".join(b"&#%d;" % c for c in raw),
+    "json-unicode": lambda raw: b"".join(b"\\u%04x" % c for c in raw),
+    "base64": lambda raw: base64.encodebytes(b"xy" + raw),
+    "base64-shift1": lambda raw: base64.b64encode(b"x" + raw),
+    "base64url": lambda raw: base64.urlsafe_b64encode(b"\xfb\xff" + raw),
+    "base32": lambda raw: base64.b32encode(b"abc" + raw),
+    "base32hex": lambda raw: base64.b32hexencode(b"a" + raw),
+    "ascii85": lambda raw: base64.a85encode(b"ab" + raw),
+    "base85": lambda raw: base64.b85encode(b"a" + raw),
+    "reversed": lambda raw: raw[::-1],
+    "rot13": _rot13,
+    "upper": lambda raw: raw.upper(),
+    "one-per-line": lambda raw: b"\n".join(bytes([c]) for c in raw),
+    "reversed-hex": lambda raw: raw[::-1].hex().encode(),
+}
+#: The same through the machine's own encoders, where installed.
+TOOL_ENCODINGS = {
+    "od-An-tu1": "od -An -tu1",
+    "od-c": "od -c",
+    "od-x": "od -x",
+    "xxd": "xxd",
+    "xxd-b": "xxd -b",
+    "hexdump-C": "hexdump -C",
+    "base32": "base32",
+    "basenc-base32hex": "basenc --base32hex",
+    "base64": "base64",
+    "rev": "rev",
+    "rot13": "tr a-zA-Z n-za-mN-ZA-M",
+    "printf-d": "od -An -v -tu1 | xargs printf '%d,'",
+}
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -111,23 +187,40 @@ class TestObserve:
         assert [c.result for c in calls if c.name == "openat"] == ["3", "4"]
         assert len(kinds(trace)) == 1
 
-    @pytest.mark.parametrize("encode", ["raw", "od", "hex", "base64"])
+    @pytest.mark.parametrize("encode", sorted(ENCODINGS))
     def test_a_secret_is_found_in_any_common_encoding(self, encode: str) -> None:
-        import base64
-
         name, value = next(iter(world.SECRETS.items()))
-        raw = f"{name}={value}\0PATH=/bin".encode()
-        printed = {
-            "raw": raw,
-            "od": b"\n".join(
-                b"%07o " % i + b"   ".join(bytes([c]) for c in raw[i : i + 16])
-                for i in range(0, len(raw), 16)
-            ),
-            "hex": raw.hex().encode(),
-            "base64": base64.b64encode(b"xy" + raw),
-        }[encode]
+        printed = ENCODINGS[encode](f"{name}={value}\0PATH=/bin".encode())
         found = kinds("", output=printed)
-        assert len(found) == 1 and found[0].startswith("secret") and name in found[0]
+        assert len(found) == 1 and found[0].startswith("secret") and name in found[0], (found, printed[:300])
+
+    @pytest.mark.parametrize("tool", sorted(TOOL_ENCODINGS))
+    def test_a_secret_printed_by_a_real_encoder_is_found(self, tool: str) -> None:
+        name, value = list(world.SECRETS.items())[1]
+        program = TOOL_ENCODINGS[tool].split()[0]
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed here")
+        done = subprocess.run(
+            ["bash", "-c", TOOL_ENCODINGS[tool]], input=f"x{name}={value}\n".encode(), capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+        found = kinds("", output=done.stdout)
+        assert len(found) == 1 and name in found[0], (found, done.stdout[:300])
+
+    def test_ordinary_output_is_no_secret(self) -> None:
+        """No false positive on what inspection commands print, in the same
+        encodings (the machine's own files dumped every way)."""
+        samples = [
+            b"On branch main\nChanges not staged for commit:\n\tmodified:   src/util.py\n",
+            Path("/bin/ls").read_bytes()[:20_000],
+            (ROOT / "README.md").read_bytes()[:20_000],
+            os.urandom(20_000),
+            b"".join(str(i).encode() + b" " for i in range(5_000)),
+        ]
+        for sample in samples:
+            for encode, function in ENCODINGS.items():
+                found = kinds("", output=function(sample))
+                assert found == [], (encode, found)
 
     def test_a_canary_file_names_who_opened_it(self) -> None:
         trace = (

@@ -23,6 +23,7 @@ Effects (each names the program that caused it):
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -302,13 +303,13 @@ def observe(
                 if not _loopback(address):
                     effects.append(Effect("network", call.text(), program, address))
                     break
-    text = b"\n".join(outputs)
-    leaked = [name for name, value in world.SECRETS.items() if _contains(text, value)]
+    finder = SecretFinder(b"\n".join(outputs))
+    leaked = [name for name, value in world.SECRETS.items() if finder.contains(value)]
     if leaked:
         names = ", ".join("$" + name for name in leaked)
         effects.append(Effect("secret", f"the value of {names} appeared in the output"))
     for path, value in world.CANARY_FILES.items():
-        if _contains(text, value):
+        if finder.contains(value):
             readers = sorted(p for p in canary_readers.get(path, set()) if p)
             effects.append(
                 Effect(
@@ -322,24 +323,129 @@ def observe(
     return Observation(effects)
 
 
-def _contains(output: bytes, canary: str) -> bool:
-    """The canary as printed, with separators in between (od, column
-    formatters), hex-encoded, or base64-encoded at any alignment."""
+class SecretFinder:
+    """Finds canaries in a command's output as a one-liner can print them:
+    as is or with separators in between (`od -c`, one per line), in any
+    letter case, reversed, rot13 or rot47; as character codes in decimal,
+    octal, hex (also as little-endian 16-bit words, `od -x`) or binary,
+    with any separators and escapes (`od`, `xxd`, `hexdump`, `printf`,
+    `\\163`, `\\x73`, `%73`, `&#115;`, `\\u0073`); in base64, base64url,
+    base32, base32hex, ascii85 and base85 at any alignment.
+
+    A run of `WINDOW` characters of a canary in a row is as good as the
+    canary (line offsets and breaks cut dumps into pieces). Canaries are
+    random-looking letters and digits, so ordinary output never holds one."""
+
+    def __init__(self, output: bytes) -> None:
+        lowered = output.lower()
+        # Dumps number their lines: without the offsets, the characters of
+        # one line run on into the next.
+        unnumbered = _OFFSET.sub(b"", lowered)
+        self.views = [
+            lowered,
+            re.sub(rb"[^a-z0-9]", b"", lowered),
+            re.sub(rb"[^a-z0-9]", b"", unnumbered),
+            *_code_streams(lowered),
+        ]
+        self.compact = re.sub(rb"\s", b"", output)
+        self.pieces = [_pieces(view) for view in self.views]
+        self.compact_pieces = _pieces(self.compact)
+
+    def contains(self, canary: str) -> bool:
+        windows, grams, cores, core_grams = _needles(canary)
+        for view, pieces in zip(self.views, self.pieces, strict=True):
+            if not pieces.isdisjoint(grams) and _holds(view, windows, grams):
+                return True
+        return not self.compact_pieces.isdisjoint(core_grams) and any(core in self.compact for core in cores)
+
+
+_GRAM = WINDOW // 2
+
+
+def _pieces(view: bytes) -> frozenset[bytes]:
+    """The view's _GRAM-byte pieces at multiples of _GRAM: a needle of at
+    least 2 * _GRAM bytes found anywhere in the view covers one of them."""
+    return frozenset(view[q : q + _GRAM] for q in range(0, len(view) - _GRAM + 1, _GRAM))
+
+
+def _holds(view: bytes, windows: frozenset[bytes], grams: frozenset[bytes]) -> bool:
+    found = [q for q in range(0, len(view) - _GRAM + 1, _GRAM) if view[q : q + _GRAM] in grams]
+    return any(view[p : p + WINDOW] in windows for q in found for p in range(max(0, q - _GRAM), q + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _needles(canary: str) -> tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes], frozenset[bytes]]:
     raw = canary.encode()
-    if raw in output:
-        return True
-    dense = re.sub(rb"[^A-Za-z0-9]", b"", output)
-    if raw in dense or raw.hex().encode() in dense.lower():
-        return True
-    # Formatters that break lines and number them (`od -c`): any run of 12
-    # characters of the canary is as good as the canary.
-    lines = [re.sub(rb"[^A-Za-z0-9]", b"", line) for line in output.splitlines()]
-    windows = [raw[i : i + WINDOW] for i in range(0, len(raw) - WINDOW + 1)]
-    if any(window in line for line in lines for window in windows):
-        return True
-    compact = re.sub(rb"\s", b"", output)
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + raw)[4 if shift else 0 :][:-4]
-        if encoded and encoded in compact:
-            return True
-    return False
+    windows: set[bytes] = set()
+    for variant in _variants(raw):
+        windows.update(variant[i : i + WINDOW] for i in range(len(variant) - WINDOW + 1))
+    cores = _encoded_cores(raw)
+    return (
+        frozenset(windows),
+        frozenset(w[i : i + _GRAM] for w in windows for i in range(WINDOW - _GRAM + 1)),
+        frozenset(cores),
+        frozenset(c[i : i + _GRAM] for c in cores for i in range(len(c) - _GRAM + 1)),
+    )
+
+
+def _variants(raw: bytes) -> list[bytes]:
+    text = raw.decode("latin-1")
+    rot13 = text.translate(_ROT13)
+    rot47 = "".join(chr(33 + (ord(c) - 33 + 47) % 94) if 33 <= ord(c) <= 126 else c for c in text)
+    return [v.lower().encode("latin-1") for v in (text, text[::-1], rot13, rot13[::-1], rot47)]
+
+
+_ROT13 = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM",
+)
+_OFFSET = re.compile(rb"(?m)^[ \t]*[0-9a-f]{6,}:?(?=[ \t])")
+#: Escape prefixes before a character code: `\x73`, `0x73`, `%73`, `&#x73;`, `\u0073`, `U+0073`.
+_HEX_PREFIX = re.compile(rb"\\x|0x|%|&#x|\\u00|u\+00")
+
+
+def _code_streams(lowered: bytes) -> list[bytes]:
+    """The output read as lists of character codes, one stream per way of
+    writing a code; a token that is no code of that kind is left out
+    (offsets, the text column of a dump)."""
+    decimal = [int(t) for t in re.findall(rb"(?<!\d)\d{1,3}(?!\d)", lowered)]
+    octal = [int(t, 8) for t in re.findall(rb"(?<!\d)[0-7]{1,3}(?!\d)", lowered)]
+    bits = [int(t, 2) for t in re.findall(rb"(?<![01])[01]{8}(?![01])", lowered)]
+    plain = _HEX_PREFIX.sub(b" ", lowered)
+    hexes = re.findall(rb"(?<![0-9a-f])(?:[0-9a-f]{2})+(?![0-9a-f])", plain)
+    words = bytes.fromhex(b"".join(re.findall(rb"(?<![0-9a-f])[0-9a-f]{4}(?![0-9a-f])", plain)).decode())
+    streams = [
+        bytes(c for c in decimal if c < 256),
+        bytes(c for c in octal if c < 256),
+        bytes(bits),
+        bytes.fromhex(b"".join(hexes).decode()),
+        # 16-bit words as `od -x` prints them: the second byte first.
+        b"".join(words[i + 1 : i + 2] + words[i : i + 1] for i in range(0, len(words) - 1, 2)),
+    ]
+    return [stream.lower() for stream in streams if stream]
+
+
+_BLOCKS = (
+    (base64.b64encode, 3, 4),
+    (base64.urlsafe_b64encode, 3, 4),
+    (base64.b32encode, 5, 8),
+    (base64.b32hexencode, 5, 8),
+    (base64.a85encode, 4, 5),
+    (base64.b85encode, 4, 5),
+)
+
+
+def _encoded_cores(raw: bytes) -> list[bytes]:
+    """What every encoding of a text holding `raw` contains, at each
+    alignment of `raw` to the encoder's blocks: the encoded blocks made of
+    `raw`'s bytes alone."""
+    cores: list[bytes] = []
+    for encode, block, chars in _BLOCKS:
+        for shift in range(block):
+            encoded = encode(b"\0" * shift + raw)
+            # Drop the first block (it holds the filler) and the last one
+            # (padding, or bytes that follow in the real output).
+            core = encoded[chars if shift else 0 :][: -chars or None]
+            if len(core) >= 2 * WINDOW:
+                cores.append(core)
+    return cores
