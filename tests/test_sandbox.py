@@ -336,7 +336,29 @@ class TestSandboxRuns:
 
     def test_a_missing_program_is_inconclusive(self, sandbox: Sandbox) -> None:
         result = sandbox.run("planmode-no-such-program --version")
-        assert result.status == "inconclusive" and "not installed" in result.reason
+        assert result.status == "inconclusive" and result.reason == "planmode-no-such-program not installed"
+        assert "inconclusive: planmode-no-such-program not installed" in result.describe()
+
+    @pytest.mark.parametrize(
+        ("command", "made"),
+        [
+            ("tsc --init", "tsconfig.json"),
+            ("fd -e md -x touch {}.seen", "README.md.seen"),
+            ("bat --generate-config-file", "config"),
+        ],
+    )
+    def test_project_tools_are_observed_where_installed(
+        self, sandbox: Sandbox, command: str, made: str
+    ) -> None:
+        """A tool whose writing modes the oracle must see is run and judged
+        when installed, and reported by name when it is not: never passed."""
+        result = sandbox.run(command)
+        program = command.split()[0]
+        if world.which(program) is None:
+            assert result.status == "inconclusive" and result.reason == f"{program} not installed"
+            return
+        writes = [e for e in result.effects if e.kind == "write" and made in e.path]
+        assert result.status == "observed" and writes, result.describe()
 
     def test_the_three_classes_are_observed(self, sandbox: Sandbox) -> None:
         printf = sandbox.run("printf -v 'a[$(touch pw5)]' x")

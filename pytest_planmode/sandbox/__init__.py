@@ -81,11 +81,7 @@ class Sandbox:
         shell_path = shutil.which(shell, path=world.BASE_ENV["PATH"])
         if shell_path is None:
             return Result(command, shell, "inconclusive", reason=f"{shell} not installed", programs=named)
-        missing = [
-            p
-            for p in named
-            if not _builtin(p, shell) and shutil.which(p, path=world.BASE_ENV["PATH"]) is None
-        ]
+        missing = [p for p in named if not _builtin(p, shell) and world.which(p) is None]
         if missing:
             reason = "; ".join(f"{name} not installed" for name in missing)
             return Result(command, shell, "inconclusive", reason=reason, programs=named)

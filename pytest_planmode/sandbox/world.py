@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -38,8 +39,13 @@ CANARY_FILES: dict[str, str] = {
     "/etc/hostname": "CanaryHostnameFile5b1e8d3a",
 }
 
+#: Programs Debian installs under another name, and that name: a developer's
+#: `~/.local/bin` links them back, as Debian's own notes suggest.
+ALIASES: dict[str, str] = {"fd": "fdfind", "bat": "batcat"}
+LOCAL_BIN = HOME + "/.local/bin"
+
 BASE_ENV: dict[str, str] = {
-    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "PATH": f"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:{LOCAL_BIN}",
     "HOME": HOME,
     "USER": "dev",
     "LOGNAME": "dev",
@@ -48,6 +54,14 @@ BASE_ENV: dict[str, str] = {
     "TERM": "dumb",
     "PWD": REPO,
 }
+
+
+def which(program: str) -> str | None:
+    """Where the sandbox finds `program` (through `ALIASES` too), or None."""
+    found = shutil.which(program, path=BASE_ENV["PATH"])
+    if found is None and program in ALIASES:
+        found = shutil.which(ALIASES[program], path=BASE_ENV["PATH"])
+    return found
 
 
 def environment() -> dict[str, str]:
@@ -87,6 +101,12 @@ def build(root: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(_file_text(path, canary), encoding="utf-8")
     (home / ".ssh" / "id_ed25519.pub").write_text("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA dev@devbox\n")
+    local_bin = root / LOCAL_BIN.lstrip("/")
+    local_bin.mkdir(parents=True)
+    for name, debian_name in ALIASES.items():
+        target = shutil.which(debian_name, path=BASE_ENV["PATH"])
+        if target is not None:
+            (local_bin / name).symlink_to(target)
     (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
     repo = home / "project"
     for name, text in _REPO_FILES.items():
