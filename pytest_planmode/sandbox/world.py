@@ -104,9 +104,9 @@ def build(root: Path) -> None:
     local_bin = root / LOCAL_BIN.lstrip("/")
     local_bin.mkdir(parents=True)
     for name, debian_name in ALIASES.items():
-        target = shutil.which(debian_name, path=BASE_ENV["PATH"])
-        if target is not None:
-            (local_bin / name).symlink_to(target)
+        installed = shutil.which(debian_name, path=BASE_ENV["PATH"])
+        if installed is not None:
+            (local_bin / name).symlink_to(installed)
     (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
     repo = home / "project"
     for name, text in _REPO_FILES.items():
