@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import pytest_planmode.sandbox
+import pytest_planmode.sandbox.commands
 import pytest_planmode.sandbox_session
 from pytest_planmode.sandbox import Sandbox, SandboxUnavailable, programs_in, world
 from pytest_planmode.sandbox.levels import GATES, effect_class, violations
@@ -284,10 +285,17 @@ class TestCommandText:
             # Command words whose text only running the shell tells name nothing.
             ('"$(which ls)" -la; ${x:-rm} y; l?', ["which"]),
             ("echo a # ls", ["echo"]),
+            # Only the first word of a brace expansion can be the program.
+            ("{a,b}" * 25 + " x", ["a" * 25]),
+            ("{l{s,x},y} -la; {1..3}", ["ls", "1"]),
         ],
     )
     def test_programs_in_command_position(self, command: str, programs: list[str]) -> None:
         assert programs_in(command) == programs
+
+    def test_substitutions_nested_past_any_depth_are_no_error(self) -> None:
+        line = pytest_planmode.sandbox.commands.parse("echo " + "$(" * 2000 + "ls" + ")" * 2000)
+        assert line.programs == ["echo"] and line.unknown
 
     def test_every_rendering_gives_the_value_back_to_the_program(self) -> None:
         values = sorted({v for pool in POOLS.values() for v in pool})

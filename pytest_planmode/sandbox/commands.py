@@ -18,7 +18,6 @@ Nothing here runs or trusts a policy; it only reads text.
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -87,7 +86,12 @@ class _Word:
 
 def parse(command: str) -> CommandLine:
     line = CommandLine()
-    _Scanner(command, line).commands(0, "")
+    try:
+        _Scanner(command, line).commands(0, "")
+    except RecursionError:
+        # Substitutions nested hundreds deep: what was read so far stands,
+        # and the rest is a command whose text only the shell can tell.
+        line.unknown.append(command)
     line.programs = [p for p in line.programs if p not in line.functions]
     return line
 
@@ -211,7 +215,7 @@ class _Scanner:
                     out.append("\\" + kind)
                     i += 2
                 else:
-                    out.append(chr(int(digits.group(), 16)))
+                    out.append(chr(min(int(digits.group(), 16), 0x10FFFF)))
                     i += 2 + len(digits.group())
             elif kind == "c" and i + 2 < len(text):
                 out.append(chr(ord(text[i + 2]) & 0x1F))
@@ -419,7 +423,7 @@ class _Scanner:
                 at_command = False
                 continue
             else:
-                value = "".join(c for c, _ in _brace_expand(word.chars)[0])
+                value = "".join(c for c, _ in _first_expansion(word.chars))
             if value in _LEADING:
                 continue
             if value in _CLOSING:
@@ -506,9 +510,10 @@ class _Scanner:
         return min(i, len(text))
 
 
-def _brace_expand(chars: list[tuple[str, bool]]) -> list[list[tuple[str, bool]]]:
-    """Bash's brace expansion of one word (`{a,b}`, `{1..3}`, `{a..c}`), on
-    unquoted braces only."""
+def _first_expansion(chars: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The first word Bash's brace expansion makes of a word (`{ls,-la}`
+    gives `ls` first, `{1..3}` gives `1`), unquoted braces only. Only the
+    first word can be a program, so the others are never made."""
     depth = 0
     start = -1
     commas: list[int] = []
@@ -524,26 +529,17 @@ def _brace_expand(chars: list[tuple[str, bool]]) -> list[list[tuple[str, bool]]]
         elif char == "}" and depth > 0:
             depth -= 1
             if depth == 0:
-                prefix, suffix = chars[:start], chars[index + 1 :]
                 inner = chars[start + 1 : index]
                 if commas:
-                    cuts = [start, *commas, index]
-                    parts = [chars[a + 1 : b] for a, b in itertools.pairwise(cuts)]
+                    first = chars[start + 1 : commas[0]]
                 else:
                     sequence = _sequence("".join(c for c, _ in inner))
                     if sequence is None:
                         continue
-                    parts = sequence
-                out: list[list[tuple[str, bool]]] = []
-                for part in parts:
-                    for tail in _brace_expand(suffix):
-                        out.extend(
-                            _brace_expand(prefix + part + tail)
-                            if "{" in "".join(c for c, _ in part)
-                            else [prefix + part + tail]
-                        )
-                return out
-    return [chars]
+                    first = sequence[0]
+                # The first alternative may hold braces of its own.
+                return chars[:start] + _first_expansion(first) + _first_expansion(chars[index + 1 :])
+    return chars
 
 
 def _sequence(text: str) -> list[list[tuple[str, bool]]] | None:
