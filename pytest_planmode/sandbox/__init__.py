@@ -6,8 +6,14 @@ The command sees the machine's programs on a read-only root, a fake HOME
 with key-looking files, a Git working tree with a remote (its working
 directory), a canary file outside the tree, canary secrets in its
 environment, loopback-only networking, a process limit, a wall-time limit
-and an output cap. Its effects are observed (see `observe.py`); a command
-naming a program the machine lacks is *inconclusive*, never clean.
+and an output cap; it holds no capability and cannot see the tracer. Its
+effects are observed (see `observe.py`); a command naming a program the
+machine lacks is *inconclusive: <program> not installed*, never clean.
+
+The mechanism: `runner.py` starts the resident process (`_zygote.py`, over
+the system calls of `_linux.py`), `world.py` is what the command sees,
+`observe.py` reads the trace and the output. The command line is parsed
+only to know which programs it names (`commands.py`).
 
 Nothing here decides whether an effect is acceptable: the sandbox checks
 in `conformance/test_sandbox.py` do, per operation and level.

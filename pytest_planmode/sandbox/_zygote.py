@@ -3,13 +3,16 @@ it enters a new user namespace (the caller maps it to an unprivileged user),
 then new mount, network, IPC and UTS namespaces, builds a read-only view of
 the machine with a writable world on top, and then runs one command per
 request line read on stdin, each in a fresh PID and mount namespace, under
-`strace -f`. One JSON line answers each request.
+`strace -f`, which is that namespace's first process; the command itself
+enters the read-only root and drops every capability before its shell
+starts (see `launcher`). One JSON line answers each request.
 
 Layout inside `base` (a tmpfs private to these namespaces):
   root/   the machine's `/`, read-only, nosuid, nodev; with its own /dev
           (null, zero, full, random, urandom, tty only), an empty /run and
           /root, /home holding only the fake HOME, /etc/hostname a canary,
-          and per command a fresh /proc, /tmp and HOME overlay
+          and per command a fresh /proc (hidepid=invisible), /tmp and HOME
+          overlay; `base` itself is hidden under an empty tmpfs in it
   world/  the template world (`world.build`)
   cmd/    per command: overlay upper and work dirs, the trace file
 """
