@@ -410,6 +410,15 @@ class TestSandboxRuns:
         writes = [e for e in result.effects if e.kind == "write"]
         assert any(mark in e.path or mark in e.detail for e in writes), result.describe()
 
+    def test_filling_the_sandbox_does_not_silence_the_trace(self) -> None:
+        """The overlay under HOME and the trace shared one file system:
+        filling it made the tracer's writes fail, and what came after was
+        not recorded."""
+        fill = "for i in 1 2 3 4 5 6 7 8 9; do head -c 31M /dev/zero > ~/f$i; done 2>/dev/null"
+        with Sandbox(timeout=60.0) as box:
+            result = box.run(f"{fill}; mkdir planmode-after-fill")
+        assert any(e.path == "planmode-after-fill" for e in result.effects), result.describe()
+
     def test_system_calls_too_new_to_trace_are_refused(self, sandbox: Sandbox) -> None:
         """fchmodat2 and setxattrat are newer than the strace that traces:
         its filter would let them through unseen, so they fail instead."""

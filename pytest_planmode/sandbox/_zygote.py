@@ -168,7 +168,17 @@ def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: i
     cmd.mkdir()
     (cmd / "upper").mkdir()
     (cmd / "work").mkdir()
-    trace = cmd / "trace"
+    # The trace has a file system of its own: a command filling the one its
+    # HOME overlay writes to cannot make the tracer's writes fail.
+    (cmd / "trace").mkdir()
+    L.mount(
+        "sandbox-trace",
+        str(cmd / "trace"),
+        "tmpfs",
+        L.MS_NOSUID | L.MS_NODEV,
+        f"size={2 * TRACE_CAP},mode=0700",
+    )
+    trace = cmd / "trace" / "log"
     trace.touch()
     root = base / "root"
     pid = os.fork()
