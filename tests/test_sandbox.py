@@ -419,6 +419,23 @@ class TestSandboxRuns:
             result = box.run(f"{fill}; mkdir planmode-after-fill")
         assert any(e.path == "planmode-after-fill" for e in result.effects), result.describe()
 
+    def test_a_child_cloned_untraced_acts_traced_or_not_at_all(self, sandbox: Sandbox) -> None:
+        """clone(CLONE_UNTRACED) makes a child the tracer does not follow;
+        the tracer's seccomp filter then fails its traced calls (ENOSYS)."""
+        script = (
+            "import ctypes, os\n"
+            "pid = ctypes.CDLL(None).syscall(56, 0x00800000 | 17, 0, 0, 0, 0)\n"
+            "if pid == 0:\n"
+            "    try: os.mkdir('planmode-untraced')\n"
+            "    finally: os._exit(0)\n"
+            "os.waitpid(pid, 0)\n"
+            "print(os.path.isdir('planmode-untraced'))\n"
+        )
+        result = sandbox.run(f"python3 -c 'exec(bytes.fromhex(\"{script.encode().hex()}\"))'")
+        made = result.stdout.strip() == b"True"
+        seen = any(e.path == "planmode-untraced" for e in result.effects)
+        assert result.stdout.strip() in (b"True", b"False") and made <= seen, result.describe()
+
     def test_system_calls_too_new_to_trace_are_refused(self, sandbox: Sandbox) -> None:
         """fchmodat2 and setxattrat are newer than the strace that traces:
         its filter would let them through unseen, so they fail instead."""
