@@ -221,6 +221,23 @@ def test_ui_answers_by_label_and_cancel(host: PiHost, extension: Path, tmp_path:
     assert prompts[0]["args"] == ["Pick", ["Alpha", "Beta"]]
 
 
+def test_ui_answers_by_position_and_by_pattern(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "ui", "answers": [{"index": 1}, {"pattern": "^Al"}, {"pattern": "a"}, {"index": 5}]},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+    )
+    # A pattern that matches both items, or a position past the end, picks nothing and says so.
+    assert notes(answer) == ["chose Beta", "chose Alpha", "chose undefined", "chose undefined"]
+    errors = " ".join(str(e) for e in answer["errors"])
+    assert "2 items match /a/" in errors and "no item at position 5" in errors
+
+
 def test_reload_reevaluates_the_module_and_old_ctx_is_stale(
     host: PiHost, extension: Path, tmp_path: Path
 ) -> None:
