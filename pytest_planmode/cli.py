@@ -105,7 +105,8 @@ def _fixtures_export(args: argparse.Namespace) -> int:
             "expect matches the output partially: each key given must match, keys not given are "
             'not checked; lists match element by element, except {"$unordered": [...]}, which '
             'matches the same items in any order; {"$anyText": true} matches any non-blank '
-            "string; scalars by JSON equality"
+            'string; {"$anyTextBut": [...]} matches any non-blank string but those listed; '
+            "scalars by JSON equality"
         ),
         "files": files,
         "cases": len(cases),

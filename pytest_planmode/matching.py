@@ -17,8 +17,22 @@ UNORDERED = "$unordered"
 ANY_TEXT = "$anyText"
 
 
+#: `{"$anyTextBut": ["Refine"]}` matches any string with a non-blank
+#: character except the texts listed: an item the spec says changes (a
+#: counter shown) whose new wording it leaves open.
+ANY_TEXT_BUT = "$anyTextBut"
+
+
 def is_any_text(expected: Any) -> bool:
     return isinstance(expected, dict) and len(expected) == 1 and expected.get(ANY_TEXT) is True
+
+
+def is_any_text_but(expected: Any) -> bool:
+    """True for a well-formed `{"$anyTextBut": [text, ...]}` (a list of strings)."""
+    if not (isinstance(expected, dict) and len(expected) == 1):
+        return False
+    excluded = expected.get(ANY_TEXT_BUT)
+    return isinstance(excluded, list) and all(isinstance(text, str) for text in excluded)
 
 
 def _unordered(expected: list[Any], actual: Any, path: str) -> list[str]:
@@ -47,12 +61,19 @@ def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
     expected `{"$unordered": [...]}` matches a list holding the same items in
     any order (for outputs the spec defines as sets); an expected
     `{"$anyText": true}` matches any non-blank string (text whose wording is
-    open). Scalars match by JSON equality: `1` is not `true`, `1` equals `1.0`.
+    open); an expected `{"$anyTextBut": [...]}` matches any non-blank string
+    other than those listed (text the spec says changes, wording open).
+    Scalars match by JSON equality: `1` is not `true`, `1` equals `1.0`.
     """
     if is_any_text(expected):
         if isinstance(actual, str) and actual.strip():
             return []
         return [f"{path}: expected some text (any wording), got {_show(actual)}"]
+    if is_any_text_but(expected):
+        excluded = expected[ANY_TEXT_BUT]
+        if isinstance(actual, str) and actual.strip() and actual not in excluded:
+            return []
+        return [f"{path}: expected any text but {_show(excluded)}, got {_show(actual)}"]
     if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
         return _unordered(expected[UNORDERED], actual, path)
     if isinstance(expected, dict):

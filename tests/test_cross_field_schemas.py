@@ -97,6 +97,19 @@ CASES: dict[
             }
         ),
     ),
+    "UiAnswer": (
+        "operations/oplmodes.modes.script.input.schema.json",
+        lambda answer: {"events": [{"type": "ui.answer", **answer}]},
+        operations()["oplmodes.modes.script"].input,
+        lambda: variants(
+            {
+                "label": [ABSENT, None, "Execute"],
+                "index": [ABSENT, 0],
+                "role": [ABSENT, "refine"],
+                "plan": [ABSENT, None, "auth"],
+            }
+        ),
+    ),
     "SessionTree": (
         "events/host.schema.json",
         lambda tree: {"events": [{"type": "session.tree", **tree}]},

@@ -63,3 +63,36 @@ def test_any_text_names_what_it_wanted() -> None:
     assert mismatches({"w": {"$anyText": True}}, {"w": ""}) == [
         'output.w: expected some text (any wording), got ""'
     ]
+
+
+@pytest.mark.parametrize(
+    "actual",
+    ["Refine (1 cycle so far)", "Refine again", "refine"],
+)
+def test_any_text_but_matches_other_text(actual: str) -> None:
+    assert mismatches({"e": [{"$anyTextBut": ["Refine"]}]}, {"e": [actual]}) == []
+
+
+@pytest.mark.parametrize(
+    "actual",
+    ["Refine", "Execute", "", "  ", None, 1, ["x"], {"text": "x"}],
+)
+def test_any_text_but_refuses_the_listed_texts_and_non_text(actual: object) -> None:
+    assert mismatches({"e": {"$anyTextBut": ["Refine", "Execute"]}}, {"e": actual}) != []
+
+
+def test_any_text_but_names_what_it_refused() -> None:
+    assert mismatches({"e": {"$anyTextBut": ["Refine"]}}, {"e": "Refine"}) == [
+        'output.e: expected any text but ["Refine"], got "Refine"'
+    ]
+
+
+def test_any_text_but_inside_an_unordered_list() -> None:
+    expected = {"e": {"$unordered": ["Execute", {"$anyTextBut": ["Refine"]}]}}
+    assert mismatches(expected, {"e": ["Refine (2 cycles so far)", "Execute"]}) == []
+    assert mismatches(expected, {"e": ["Refine", "Execute"]}) != []
+
+
+def test_a_malformed_any_text_but_is_an_ordinary_object() -> None:
+    # Not a list of strings: matched as a plain object key, so it cannot pass vacuously.
+    assert mismatches({"e": {"$anyTextBut": "Refine"}}, {"e": "Execute"}) != []

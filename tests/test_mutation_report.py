@@ -125,3 +125,35 @@ def test_constructors_of_tables_built_at_import_run_at_import(bench: ModuleType)
     assert not bench.runs_at_import(
         "pytest_planmode.reference.planmode.settings_store.xǁSettingsStoreǁload__mutmut_3"
     )
+
+
+def test_the_must_goal_counts_spec_stated_effects_only(bench: ModuleType) -> None:
+    """The goal figure is must kills over must kills plus gaps: explanation-only
+    and reference-choice kills are outside it, survivors are listed apart."""
+    outcomes = {
+        "a": "killed",
+        "b": "timeout",
+        "c": "killed-reference",
+        "d": "killed-reference",
+        "e": "killed-reference",
+        "f": "survived",
+        "g": "killed-reference",
+    }
+    why = {"c": "gap", "d": "explanation", "e": "choice"}
+    classes = bench.must_goal(outcomes, why)
+    assert classes == {
+        "must": ["a", "b"],
+        "gap": ["c"],
+        "explanation": ["d"],
+        "choice": ["e"],
+        "unclassified": ["g"],
+        "survived": ["f"],
+    }
+    assert bench.goal_rate(classes) == (2, 3)
+
+
+def test_the_must_goal_fails_when_a_gap_is_counted_as_killed(bench: ModuleType) -> None:
+    # A gap moved to the must class would raise the goal to 100 %; the rate sees it.
+    classes = bench.must_goal({"a": "killed", "c": "killed-reference"}, {"c": "gap"})
+    assert bench.goal_rate(classes) == (1, 2)
+    assert bench.goal_rate(bench.must_goal({"a": "killed"}, {})) == (1, 1)

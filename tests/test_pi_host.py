@@ -221,6 +221,47 @@ def test_ui_answers_by_label_and_cancel(host: PiHost, extension: Path, tmp_path:
     assert prompts[0]["args"] == ["Pick", ["Alpha", "Beta"]]
 
 
+def test_ui_answers_by_position_and_by_pattern(host: PiHost, extension: Path, tmp_path: Path) -> None:
+    answer = run(
+        host,
+        extension,
+        tmp_path,
+        {"do": "ui", "answers": [{"index": 1}, {"pattern": "^Al"}, {"pattern": "a"}, {"index": 5}]},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+        {"do": "command", "name": "ask"},
+    )
+    # A pattern that matches both items, or a position past the end, picks nothing and says so.
+    assert notes(answer) == ["chose Beta", "chose Alpha", "chose undefined", "chose undefined"]
+    errors = " ".join(str(e) for e in answer["errors"])
+    assert "2 items match /a/" in errors and "no item at position 5" in errors
+
+
+def test_a_translation_spells_answers_for_the_host() -> None:
+    """`ui_answer`: a label selects, null cancels, a position stays a position,
+    a role becomes the translation's pattern with the plan name in it."""
+    import re
+
+    from pytest_planmode.contract import host_events
+    from pytest_planmode.targets.pi.oplmodes_modes_script import MENU_ROLE_PATTERNS
+    from pytest_planmode.targets.pi.translation import Unsupported, ui_answer
+
+    def answer(**fields: object) -> dict[str, object]:
+        event = host_events.UiAnswer.model_validate({"type": "ui.answer", **fields})
+        return ui_answer(event, MENU_ROLE_PATTERNS)
+
+    assert answer(label="Execute") == {"select": "Execute"}
+    assert answer(label=None) == {"cancel": True}
+    assert answer(index=2) == {"index": 2}
+    pattern = str(answer(role="execute", plan="auth")["pattern"])
+    items = ["normal", "Execute: auth", "Execute: authz", "Execute: db"]
+    assert [item for item in items if re.search(pattern, item)] == ["Execute: auth"]
+    assert re.search(str(answer(role="refine")["pattern"]), "Refine (2 cycles so far)")
+    with pytest.raises(Unsupported, match="spells no item"):
+        ui_answer(host_events.UiAnswer.model_validate({"type": "ui.answer", "role": "refine"}), {})
+
+
 def test_reload_reevaluates_the_module_and_old_ctx_is_stale(
     host: PiHost, extension: Path, tmp_path: Path
 ) -> None:

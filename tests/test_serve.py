@@ -129,3 +129,46 @@ def test_serve_validates_strictly_without_coercion() -> None:
     assert status == 0 and len(answers) == len(lines)
     accepted = [requests[int(a["id"])] for a in answers[1:] if "output" in a]  # type: ignore[call-overload]
     assert accepted == []
+
+
+def test_menus_answered_by_position_and_role_over_the_wire() -> None:
+    """`ui.answer` by `index` or `role` reaches the served reference as it is;
+    an operation whose menus take labels only refuses them by name."""
+    plan_turn = [
+        {"type": "command", "name": "plan", "args": "db"},
+        {"type": "agent.start"},
+        {"type": "agent.settle"},
+    ]
+    requests = [
+        {
+            "plans": ["plan-auth.md", "plan-db.md"],
+            "events": [
+                {"type": "command", "name": "mode"},
+                {"type": "ui.answer", "role": "execute", "plan": "db"},
+            ],
+        },
+        {
+            "plans": ["plan-auth.md", "plan-db.md"],
+            "events": [{"type": "command", "name": "execute"}, {"type": "ui.answer", "index": 0}],
+        },
+        {"events": [*plan_turn, {"type": "ui.answer", "role": "refine"}, *plan_turn[1:]]},
+    ]
+    lines = [HELLO] + [
+        json.dumps({"id": i, "op": "oplmodes.modes.script", "input": data}) for i, data in enumerate(requests)
+    ]
+    lines.append(
+        json.dumps(
+            {
+                "id": 9,
+                "op": "planmode.lifecycle.run",
+                "input": {"events": [{"type": "command", "name": "plan"}, {"type": "ui.answer", "index": 0}]},
+            }
+        )
+    )
+    answers, status, _ = converse(*lines)
+    assert status == 0
+    by_role, by_position, refined, refused = answers[1:]
+    assert by_role["output"]["final"]["planFile"] == ".pi/plans/plan-db.md"
+    assert by_position["output"]["final"]["planFile"] == ".pi/plans/plan-auth.md"
+    assert refined["output"]["steps"][-1]["menu"]["entries"][1] != "Refine"
+    assert "answered by label, not by position" in refused["error"]["message"]

@@ -148,6 +148,17 @@ RULES: dict[type[BaseModel], tuple[Rule, ...]] = {
             },
         ),
     ),
+    host_events.UiAnswer: (
+        Rule(
+            "An answer names its item in exactly one way: `label` (null dismisses), `index` or "
+            "`role`; `plan` goes with a role.",
+            {
+                "oneOf": [{"required": [way]} for way in host_events.ANSWER_WAYS],
+                "if": {"required": ["plan"], "properties": {"plan": {"type": "string"}}},
+                "then": {"required": ["role"], "properties": {"role": {"type": "string"}}},
+            },
+        ),
+    ),
     host_events.SessionTree: (
         Rule(
             "The target is either `to` (a label) or `entries`, exactly one of the two.",
@@ -159,12 +170,19 @@ RULES: dict[type[BaseModel], tuple[Rule, ...]] = {
             "Events are in non-decreasing virtual time: an event without `at` happens at the "
             "previous event's instant (not stated as JSON Schema)."
         ),
+        Rule(
+            "A `ui.answer` names its item by `index` or `role` only in an operation whose menus "
+            "take positions or roles (its description lists the roles); elsewhere by `label` "
+            "(not stated as JSON Schema)."
+        ),
     ),
     oplmodes_modes.ModesScriptInput: (
         Rule(
             "Tool calls happen inside an agent run (`agent.start` ... `agent.settle`), session "
-            "moves between runs; a `session.tree` event gives the new branch's `entries` "
-            "(not stated as JSON Schema)."
+            "moves between runs; a `session.tree` event gives the new branch's `entries`; a "
+            "`ui.answer` may name its item by `index` (0 first) or by `role`: "
+            + "; ".join(f"`{role}`, {what}" for role, what in oplmodes_modes.MENU_ROLES.items())
+            + " (not stated as JSON Schema)."
         ),
     ),
     planmode_tools.ToolsAuthorizeInput: (

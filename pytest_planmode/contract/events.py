@@ -20,7 +20,7 @@ envelope (``at``, ``type``, non-decreasing instants) is the same everywhere.
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -87,6 +87,14 @@ class EventScript(BaseModel, Generic[E]):
 
     events: list[E]
 
+    #: The roles a `ui.answer` may name in this operation's menus (role ->
+    #: what the item does); empty: its menus are answered by label or
+    #: position only.
+    menu_roles: ClassVar[dict[str, str]] = {}
+    #: Whether a `ui.answer` may name an item by position here (an
+    #: operation whose answers are typed paths or text takes labels only).
+    menu_positions: ClassVar[bool] = False
+
     @model_validator(mode="before")
     @classmethod
     def _instants(cls, data: Any) -> Any:
@@ -104,6 +112,23 @@ class EventScript(BaseModel, Generic[E]):
                     f"previous event at {last} ms: a script's instants never go back"
                 )
             last = event.at
+        return self
+
+    @model_validator(mode="after")
+    def _answers(self) -> EventScript[E]:
+        for index, event in enumerate(self.events):
+            if event.type != "ui.answer":
+                continue
+            where = f"events[{index}] (ui.answer)"
+            given = event.model_fields_set
+            if "index" in given and not self.menu_positions:
+                raise ValueError(f"{where}: this operation's menus are answered by label, not by position")
+            role = getattr(event, "role", None)
+            if role is not None and role not in self.menu_roles:
+                if not self.menu_roles:
+                    raise ValueError(f"{where}: this operation's menus have no roles; answer by label")
+                known = ", ".join(f"{name} ({what})" for name, what in self.menu_roles.items())
+                raise ValueError(f"{where}: no role {role!r} here; the roles are {known}")
         return self
 
 

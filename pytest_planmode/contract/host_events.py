@@ -117,12 +117,50 @@ class Command(ScriptEvent):
     args: str = Field(default="", description="The raw remainder after the name.")
 
 
+#: The ways a `ui.answer` names the item it picks.
+ANSWER_WAYS = ("label", "index", "role")
+
+
 class UiAnswer(ScriptEvent):
-    """The user answers the open menu or dialog by an item's label (Pi's
-    `ctx.ui.select` returns the label); null dismisses it (Escape)."""
+    """The user answers the open menu or dialog (Pi's `ctx.ui.select`
+    returns the picked item's label). Exactly one of: `label`, the item's
+    text (null dismisses the menu: Escape); `index`, the item's position in
+    the open menu (0 is the first); `role`, what the item does, in the
+    operation's own vocabulary (for example `execute` with `plan`), for an
+    item whose text the spec leaves open. An operation whose menus have no
+    roles takes labels and positions only."""
 
     type: Literal["ui.answer"]
-    label: str | None
+    label: str | None = Field(default=None, description="The item's text; null dismisses the menu.")
+    index: int | None = Field(
+        default=None, ge=0, description="The item's position in the open menu, 0 for the first."
+    )
+    role: str | None = Field(
+        default=None, min_length=1, description="What the item does, in the operation's vocabulary."
+    )
+    plan: str | None = Field(
+        default=None,
+        min_length=1,
+        description='With `role = "execute"`: the plan the entry executes (its name, e.g. `auth`).',
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> UiAnswer:
+        given = [way for way in ANSWER_WAYS if way in self.model_fields_set]
+        if len(given) != 1:
+            shown = ", ".join(given) if given else "none of them"
+            raise ValueError(
+                "a ui.answer names the item it picks in exactly one way: label (null dismisses), "
+                f"index (its position, 0 first) or role (what it does); this one gives {shown}"
+            )
+        if self.plan is not None and self.role is None:
+            raise ValueError('a ui.answer gives `plan` only with a role (role = "execute")')
+        return self
+
+    @property
+    def by_label(self) -> bool:
+        """True when the answer names its item by text (or dismisses)."""
+        return "label" in self.model_fields_set
 
 
 class KeyPress(ScriptEvent):

@@ -6,7 +6,7 @@ warning; § Architecture)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -65,7 +65,23 @@ _IN_RUN = ("tool.call", "agent.settle")
 _BETWEEN_RUNS = ("session.start", "session.resume", "session.tree", "session.reload", "agent.start")
 
 
+#: What a `ui.answer` role picks in this operation's menus (opl-modes.md §
+#: Execute handoff names the items; their exact texts are left open).
+MENU_ROLES = {
+    "execute": (
+        "an `Execute:` entry of the mode picker or of `/execute`'s selection (`plan` names "
+        "its plan; without it, the only one), or the action menu's Execute"
+    ),
+    "refine": "the action menu's Refine entry, whatever cycle count it shows",
+    "save-exit": "the action menu's Save & Exit",
+    "discard-exit": "the action menu's Discard & Exit",
+}
+
+
 class ModesScriptInput(EventScript[ModesEvent], ContractInput):
+    menu_roles: ClassVar[dict[str, str]] = MENU_ROLES
+    menu_positions: ClassVar[bool] = True
+
     config: Any = Field(default=None, description="The opl-modes.json document; omit for no file.")
     registered_tools: list[str] = Field(default_factory=lambda: list(PI_BUILTIN_TOOLS))
     active_tools: list[str] | None = Field(

@@ -944,6 +944,18 @@ class Run {
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
       if (kind === "select") {
         const options = Array.isArray(args[1]) ? args[1] : [];
+        // An answer by position (index) or by a pattern over the items'
+        // texts (a role the translation spelled for this extension).
+        if (answer.index !== undefined) {
+          const found = options[answer.index];
+          if (found === undefined) run.error(`ui.select`, new Error(`no item at position ${answer.index} in ${JSON.stringify(options)}`));
+          return found;
+        }
+        if (answer.pattern !== undefined) {
+          const matching = options.filter((o) => new RegExp(answer.pattern).test(String(o)));
+          if (matching.length !== 1) run.error(`ui.select`, new Error(`${matching.length} items match /${answer.pattern}/ in ${JSON.stringify(options)}`));
+          return matching.length === 1 ? matching[0] : undefined;
+        }
         const label = String(answer.select ?? answer.label ?? "");
         const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
         if (found === undefined) run.error(`ui.select`, new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));

@@ -52,8 +52,14 @@ class KeyPressed:
 class MenuPicked:
     kind: ClassVar[str] = "pick"
     at: int = 0
-    #: None dismisses the menu.
+    #: None dismisses the menu (unless `index` or `role` names the item).
     entry: str | None = None
+    #: The item's position in the open menu.
+    index: int | None = None
+    #: What the item does (`execute`, `refine`, `save-exit`, `discard-exit`).
+    role: str | None = None
+    #: With role `execute`: the plan name the entry executes.
+    plan: str | None = None
 
 
 @dataclass(frozen=True)

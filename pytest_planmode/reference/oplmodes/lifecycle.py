@@ -479,12 +479,48 @@ class Session:
             entries += self._execute_entries()
         self._show_menu("mode", entries)
 
+    def _picked(self, menu: dict[str, Any], event: ev.MenuPicked) -> str | None:
+        """The label of the item an answer names by position or role; None
+        (after an error notice) when the open menu has no such item."""
+        entries: list[str] = menu["entries"]
+        if event.index is not None:
+            if event.index < len(entries):
+                return entries[event.index]
+            self._error(f"The open menu has {len(entries)} entries; none at position {event.index}")
+            return None
+        found: list[str] = []
+        if menu["kind"] == "plan-action":
+            wanted = {"execute": MENU_EXECUTE, "save-exit": MENU_SAVE, "discard-exit": MENU_DISCARD}
+            found = [
+                e
+                for e in entries
+                if (event.role == "refine" and e.startswith("Refine")) or wanted.get(str(event.role)) == e
+            ]
+        elif event.role == "execute":
+            found = [
+                label
+                for label, filename in self.menu_targets.items()
+                if label in entries and (event.plan is None or commands.plan_display(filename) == event.plan)
+            ]
+        if len(found) == 1:
+            return found[0]
+        plan = f" for plan {event.plan}" if event.plan else ""
+        if found:
+            self._error(f"The open menu has several {event.role} entries{plan}; name the plan")
+        else:
+            self._error(f"The open menu has no {event.role} entry{plan}")
+        return None
+
     def _on_pick(self, event: ev.MenuPicked) -> None:
         menu, self.menu = self.menu, None
         choice = event.entry
         if menu is None:
             self._error("No menu is open")
             return
+        if event.index is not None or event.role is not None:
+            choice = self._picked(menu, event)
+            if choice is None:
+                return
         if choice is None:
             self._step.ignored = "menu dismissed"
             return

@@ -45,6 +45,7 @@ from pytest_planmode.targets.pi.translation import (
     calls,
     parse_input,
     step_trace,
+    ui_answer,
 )
 
 OPERATION = "oplmodes.modes.script"
@@ -52,6 +53,15 @@ OPERATION = "oplmodes.modes.script"
 THINKING_CYCLE_KEY = "shift+tab"
 #: The first Pi release that emits agent_before_settle.
 BEFORE_SETTLE_SINCE = (0, 87, 0, 1)
+#: The menu roles (contract.MENU_ROLES) as patterns over opl-modes' item
+#: texts: the picker's and /execute's `Execute:` entries, the action menu's
+#: Execute, Refine (with or without its count), Save & Exit, Discard & Exit.
+MENU_ROLE_PATTERNS = {
+    "execute": r"^Execute\b.*{plan}",
+    "refine": r"^Refine\b",
+    "save-exit": r"^Save\b",
+    "discard-exit": r"^Discard\b",
+}
 _MARKER = re.compile(r"\x1b\[38;pi:([^m]*)m(.*?)\x1b\[39m", re.DOTALL)
 
 
@@ -145,9 +155,7 @@ def _event_steps(
     if isinstance(event, host.KeyPress):
         return [{"do": "shortcut", "key": event.key, "thinkingCycle": event.key == thinking_key, **wait}]
     if isinstance(event, host.UiAnswer):
-        return [
-            {"do": "ui", "answers": [{"cancel": True} if event.label is None else {"select": event.label}]}
-        ]
+        return [{"do": "ui", "answers": [ui_answer(event, MENU_ROLE_PATTERNS)]}]
     if isinstance(event, host.AgentStart):
         return [{"do": "agent_start", "prompt": event.prompt}]
     if isinstance(event, host.ToolCall):

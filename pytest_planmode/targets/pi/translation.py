@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -30,6 +31,22 @@ def parse_input(operation: str, model: type[M], payload: Mapping[str, Any]) -> M
         return model.model_validate(dict(payload))
     except ValidationError as exc:
         raise Unsupported(f"the case input is not a {operation} input: {exc.errors()[0]['msg']}") from None
+
+
+def ui_answer(event: Any, roles: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A `ui.answer` as the host's answer to an open select: by label
+    (null cancels), by position, or by role through `roles` (role -> a
+    pattern over this extension's item texts; `{plan}` in it stands for the
+    answer's escaped plan name, absent when the answer names none)."""
+    if event.by_label:
+        return {"cancel": True} if event.label is None else {"select": event.label}
+    if event.index is not None:
+        return {"index": event.index}
+    pattern = (roles or {}).get(event.role)
+    if pattern is None:
+        raise Unsupported(f"a ui.answer by role {event.role!r}: this translation spells no item for it")
+    plan = r"\b" + re.escape(event.plan) + r"\b" if event.plan else ""
+    return {"pattern": pattern.replace("{plan}", plan)}
 
 
 class ExtensionError(Exception):

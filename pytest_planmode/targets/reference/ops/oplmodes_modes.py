@@ -63,7 +63,7 @@ _EVENTS: dict[type[Any], Callable[[_Translation, Any], list[ev.SessionEvent]]] =
     modes.ConfigWrite: _Translation.config_write,
     host.Command: _command,
     host.KeyPress: lambda _, e: [ev.KeyPressed(e.at, e.key)],
-    host.UiAnswer: lambda _, e: [ev.MenuPicked(e.at, e.label)],
+    host.UiAnswer: lambda _, e: [ev.MenuPicked(e.at, e.label, e.index, e.role, e.plan)],
     host.AgentStart: lambda _, e: [ev.AgentStarted(e.at)],
     host.ToolCall: lambda _, e: [ev.ToolCalled(e.at, e.tool, dict(e.input))],
     host.AgentSettle: _Translation.settle,
