@@ -5,11 +5,11 @@ compile, and run under a time budget (opl-modes.md § Configuration,
 Patterns come from a configuration file, so one of them may backtrack
 catastrophically (`(a|aa)+$` on "aaaa…a!"). Python's own `re` cannot be
 interrupted, so user patterns run on the `regex` package, whose searches take
-a `timeout`. Every check gets one budget (:data:`CHECK_BUDGET_SECONDS`) shared
-by all its user-pattern searches; a search that runs out of it decides the
-command as blocked (fail closed). Without the `regex` package the run time
-cannot be bounded, so user patterns are reported as a problem and the gate
-blocks instead of running them.
+a `timeout`. Every check gets one budget of CPU time
+(:data:`CHECK_BUDGET_SECONDS`) shared by all its user-pattern searches; a
+search that runs out of it decides the command as blocked (fail closed).
+Without the `regex` package the run time cannot be bounded, so user patterns
+are reported as a problem and the gate blocks instead of running them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-#: Total time every user pattern of one check may spend searching.
+#: Total CPU time every user pattern of one check may spend searching.
 CHECK_BUDGET_SECONDS = 0.25
+#: The wall-time ceiling of one check, as a multiple of its CPU budget.
+WALL_FACTOR = 40
 
 try:
     _regex: Any = importlib.import_module("regex")
@@ -90,28 +92,52 @@ def problems(patterns: tuple[UserPattern, ...], mode: str, kind: str) -> tuple[s
 
 @dataclass
 class Budget:
-    """The time left for one check's user-pattern searches."""
+    """The CPU time left for one check's user-pattern searches.
 
-    deadline: float
+    The budget is CPU time of the searching thread, not wall time, so the
+    verdict does not depend on how busy the machine is: a search that runs out
+    of wall time while the thread got less than half of it on a CPU was
+    starved, not slow, and is tried again with twice the wall time. Only a
+    search that spent the CPU it was given decides the command as blocked.
+    A wall-time ceiling (:data:`WALL_FACTOR` times the budget) still bounds
+    a check on a machine too busy to run it at all.
+    """
+
+    cpu_left: float
+    wall_deadline: float
     clock: Callable[[], float] = time.monotonic
+    cpu_clock: Callable[[], float] = time.thread_time
 
     @classmethod
     def start(
-        cls, seconds: float = CHECK_BUDGET_SECONDS, clock: Callable[[], float] = time.monotonic
+        cls,
+        seconds: float = CHECK_BUDGET_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        cpu_clock: Callable[[], float] = time.thread_time,
     ) -> Budget:
-        return cls(clock() + seconds, clock)
+        return cls(seconds, clock() + seconds * WALL_FACTOR, clock, cpu_clock)
 
     def search(self, pattern: UserPattern, text: str) -> bool:
         """Whether `pattern` matches somewhere in `text`; raises
         :class:`PatternTimeout` once the budget is spent."""
         assert pattern.compiled is not None
-        left = self.deadline - self.clock()
-        if left <= 0:
-            raise PatternTimeout(pattern.source)
-        try:
-            return pattern.compiled.search(text, timeout=left) is not None
-        except TimeoutError:
-            raise PatternTimeout(pattern.source) from None
+        stretch = 1.0
+        while True:
+            wall_left = self.wall_deadline - self.clock()
+            if self.cpu_left <= 0 or wall_left <= 0:
+                raise PatternTimeout(pattern.source)
+            allowed = min(self.cpu_left * stretch, wall_left)
+            began = self.cpu_clock()
+            try:
+                found = pattern.compiled.search(text, timeout=allowed) is not None
+            except TimeoutError:
+                used = self.cpu_clock() - began
+                if used >= allowed / 2:
+                    raise PatternTimeout(pattern.source) from None
+                stretch *= 2
+                continue
+            self.cpu_left -= self.cpu_clock() - began
+            return found
 
 
 def is_regex_available() -> bool:
