@@ -1,34 +1,52 @@
 """How fast the reference decides limited-Bash submissions.
 
-    python benchmarks/planmode_bash.py
+    python benchmarks/planmode_bash.py [--upstream TOOL_POLICY] [--typescript DIR]
+    python benchmarks/planmode_bash.py --record FILE | --compare FILE
 
-Prints, over a corpus of distinct realistic coding-agent commands:
-- the median time of the reference's complete `planmode.bash.check` decision
-  (segmentation, trusted prefixes, reviewed policy; cache bypassed) and of a
-  bare `bashlex.parse` of the same text, and their ratio;
-- the time of a repeated command (answered from the decision cache);
-- the time of the operation through the adapter (input validation included);
+Prints, over a corpus of distinct realistic coding-agent commands plus every
+limited-Bash command of the suite's fixtures:
+- side by side with the upstream pi-plan-mode on V8 (given `--upstream`, the
+  path of its `tool-policy.ts` or of that file compiled to JavaScript;
+  a `.ts` file needs `--typescript`, the directory of an installed
+  `typescript` package), the mean decision time per command warm (best of
+  several passes over the corpus) and first-pass (each command decided once
+  in a fresh process), as ratios against the upstream;
+- the cost of the reference adapter on top of a raw decision (warm, the
+  decision answered from its cache), as a share of a raw decision;
+- the median decision time against a bare `bashlex.parse` of the same text;
 - decision times for inputs of 64 KiB to 1 MiB (growth must be linear);
-- limited Bash and limited PowerShell on the same 1 MiB inputs (one long
-  segment, many segments, quoting), side by side with a plain `str.split`
-  of the same text.
+- limited Bash and limited PowerShell on the same 1 MiB inputs, side by side
+  with a plain `str.split` of the same text.
+
+`--record FILE` writes every verdict of the fixtures (through the adapter,
+every shell operation), of the corpora and of seeded random mixes to FILE;
+`--compare FILE` computes them again and lists every difference: a speed
+change records before and compares after, and must report zero differences.
 A benchmark prints figures; it never fails on a slow machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import dataclasses
 import itertools
+import json
+import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import bashlex  # type: ignore[import-untyped]
 
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
-from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
+from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
 CWD = "/srv/project"
@@ -123,7 +141,261 @@ def _bashlex_parse(command: str) -> None:
         bashlex.parse(command)
 
 
+SHELL_OPERATIONS = (
+    "planmode.bash.check",
+    "planmode.powershell.check",
+    "oplmodes.bash.check",
+    "oplmodes.bash.segments",
+)
+
+
+def fixture_cases() -> list[Any]:
+    """Every fixture case of a shell operation."""
+    from pytest_planmode.suite import load_suite
+
+    return [case for case in load_suite() if case.operation in SHELL_OPERATIONS]
+
+
+def fixture_commands(operation: str = "planmode.bash.check") -> list[str]:
+    """The distinct commands of the fixtures of `operation`."""
+    found = [case.input.get("command") for case in fixture_cases() if case.operation == operation]
+    return list(dict.fromkeys(c for c in found if isinstance(c, str)))
+
+
+def full_corpus() -> list[str]:
+    """The realistic corpus and every limited-Bash command of the fixtures."""
+    return list(dict.fromkeys([*corpus(), *fixture_commands()]))
+
+
+# The pieces random mixes are made of: words, operators, quoting, expansion
+# and every character the grammars treat specially.
+_MIX_PIECES = [
+    *{word for command in _SINGLE for word in command.split()},
+    *_PATHS, *_PATTERNS, " ", " ", " ", "\t", " && ", " || ", " | ", "; ", ";", "|", "&", "&&",
+    "'", '"', "\\\\", "\\\\ ", "$", "$HOME", "~", "~/x", "*", "?", "[", "{a,b}", "#", "=", "A=1 ",
+    "--dir=~", "(", ")", ">", "<", "2>&1", "`", "\\n", "\\r", "\\x00", "'a b'", '"a $b"', '"x\\\\"y"',
+    "-exec", "-delete", "--output", "-o", ".env", "kubectl get", "gh pr view", "|&", ";;", "if", "!",
+    "git -C /tmp", "Get-ChildItem", "-Recurse", "Select-String", "$env:PATH", "@(", "}", "{",
+]  # fmt: skip
+
+
+def random_mix(seed: int, count: int) -> list[str]:
+    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(_MIX_PIECES, k=rng.randint(1, 12))) for _ in range(count)]
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def verdicts() -> list[list[Any]]:
+    """Every verdict the comparison covers, as [kind, input, answer] rows."""
+    from pytest_planmode.reference.oplmodes.bash_gate import check as opl_check
+    from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments
+
+    rows: list[list[Any]] = []
+    for case in fixture_cases():
+        rows.append(["fixture", case.id, REFERENCE.call(case.operation, case.input)])
+    commands = list(
+        dict.fromkeys(
+            [
+                *full_corpus(),
+                *fixture_commands("planmode.powershell.check"),
+                *fixture_commands("oplmodes.bash.check"),
+                *random_mix(29, 20_000),
+            ]
+        )
+    )
+    for command in commands:
+        rows.append(["bash", command, _plain(check_bash_uncached(command, CWD, NO_TRUST))])
+        rows.append(["bash-trusted", command, _plain(check_bash_uncached(command, CWD, TRUST))])
+        rows.append(["powershell", command, _plain(check_powershell(command, CWD))])
+        rows.append(["powershell-trusted", command, _plain(check_powershell(command, CWD, TRUST))])
+        rows.append(["opl-plan", command, _plain(opl_check(command, "plan", None))])
+        rows.append(["opl-segments", command, allowlist_segments(command)])
+    return rows
+
+
+def compare(path: Path) -> int:
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    now = verdicts()
+    differences = 0
+    if len(recorded) != len(now):
+        print(f"verdict comparison: {len(recorded)} recorded rows, {len(now)} now")
+        differences += 1
+    for old, new in zip(recorded, now, strict=False):
+        if old != new:
+            differences += 1
+            if differences <= 20:
+                print(f"  differs: {old[0]} {old[1]!r}\\n    before {old[2]}\\n    now    {new[2]}")
+    kinds = sorted({row[0] for row in now})
+    print(
+        f"verdict comparison against {path.name}: {len(now)} verdicts "
+        f"({', '.join(f'{k} {sum(r[0] == k for r in now)}' for k in kinds)}), {differences} differences"
+    )
+    return 1 if differences else 0
+
+
+# The upstream side: its `findBlockedCommandSegment` loaded into Node (from
+# TypeScript through `typescript.transpileModule` when given a `.ts` file)
+# and timed over the same corpus. Round 0 is the first pass of a fresh
+# process; the warm figure is the best later pass.
+_NODE_DRIVER = r"""
+const fs = require("fs");
+const req = JSON.parse(fs.readFileSync(0, "utf8"));
+let code = fs.readFileSync(req.source, "utf8");
+if (req.source.endsWith(".ts")) {
+  const ts = require(req.typescript);
+  code = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+}
+const mod = { exports: {} };
+new Function("module", "exports", "require", code)(mod, mod.exports, require);
+const find = mod.exports.findBlockedCommandSegment;
+const cmds = req.commands;
+const now = process.hrtime.bigint;
+const passes = [];
+for (let round = 0; round < req.rounds; round++) {
+  const start = now();
+  for (let i = 0; i < cmds.length; i++) find(cmds[i], {});
+  passes.push(Number(now() - start) / 1000 / cmds.length);
+}
+process.stdout.write(JSON.stringify({ first: passes[0], warm: Math.min(...passes.slice(1)) }));
+"""
+
+
+def upstream_times(
+    source: Path, typescript: Path | None, commands: list[str], rounds: int
+) -> dict[str, float]:
+    """Mean µs per command of the upstream on Node: first pass and warm."""
+    with tempfile.TemporaryDirectory() as scratch:
+        driver = Path(scratch) / "driver.js"
+        driver.write_text(_NODE_DRIVER, encoding="utf-8")
+        request = {
+            "source": str(source.resolve()),
+            "typescript": str(typescript.resolve()) if typescript else None,
+            "commands": commands,
+            "rounds": rounds,
+        }
+        done = subprocess.run(
+            ["node", str(driver)], input=json.dumps(request), capture_output=True, text=True, check=True
+        )
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+# The reference's first pass: a fresh interpreter decides each command once.
+_FIRST_PASS = r"""
+import json, sys, time
+commands = json.load(open(sys.argv[1]))
+from pytest_planmode.reference.planmode.bash_policy import check_bash
+from pytest_planmode.targets.reference.adapter import REFERENCE
+from pytest_planmode.targets.reference.ops import handlers
+handlers()
+if sys.argv[2] == "raw":
+    start = time.perf_counter_ns()
+    for c in commands:
+        check_bash(c, "/srv/project")
+else:
+    requests = [{"command": c, "cwd": "/srv/project"} for c in commands]
+    start = time.perf_counter_ns()
+    for r in requests:
+        REFERENCE.call("planmode.bash.check", r)
+print((time.perf_counter_ns() - start) / 1000 / len(commands))
+"""
+
+
+def first_pass(commands: list[str], how: str) -> float:
+    """Mean µs per command of one pass in a fresh interpreter (best of 3 processes)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = Path(scratch) / "commands.json"
+        listing.write_text(json.dumps(commands), encoding="utf-8")
+        best = float("inf")
+        for _ in range(3):
+            done = subprocess.run(
+                [sys.executable, "-c", _FIRST_PASS, str(listing), how],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            best = min(best, float(done.stdout))
+    return best
+
+
+def _mean_pass(func: Callable[[str], object], commands: list[str], rounds: int) -> float:
+    """Mean µs per command of the best of `rounds` passes over `commands`."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter_ns()
+        for command in commands:
+            func(command)
+        best = min(best, time.perf_counter_ns() - start)
+    return best / 1000 / len(commands)
+
+
+def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) -> None:
+    commands = full_corpus()
+    print(f"side-by-side corpus: {len(commands)} distinct commands (the realistic corpus and the fixtures')")
+    raw_warm = _mean_pass(lambda c: check_bash_uncached(c, CWD), commands, rounds)
+    for c in commands:
+        check_bash(c, CWD)
+    raw_cached = _mean_pass(lambda c: check_bash(c, CWD), commands, rounds)
+    requests = [{"command": c, "cwd": CWD} for c in commands]
+    call = REFERENCE.call
+    adapter_warm = _mean_pass(lambda r: call("planmode.bash.check", r), requests, rounds)  # type: ignore[arg-type]
+    raw_first = first_pass(commands, "raw")
+    adapter_first = first_pass(commands, "adapter")
+    overhead = adapter_warm - raw_cached
+    print(f"  reference raw decision, warm (cache bypassed):  {raw_warm:8.2f} µs")
+    print(f"  reference raw decision, first pass:             {raw_first:8.2f} µs")
+    print(f"  reference through the adapter, warm (cached):    {adapter_warm:8.2f} µs")
+    print(f"  reference through the adapter, first pass:       {adapter_first:8.2f} µs")
+    print(
+        f"  adapter overhead (adapter − cached decision):    {overhead:8.2f} µs = "
+        f"{overhead / raw_warm:5.0%} of a raw decision (goal <= 30 %)"
+    )
+    if upstream is None:
+        print("  upstream on V8: not measured (give --upstream PATH to its tool-policy.ts or .js)")
+        return
+    theirs = upstream_times(upstream, typescript, commands, max(rounds, 10))
+    print(f"  upstream findBlockedCommandSegment on V8, warm:  {theirs['warm']:8.2f} µs")
+    print(f"  upstream findBlockedCommandSegment, first pass:  {theirs['first']:8.2f} µs")
+    print("  ratios against the upstream (goal <= 2x):")
+    print(
+        f"    raw decision warm {raw_warm / theirs['warm']:5.1f}x   first pass {raw_first / theirs['first']:5.1f}x"
+    )
+    print(
+        f"    adapter     warm {adapter_warm / theirs['warm']:5.1f}x   first pass "
+        f"{adapter_first / theirs['first']:5.1f}x"
+    )
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upstream", type=Path, help="the upstream tool-policy.ts (or .js)")
+    parser.add_argument(
+        "--typescript", type=Path, help="an installed typescript package (for a .ts upstream)"
+    )
+    parser.add_argument("--rounds", type=int, default=7, help="passes over the corpus for warm figures")
+    parser.add_argument("--record", type=Path, help="write every verdict to this file and stop")
+    parser.add_argument("--compare", type=Path, help="compare every verdict with this file and stop")
+    parser.add_argument("--quick", action="store_true", help="side by side only (no large inputs)")
+    args = parser.parse_args()
+    if args.record:
+        rows = verdicts()
+        args.record.write_text(json.dumps(rows), encoding="utf-8")
+        print(f"recorded {len(rows)} verdicts in {args.record}")
+        return 0
+    if args.compare:
+        return compare(args.compare)
+    side_by_side(args.upstream, args.typescript, args.rounds)
+    if args.quick:
+        return 0
     commands = corpus()
     print(f"corpus: {len(commands)} distinct commands")
     ours = [_best_of(lambda c=c: check_bash_uncached(c, CWD, TRUST), 5) for c in commands]
