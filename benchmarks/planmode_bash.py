@@ -170,7 +170,7 @@ def full_corpus() -> list[str]:
 # The pieces random mixes are made of: words, operators, quoting, expansion
 # and every character the grammars treat specially.
 _MIX_PIECES = [
-    *{word for command in _SINGLE for word in command.split()},
+    *dict.fromkeys(word for command in _SINGLE for word in command.split()),
     *_PATHS, *_PATTERNS, " ", " ", " ", "\t", " && ", " || ", " | ", "; ", ";", "|", "&", "&&",
     "'", '"', "\\\\", "\\\\ ", "$", "$HOME", "~", "~/x", "*", "?", "[", "{a,b}", "#", "=", "A=1 ",
     "--dir=~", "(", ")", ">", "<", "2>&1", "`", "\\n", "\\r", "\\x00", "'a b'", '"a $b"', '"x\\\\"y"',
@@ -211,6 +211,23 @@ def verdicts() -> list[list[Any]]:
             ]
         )
     )
+    trusts: list[dict[str, Any]] = [
+        {},
+        {"safeSubcommands": {"kubectl": ["get"], "gh": ["pr view"]}},
+        {"safeSubcommands": None},
+        {"safeSubcommands": {"git": "log"}},
+    ]
+    for index, command in enumerate([*full_corpus(), *random_mix(27, 2_000)]):
+        payload = {"command": command, "cwd": CWD, **trusts[index % len(trusts)]}
+        for op in ("planmode.bash.check", "planmode.powershell.check"):
+            rows.append([op, json.dumps(payload), REFERENCE.call(op, payload)])
+        rows.append(
+            [
+                "oplmodes.bash.check",
+                command,
+                REFERENCE.call("oplmodes.bash.check", {"command": command, "mode": "plan"}),
+            ]
+        )
     for command in commands:
         rows.append(["bash", command, _plain(check_bash_uncached(command, CWD, NO_TRUST))])
         rows.append(["bash-trusted", command, _plain(check_bash_uncached(command, CWD, TRUST))])
