@@ -260,8 +260,10 @@ def compare(path: Path) -> int:
 
 # The upstream side: its `findBlockedCommandSegment` loaded into Node (from
 # TypeScript through `typescript.transpileModule` when given a `.ts` file)
-# and timed over the same corpus. Round 0 is the first pass of a fresh
-# process; the warm figure is the best later pass.
+# and timed command by command over the same corpus. Pass 0 is the first
+# pass of a fresh process; the warm figure of a command is its best later
+# pass. Timing each call alone, on both sides, keeps a busy machine's
+# preemptions out of the figures (a best of several is taken).
 _NODE_DRIVER = r"""
 const fs = require("fs");
 const req = JSON.parse(fs.readFileSync(0, "utf8"));
@@ -277,20 +279,28 @@ new Function("module", "exports", "require", code)(mod, mod.exports, require);
 const find = mod.exports.findBlockedCommandSegment;
 const cmds = req.commands;
 const now = process.hrtime.bigint;
-const passes = [];
+const first = [];
+const warm = new Array(cmds.length).fill(Infinity);
 for (let round = 0; round < req.rounds; round++) {
-  const start = now();
-  for (let i = 0; i < cmds.length; i++) find(cmds[i], {});
-  passes.push(Number(now() - start) / 1000 / cmds.length);
+  for (let i = 0; i < cmds.length; i++) {
+    const start = now();
+    find(cmds[i], {});
+    const micros = Number(now() - start) / 1000;
+    if (round === 0) first.push(micros);
+    else if (micros < warm[i]) warm[i] = micros;
+  }
 }
-process.stdout.write(JSON.stringify({ first: passes[0], warm: Math.min(...passes.slice(1)) }));
+process.stdout.write(JSON.stringify({ first, warm }));
 """
+
+#: Fresh processes whose first passes are taken (each command's best).
+FRESH_PROCESSES = 3
 
 
 def upstream_times(
     source: Path, typescript: Path | None, commands: list[str], rounds: int
-) -> dict[str, float]:
-    """Mean µs per command of the upstream on Node: first pass and warm."""
+) -> tuple[list[float], list[float]]:
+    """µs per command of the upstream on Node: first pass, warm."""
     with tempfile.TemporaryDirectory() as scratch:
         driver = Path(scratch) / "driver.js"
         driver.write_text(_NODE_DRIVER, encoding="utf-8")
@@ -300,10 +310,16 @@ def upstream_times(
             "commands": commands,
             "rounds": rounds,
         }
-        done = subprocess.run(
-            ["node", str(driver)], input=json.dumps(request), capture_output=True, text=True, check=True
-        )
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+        first = [float("inf")] * len(commands)
+        warm = [float("inf")] * len(commands)
+        for _ in range(FRESH_PROCESSES):
+            done = subprocess.run(
+                ["node", str(driver)], input=json.dumps(request), capture_output=True, text=True, check=True
+            )
+            answer = json.loads(done.stdout)
+            first = list(map(min, first, answer["first"]))
+            warm = list(map(min, warm, answer["warm"]))
+    return first, warm
 
 
 # The reference's first pass: a fresh interpreter decides each command once.
@@ -314,82 +330,104 @@ from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.targets.reference.adapter import REFERENCE
 from pytest_planmode.targets.reference.ops import handlers
 handlers()
+clock = time.perf_counter_ns
+times = []
 if sys.argv[2] == "raw":
-    start = time.perf_counter_ns()
     for c in commands:
+        start = clock()
         check_bash(c, "/srv/project")
+        times.append((clock() - start) / 1000)
 else:
-    requests = [{"command": c, "cwd": "/srv/project"} for c in commands]
-    start = time.perf_counter_ns()
-    for r in requests:
-        REFERENCE.call("planmode.bash.check", r)
-print((time.perf_counter_ns() - start) / 1000 / len(commands))
+    call = REFERENCE.call
+    for r in [{"command": c, "cwd": "/srv/project"} for c in commands]:
+        start = clock()
+        call("planmode.bash.check", r)
+        times.append((clock() - start) / 1000)
+print(json.dumps(times))
 """
 
 
-def first_pass(commands: list[str], how: str) -> float:
-    """Mean µs per command of one pass in a fresh interpreter (best of 3 processes)."""
+def first_pass(commands: list[str], how: str) -> list[float]:
+    """µs per command of its first decision in a fresh interpreter (each
+    command's best of :data:`FRESH_PROCESSES` processes)."""
     with tempfile.TemporaryDirectory() as scratch:
         listing = Path(scratch) / "commands.json"
         listing.write_text(json.dumps(commands), encoding="utf-8")
-        best = float("inf")
-        for _ in range(3):
+        best = [float("inf")] * len(commands)
+        for _ in range(FRESH_PROCESSES):
             done = subprocess.run(
                 [sys.executable, "-c", _FIRST_PASS, str(listing), how],
                 capture_output=True,
                 text=True,
                 check=True,
             )
-            best = min(best, float(done.stdout))
+            best = list(map(min, best, json.loads(done.stdout)))
     return best
 
 
-def _mean_pass(func: Callable[[str], object], commands: list[str], rounds: int) -> float:
-    """Mean µs per command of the best of `rounds` passes over `commands`."""
-    best = float("inf")
+def each_best(func: Callable[[Any], object], items: list[Any], rounds: int) -> list[float]:
+    """µs of each call `func(item)`, its best of `rounds` calls."""
+    clock = time.perf_counter_ns
+    best = [float("inf")] * len(items)
     for _ in range(rounds):
-        start = time.perf_counter_ns()
-        for command in commands:
-            func(command)
-        best = min(best, time.perf_counter_ns() - start)
-    return best / 1000 / len(commands)
+        for index, item in enumerate(items):
+            start = clock()
+            func(item)
+            took = clock() - start
+            if took < best[index]:
+                best[index] = took
+    return [ns / 1000 for ns in best]
+
+
+def _figure(times: list[float]) -> str:
+    return f"median {statistics.median(times):7.2f} µs  mean {statistics.mean(times):7.2f} µs"
+
+
+def _ratio(ours: list[float], theirs: list[float]) -> str:
+    return (
+        f"median {statistics.median(ours) / statistics.median(theirs):5.2f}x  "
+        f"mean {statistics.mean(ours) / statistics.mean(theirs):5.2f}x"
+    )
 
 
 def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) -> None:
     commands = full_corpus()
     print(f"side-by-side corpus: {len(commands)} distinct commands (the realistic corpus and the fixtures')")
-    raw_warm = _mean_pass(lambda c: check_bash_uncached(c, CWD), commands, rounds)
+    raw_warm = each_best(lambda c: check_bash_uncached(c, CWD), commands, rounds)
     for c in commands:
         check_bash(c, CWD)
-    raw_cached = _mean_pass(lambda c: check_bash(c, CWD), commands, rounds)
+    raw_cached = each_best(lambda c: check_bash(c, CWD), commands, rounds)
     requests = [{"command": c, "cwd": CWD} for c in commands]
     call = REFERENCE.call
-    adapter_warm = _mean_pass(lambda r: call("planmode.bash.check", r), requests, rounds)  # type: ignore[arg-type]
+    adapter_warm = each_best(lambda r: call("planmode.bash.check", r), requests, rounds)
     raw_first = first_pass(commands, "raw")
     adapter_first = first_pass(commands, "adapter")
-    overhead = adapter_warm - raw_cached
-    print(f"  reference raw decision, warm (cache bypassed):  {raw_warm:8.2f} µs")
-    print(f"  reference raw decision, first pass:             {raw_first:8.2f} µs")
-    print(f"  reference through the adapter, warm (cached):    {adapter_warm:8.2f} µs")
-    print(f"  reference through the adapter, first pass:       {adapter_first:8.2f} µs")
+    print(f"  reference raw decision, warm (cache bypassed):  {_figure(raw_warm)}")
+    print(f"  reference raw decision, first pass:             {_figure(raw_first)}")
+    print(f"  reference through the adapter, warm (cached):   {_figure(adapter_warm)}")
+    print(f"  reference through the adapter, first pass:      {_figure(adapter_first)}")
+    overhead = [a - c for a, c in zip(adapter_warm, raw_cached, strict=True)]
+    share = statistics.median(overhead) / statistics.median(raw_warm)
     print(
-        f"  adapter overhead (adapter − cached decision):    {overhead:8.2f} µs = "
-        f"{overhead / raw_warm:5.0%} of a raw decision (goal <= 30 %)"
+        f"  adapter overhead (adapter − cached decision):   median {statistics.median(overhead):7.2f} µs = "
+        f"{share:4.0%} of a raw decision (goal <= 30 %)"
+    )
+    first_overhead = statistics.median(adapter_first) - statistics.median(raw_first)
+    print(
+        f"  adapter overhead, first pass:                   median {first_overhead:7.2f} µs = "
+        f"{first_overhead / statistics.median(raw_first):4.0%} of a raw first decision"
     )
     if upstream is None:
         print("  upstream on V8: not measured (give --upstream PATH to its tool-policy.ts or .js)")
         return
-    theirs = upstream_times(upstream, typescript, commands, max(rounds, 10))
-    print(f"  upstream findBlockedCommandSegment on V8, warm:  {theirs['warm']:8.2f} µs")
-    print(f"  upstream findBlockedCommandSegment, first pass:  {theirs['first']:8.2f} µs")
-    print("  ratios against the upstream (goal <= 2x):")
-    print(
-        f"    raw decision warm {raw_warm / theirs['warm']:5.1f}x   first pass {raw_first / theirs['first']:5.1f}x"
-    )
-    print(
-        f"    adapter     warm {adapter_warm / theirs['warm']:5.1f}x   first pass "
-        f"{adapter_first / theirs['first']:5.1f}x"
-    )
+    their_first, their_warm = upstream_times(upstream, typescript, commands, max(rounds, 10))
+    print(f"  upstream findBlockedCommandSegment on V8, warm: {_figure(their_warm)}")
+    print(f"  upstream findBlockedCommandSegment, first pass: {_figure(their_first)}")
+    print("  ratios against the upstream on V8 (goal <= 2x):")
+    print(f"    raw decision, warm         {_ratio(raw_warm, their_warm)}")
+    print(f"    raw decision, first pass   {_ratio(raw_first, their_first)}")
+    print(f"    through the adapter, warm (cached decision)  {_ratio(adapter_warm, their_warm)}")
+    print(f"    through the adapter, first pass             {_ratio(adapter_first, their_first)}")
 
 
 def main() -> int:
