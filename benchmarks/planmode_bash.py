@@ -290,7 +290,18 @@ for (let round = 0; round < req.rounds; round++) {
     else if (micros < warm[i]) warm[i] = micros;
   }
 }
-process.stdout.write(JSON.stringify({ first, warm }));
+// The timer's own cost: an empty call timed the same way.
+const noop = (command, settings) => undefined;
+let floor = Infinity;
+for (let round = 0; round < req.rounds; round++) {
+  for (let i = 0; i < cmds.length; i++) {
+    const start = now();
+    noop(cmds[i], {});
+    const micros = Number(now() - start) / 1000;
+    if (micros < floor) floor = micros;
+  }
+}
+process.stdout.write(JSON.stringify({ first, warm, floor }));
 """
 
 #: Fresh processes whose first passes are taken (each command's best).
@@ -312,6 +323,7 @@ def upstream_times(
         }
         first = [float("inf")] * len(commands)
         warm = [float("inf")] * len(commands)
+        floor = float("inf")
         for _ in range(FRESH_PROCESSES):
             done = subprocess.run(
                 ["node", str(driver)], input=json.dumps(request), capture_output=True, text=True, check=True
@@ -319,7 +331,9 @@ def upstream_times(
             answer = json.loads(done.stdout)
             first = list(map(min, first, answer["first"]))
             warm = list(map(min, warm, answer["warm"]))
-    return first, warm
+            floor = min(floor, answer["floor"])
+    print(f"  timer floor on Node (an empty call, subtracted): {floor:5.2f} µs")
+    return [t - floor for t in first], [t - floor for t in warm]
 
 
 # The reference's first pass: a fresh interpreter decides each command once.
@@ -343,7 +357,13 @@ else:
         start = clock()
         call("planmode.bash.check", r)
         times.append((clock() - start) / 1000)
-print(json.dumps(times))
+floor = float("inf")
+noop = lambda command: None
+for c in commands:
+    start = clock()
+    noop(c)
+    floor = min(floor, (clock() - start) / 1000)
+print(json.dumps([t - floor for t in times]))
 """
 
 
@@ -366,9 +386,11 @@ def first_pass(commands: list[str], how: str) -> list[float]:
 
 
 def each_best(func: Callable[[Any], object], items: list[Any], rounds: int) -> list[float]:
-    """µs of each call `func(item)`, its best of `rounds` calls."""
+    """µs of each call `func(item)`, its best of `rounds` calls, less the
+    timer's own cost (an empty call timed the same way)."""
     clock = time.perf_counter_ns
     best = [float("inf")] * len(items)
+    floor = float("inf")
     for _ in range(rounds):
         for index, item in enumerate(items):
             start = clock()
@@ -376,7 +398,14 @@ def each_best(func: Callable[[Any], object], items: list[Any], rounds: int) -> l
             took = clock() - start
             if took < best[index]:
                 best[index] = took
-    return [ns / 1000 for ns in best]
+            start = clock()
+            _noop(item)
+            floor = min(floor, clock() - start)
+    return [(ns - floor) / 1000 for ns in best]
+
+
+def _noop(item: object) -> None:
+    return None
 
 
 def _figure(times: list[float]) -> str:

@@ -185,3 +185,25 @@ def test_the_remembered_option_answers_are_program_rules_answers() -> None:
             assert bash_policy.first_forbidden(words, rule) == expected, (words, rule)
             # Asked again, from the table.
             assert bash_policy.first_forbidden(words, rule) == expected, (words, rule)
+
+
+# -- opl-modes policies resolved once per document ---------------------------------
+
+
+def test_an_opl_policy_is_resolved_once_per_document_and_answers_as_resolving_it() -> None:
+    from pytest_planmode.reference.json_values import json_text
+    from pytest_planmode.reference.oplmodes.bash_gate import policy_of, resolve_bash_policy
+
+    listed = {"bashPatterns": {"safePatterns": ["^ls$"]}, "modes": {"x": {"tools": ["bash"]}}}
+    as_tuple = {"bashPatterns": {"safePatterns": ("^ls$",)}, "modes": {"x": {"tools": ["bash"]}}}
+    for config in (None, {}, listed, {"modes": {"plan": {"unrestrictedBash": True}}}):
+        for mode in ("plan", "execute", "x", "unknown"):
+            first = policy_of(config, mode)  # type: ignore[arg-type]
+            assert first == resolve_bash_policy(config, mode)  # type: ignore[arg-type]
+            assert policy_of(config, mode) is first  # type: ignore[arg-type]
+    # A tuple is not a JSON array: the same text, another document.
+    assert json_text(as_tuple) is None and json_text(listed) is not None
+    assert policy_of(as_tuple, "x") == resolve_bash_policy(as_tuple, "x")
+    assert policy_of(as_tuple, "x") != policy_of(listed, "x")
+    assert json_text({1: "a"}) is None and json_text({"a": float("nan")}) is None
+    assert json_text(True) != json_text(1)

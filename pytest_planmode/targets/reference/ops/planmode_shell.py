@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from pytest_planmode.contract import planmode_shell
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
+from pytest_planmode.reference.json_values import json_text
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import (
@@ -36,30 +36,9 @@ _TRUST_OF: dict[str, tuple[TrustedPrefixes, str | None]] = {}
 _TRUST_OF_MAX = 256
 
 
-def _str_keys(value: object) -> bool:
-    """Every object key inside `value` is a string (JSON text would spell
-    `1` and `"1"` alike)."""
-    if isinstance(value, dict):
-        return all(type(k) is str and _str_keys(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return all(_str_keys(v) for v in value)
-    return True
-
-
-def _json_text(value: object) -> str | None:
-    """`value` as JSON text when that text tells it apart from every other
-    value, else None."""
-    if not _str_keys(value):
-        return None
-    try:
-        return json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
 def _trust_of(raw: object) -> tuple[TrustedPrefixes, str | None]:
     """:func:`trusted_prefixes` of a given value, computed once per value."""
-    key = _json_text(raw)
+    key = json_text(raw)
     if key is None:
         return trusted_prefixes(raw)
     found = _TRUST_OF.get(key)
