@@ -112,13 +112,33 @@ def seed_of(case_id: str) -> int:
     return int.from_bytes(hashlib.sha256(case_id.encode("utf-8")).digest()[:8], "big")
 
 
+#: Examples per check where a check needs another number than
+#: :data:`DEFAULT_EXAMPLES` under the deterministic profiles, by case id.
+EXAMPLES: dict[str, int] = {}
+
+
+def examples_of(case_id: str) -> int:
+    """How many examples the check `case_id` draws in a deterministic run."""
+    return EXAMPLES.get(case_id, DEFAULT_EXAMPLES)
+
+
 def fix_examples(function: Any, case_id: str) -> None:
     """Seed the property check `function` (a Hypothesis test) from its case
-    id when the loaded profile is derandomized; under a random profile
-    (exploration) it draws anew. Set before each run of the check, since a
-    parametrized check is one function for several case ids."""
+    id when the loaded profile is derandomized, and give it its number of
+    examples under the kit's deterministic profiles; under a random profile
+    (exploration) it draws anew, as many as asked. Set before each run of
+    the check, since a parametrized check is one function for several case
+    ids."""
     if not hasattr(function, "hypothesis"):
         return
     current = settings.default
     derandomized = current is not None and current.derandomize
     function._hypothesis_internal_use_seed = seed_of(case_id) if derandomized else None
+    own = getattr(function, "_planmode_settings", None)
+    if own is None:
+        # The settings the check was written with (none: the profile's).
+        own = function._planmode_settings = function._hypothesis_internal_use_settings
+    if derandomized and settings._current_profile in (DEV, CI):
+        function._hypothesis_internal_use_settings = settings(own, max_examples=examples_of(case_id))
+    else:
+        function._hypothesis_internal_use_settings = own

@@ -102,3 +102,31 @@ def test_the_explore_option_reads_a_number_of_examples(given: str | None, exampl
 def test_the_explore_option_refuses_anything_but_a_positive_whole_number(given: str) -> None:
     with pytest.raises(ValueError, match="--planmode-explore: N must be a positive whole number"):
         explore_examples(given)
+
+
+def test_a_check_draws_its_own_number_of_examples_and_the_same_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from pytest_planmode import hypothesis_profiles
+
+    hypothesis_profiles.load(hypothesis_profiles.CI)
+    seen: list[int] = []
+
+    @given(st.integers())
+    def check(value: int) -> None:
+        seen.append(value)
+
+    monkeypatch.setitem(hypothesis_profiles.EXAMPLES, "demo.property.few", 7)
+    hypothesis_profiles.fix_examples(check, "demo.property.few")
+    check()
+    few = list(seen)
+    assert 0 < len(few) <= 7
+    seen.clear()
+    hypothesis_profiles.fix_examples(check, "demo.property.few")
+    check()
+    assert seen == few, "the same case id draws the same examples"
+    seen.clear()
+    hypothesis_profiles.fix_examples(check, "demo.property.default")
+    check()
+    assert len(seen) > 7 and seen != few
