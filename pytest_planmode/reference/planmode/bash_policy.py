@@ -125,10 +125,11 @@ def check_bash_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     if raw_program != program:
         return SegmentBlock("program.quoted", f"the program name {raw_program!r} uses quotes or escapes")
     args = words[1:]
-    # One C-level look at all the arguments (words never hold NUL) says
-    # whether any is an option at all and whether any could name an
-    # environment file; most have neither, and skip those walks.
-    joined = "\0" + "\0".join(args) if args else ""
+    # One C-level look at the words, joined by NUL (which no word holds),
+    # says whether any argument is an option at all (a NUL then `-`: the
+    # program comes first, with no NUL before it) and whether any could name
+    # an environment file; most have neither, and skip those walks.
+    joined = "\0".join(words)
     options = "\0-" in joined
     if options:
         hit = first_forbidden(args, GLOBAL_FORBIDDEN)
@@ -167,4 +168,4 @@ def check_bash(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Ver
 
 def check_bash_uncached(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
     """:func:`check_bash` without the cache (for measurements)."""
-    return _decide(command, cwd, trust)
+    return decide(command, segment_bash(command), cwd, trust, check_bash_segment)
