@@ -115,6 +115,16 @@ def _quoted_word(raw: str) -> tuple[str, str | None]:
     return "".join(parts), expansion
 
 
+def _unquoted(raw: str) -> str:
+    """The value of a word in which nothing expands."""
+    if _QUOTING.search(raw) is None:
+        return raw
+    if "\\" not in raw:
+        # Quotes only: the pieces' texts, removed of their quotes in one pass.
+        return "".join(map("".join, _PIECE.findall(raw)))
+    return _quoted_word(raw)[0]
+
+
 def _segment(text: str) -> Segment:
     if _QUOTING.search(text) is None:
         # Fast path: no quoting anywhere, so the words are the runs between
@@ -127,6 +137,10 @@ def _segment(text: str) -> Segment:
         expansion = None if match is None else f"{_expansion_reason(match)} at offset {match.start()}"
         return Segment(text, raws, raws, expansion)
     raws = tuple(_WORDS.findall(text))
+    if _EXPANSION_CHARS.search(text) is None:
+        # Nothing in the segment could expand, quoted or not: only quote
+        # removal is left, word by word.
+        return _tuple_new(Segment, (text, tuple([_unquoted(raw) for raw in raws]), raws, None))
     values: list[str] = []
     expansion = None
     for raw in raws:
