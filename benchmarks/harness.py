@@ -13,6 +13,9 @@
    Side by side, alternating, the same runs without the check of every
    answer against its output model: the cost that check adds; and the CPU
    time per answer of that check alone, beside the `expect` comparison.
+3. The whole suite through `reference` against pytest's floor for the same
+   number of items (a fresh pytest process running that many empty tests),
+   as a ratio, and the property checks' share. Goal: <= 3 x.
 """
 
 from __future__ import annotations
@@ -33,8 +36,31 @@ import pytest
 from pytest_planmode.suite import FIXTURES_DIR, load_suite
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
+#: pytest's floor: a test module of `N` items that do nothing.
+_FLOOR_MODULE = """
+import pytest
 
-def timed_run(target: str) -> tuple[float, dict[str, Any]]:
+@pytest.mark.parametrize("index", range({items}))
+def test_nothing(index):
+    pass
+"""
+
+
+def floor_run(items: int) -> float:
+    """Wall time of a fresh pytest process running `items` empty tests
+    (pytest's own floor for that many items)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "test_floor.py").write_text(_FLOOR_MODULE.format(items=items), encoding="utf-8")
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_floor.py"]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            sys.exit(f"floor run: pytest exited {proc.returncode}\n{proc.stdout[-3000:]}")
+        return elapsed
+
+
+def timed_run(target: str, *args: str) -> tuple[float, dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         cmd = [
@@ -46,6 +72,7 @@ def timed_run(target: str) -> tuple[float, dict[str, Any]]:
             "no:cacheprovider",
             f"--planmode-target={target}",
             f"--planmode-report={report}",
+            *args,
         ]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
@@ -186,9 +213,17 @@ def main() -> None:
     parser.add_argument(
         "--harness-only", action="store_true", help="measure only the harness cost per case (2.)"
     )
+    parser.add_argument(
+        "--floor-only",
+        action="store_true",
+        help="measure only the whole suite through reference against pytest's floor (3.)",
+    )
     args = parser.parse_args()
     if args.harness_only:
         report_harness_cost(args.repeat)
+        return
+    if args.floor_only:
+        report_floor(args.repeat)
         return
     serve = "exec:" + shlex.join([sys.executable, "-m", "pytest_planmode.serve"])
     times: dict[str, list[float]] = {"reference": [], serve: []}
@@ -211,6 +246,36 @@ def main() -> None:
     )
     print(f"ratio exec/reference: {wire / ref:.3f}  (target <= 1.3)")
     report_harness_cost(args.repeat)
+    report_floor(args.repeat)
+
+
+def report_floor(repeat: int) -> None:
+    """The whole suite through `reference`, and its property checks alone,
+    against pytest's floor for the same number of items (alternated, so
+    that both see the same machine load)."""
+    suite: list[float] = []
+    floors: list[float] = []
+    properties: list[float] = []
+    items = 0
+    for _ in range(repeat):
+        elapsed, report = timed_run("reference")
+        suite.append(elapsed)
+        items = sum(report["targets"][0]["totals"].values())
+        floors.append(floor_run(items))
+        elapsed, report = timed_run("reference", "-k", ".property.")
+        properties.append(elapsed)
+        checks = sum(report["targets"][0]["totals"].values())
+    whole = statistics.median(suite)
+    floor = statistics.median(floors)
+    print(
+        f"whole suite through reference: {items} items in {whole:.2f} s = {whole / items * 1000:.3f} ms per item; "
+        f"pytest's floor for {items} empty items {floor:.2f} s = {floor / items * 1000:.3f} ms per item; "
+        f"ratio {whole / floor:.2f} x  (goal <= 3 x)"
+    )
+    print(
+        f"  of which the {checks} property checks alone (a run of them only): "
+        f"{statistics.median(properties):.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -355,10 +355,15 @@ class PlanmodeRun:
             raise pytest.UsageError(str(exc)) from None
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args = [str(CONFORMANCE_DIR), str(self.fixtures_dir)]
-        if not config.getoption("hypothesis_profile", None):
-            from pytest_planmode import hypothesis_profiles
+        from pytest_planmode import hypothesis_profiles
 
-            hypothesis_profiles.load()
+        try:
+            explore = hypothesis_profiles.explore_examples(option(config, "explore"))
+        except ValueError as exc:
+            self.stop()
+            raise pytest.UsageError(str(exc)) from None
+        if not config.getoption("hypothesis_profile", None):
+            hypothesis_profiles.load(explore=explore)
         from pytest_planmode.contract import operations
 
         for name in operations():
@@ -611,6 +616,10 @@ class PlanmodeRun:
         explains = list(marker.kwargs.get("explains", ()))
         if explains and handshake.observes == "effects":
             pytest.skip(f"{EXPLANATION_SKIP}{explains[0]}")
+        if hasattr(getattr(item, "obj", None), "hypothesis"):
+            from pytest_planmode.hypothesis_profiles import fix_examples
+
+            fix_examples(item.obj, marker.kwargs.get("id") or item.name)  # type: ignore[attr-defined]
 
     # -- results ------------------------------------------------------------------
 

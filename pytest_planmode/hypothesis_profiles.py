@@ -1,26 +1,49 @@
-"""Hypothesis profiles of the kit, registered in one place.
+"""Hypothesis profiles of the kit, registered in one place, and what makes a
+property check draw the same examples everywhere.
 
-`planmode-dev` for people at a terminal, `planmode-ci` for CI (chosen when the
-`CI` environment variable is set): derandomized, so a serial run and an xdist
-run, or two CI runs, draw the same examples and agree. Neither has a deadline:
-a property check's examples go through the target, and an exec: target's
-latency is not the property under test (the harness has its own per-request
-timeout).
+Property checks are deterministic by default: `planmode-ci` (chosen when the
+`CI` environment variable is set) and `planmode-dev` are both derandomized,
+and each check's examples come from a seed fixed by its case id
+(:func:`fix_examples`), so two runs in different directories, on different
+machines or days, serial or under xdist, draw the same examples and agree.
+Nothing is written into the user's directory: no example database, and
+Hypothesis's own caches go to a directory under the system's temporary
+directory (unless `HYPOTHESIS_STORAGE_DIRECTORY` names one). Constants that
+Hypothesis would otherwise collect from the source of whatever local modules
+happen to be loaded (a port's own code, say) are left out, since they would
+make the examples depend on the project the suite runs in.
+
+`planmode-explore` (``--planmode-explore[=N]``) is the one random profile:
+new examples on every run, N per check. None has a deadline: a property
+check's examples go through the target, and an exec: target's latency is
+not the property under test (the harness has its own per-request timeout).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
+from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 
 DEV = "planmode-dev"
 CI = "planmode-ci"
+EXPLORE = "planmode-explore"
+
+#: Examples per check in the deterministic profiles.
+DEFAULT_EXAMPLES = 100
+#: Examples per check under ``--planmode-explore`` without a number.
+EXPLORE_EXAMPLES = 1000
 
 
-def register() -> None:
-    common = {
+def register(explore_examples: int | None = None) -> None:
+    common: dict[str, Any] = {
         "deadline": None,
+        "database": None,
+        "print_blob": True,
         # A check whose precondition the target never meets fails as a case
         # (Unsatisfiable), not as a health check about the draws.
         # The explain phase replaces parts of a counterexample with `<...>`;
@@ -32,14 +55,10 @@ def register() -> None:
             HealthCheck.filter_too_much,
         ],
     }
-    settings.register_profile(DEV, max_examples=100, **common)  # type: ignore[arg-type]
+    settings.register_profile(DEV, max_examples=DEFAULT_EXAMPLES, derandomize=True, **common)
+    settings.register_profile(CI, max_examples=DEFAULT_EXAMPLES, derandomize=True, **common)
     settings.register_profile(
-        CI,
-        max_examples=100,
-        derandomize=True,
-        database=None,
-        print_blob=True,
-        **common,  # type: ignore[arg-type]
+        EXPLORE, max_examples=explore_examples or EXPLORE_EXAMPLES, derandomize=False, **common
     )
 
 
@@ -47,9 +66,79 @@ def default_profile() -> str:
     return CI if os.environ.get("CI") else DEV
 
 
-def load(name: str | None = None) -> str:
-    """Register the profiles and load `name` (default: by the CI variable)."""
-    register()
-    chosen = name or default_profile()
+def load(name: str | None = None, explore: int | None = None) -> str:
+    """Register the profiles and load `name` (default: `planmode-explore`
+    when `explore` gives a number of examples, else by the CI variable)."""
+    register(explore)
+    chosen = name or (EXPLORE if explore else default_profile())
     settings.load_profile(chosen)
+    keep_out_of_the_working_directory()
     return chosen
+
+
+def keep_out_of_the_working_directory() -> None:
+    """Point Hypothesis's storage (caches it writes even without a database)
+    at a directory of the system's temporary directory, unless the user
+    named one, and leave out the constants it would collect from local
+    modules."""
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
+        set_hypothesis_home_dir(Path(tempfile.gettempdir()) / f"pytest-planmode-hypothesis-{user}")
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # pragma: no cover - another Hypothesis layout
+        return
+    if hasattr(providers, "_get_local_constants"):
+        providers._get_local_constants = Constants
+
+
+def explore_examples(value: object) -> int | None:
+    """The number of examples ``--planmode-explore`` (or its ini key) asks
+    for, None when it is not given; a clear error for anything but a
+    positive whole number."""
+    if value is None or value is False or value == "":
+        return None
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"--planmode-explore: N must be a positive whole number of examples, got {text!r}")
+    return int(text)
+
+
+def seed_of(case_id: str) -> int:
+    """The seed of a property check: a function of its case id only."""
+    return int.from_bytes(hashlib.sha256(case_id.encode("utf-8")).digest()[:8], "big")
+
+
+#: Examples per check where a check needs another number than
+#: :data:`DEFAULT_EXAMPLES` under the deterministic profiles, by case id.
+EXAMPLES: dict[str, int] = {}
+
+
+def examples_of(case_id: str) -> int:
+    """How many examples the check `case_id` draws in a deterministic run."""
+    return EXAMPLES.get(case_id, DEFAULT_EXAMPLES)
+
+
+def fix_examples(function: Any, case_id: str) -> None:
+    """Seed the property check `function` (a Hypothesis test) from its case
+    id when the loaded profile is derandomized, and give it its number of
+    examples under the kit's deterministic profiles; under a random profile
+    (exploration) it draws anew, as many as asked. Set before each run of
+    the check, since a parametrized check is one function for several case
+    ids."""
+    if not hasattr(function, "hypothesis"):
+        return
+    current = settings.default
+    derandomized = current is not None and current.derandomize
+    function._hypothesis_internal_use_seed = seed_of(case_id) if derandomized else None
+    own = getattr(function, "_planmode_settings", None)
+    if own is None:
+        # The settings the check was written with (none: the profile's).
+        own = function._planmode_settings = function._hypothesis_internal_use_settings
+    if derandomized and settings._current_profile in (DEV, CI):
+        function._hypothesis_internal_use_settings = settings(own, max_examples=examples_of(case_id))
+    else:
+        function._hypothesis_internal_use_settings = own

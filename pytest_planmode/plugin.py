@@ -102,6 +102,13 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "a longer line fails its case as a flood and the target is restarted.",
     ),
     (
+        "explore",
+        {"metavar": "N", "nargs": "?", "const": "1000", "type": str},
+        "Property checks draw new random examples, N per check (default 1000), instead of the "
+        "fixed examples every run draws (seeded by each check's case id). For finding new "
+        "failures; a verdict to keep or compare comes from a run without it.",
+    ),
+    (
         "strict",
         {"action": "store_true"},
         "Fail the run when it would prove nothing: no fixture case selected at all, or none "

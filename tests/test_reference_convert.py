@@ -55,3 +55,70 @@ def test_a_reference_value_reads_a_contract_input_the_same_way() -> None:
 
     with pytest.raises(TypeError, match="missing"):
         value(Needs, _Resolved(False, None, None))
+
+
+# -- the adapter's hot paths ---------------------------------------------------
+
+_HOT = [
+    ("planmode.bash.check", {"command": "ls && rm -rf x", "cwd": "/p"}),
+    (
+        "planmode.bash.check",
+        {"command": "kubectl get pods", "cwd": "/p", "safeSubcommands": {"kubectl": ["get"]}},
+    ),
+    ("planmode.bash.check", {"command": "ls", "cwd": "/p", "safeSubcommands": None}),
+    ("planmode.bash.check", {"command": "ls", "cwd": "/p", "safeSubcommands": {"git": "log"}}),
+    ("planmode.bash.check", {"command": "", "cwd": "/p"}),
+    ("planmode.bash.check", {"command": "echo $(x)", "cwd": "/p"}),
+    ("planmode.powershell.check", {"command": "Get-ChildItem | Select-Object Name", "cwd": "/p"}),
+    (
+        "planmode.powershell.check",
+        {"command": "kubectl get x", "cwd": "/p", "safeSubcommands": {"kubectl": ["get"]}},
+    ),
+    ("oplmodes.bash.check", {"command": "ls | rm -rf /", "mode": "plan"}),
+    ("oplmodes.bash.check", {"command": "cat f", "mode": "execute"}),
+    ("oplmodes.bash.check", {"command": "   ", "mode": "chat"}),
+]
+
+
+def _validated(op: str, payload: dict[str, object]) -> object:
+    """The answer of the validated path: input model, handler, output dump."""
+    from pytest_planmode.targets.reference.ops import handlers
+
+    spec, func = handlers()[op]
+    result = func(spec.input.model_validate(payload, strict=True))
+    return result.model_dump(mode="json", by_alias=True)
+
+
+@pytest.mark.parametrize(("op", "payload"), _HOT, ids=[f"{op}:{p['command']!r}" for op, p in _HOT])
+def test_a_hot_path_answers_exactly_what_the_validated_path_answers(
+    op: str, payload: dict[str, object]
+) -> None:
+    from pytest_planmode.targets.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.ops import fast_paths
+
+    fast = fast_paths()[op](payload)
+    assert fast is not None, "the common shape takes the hot path"
+    assert fast == _validated(op, payload)
+    assert REFERENCE.call(op, payload) == {"output": fast}
+
+
+@pytest.mark.parametrize(
+    ("op", "payload", "message"),
+    [
+        ("planmode.bash.check", {"command": 1, "cwd": "/p"}, "command"),
+        ("planmode.bash.check", {"command": "ls", "cwd": "/p", "extra": 1}, "extra"),
+        ("planmode.bash.check", {"command": "ls"}, "cwd"),
+        ("planmode.powershell.check", {"command": "ls", "cwd": None}, "cwd"),
+        ("oplmodes.bash.check", {"command": "ls", "mode": 3}, "mode"),
+        ("oplmodes.bash.check", {"command": "ls", "mode": "plan", "config": []}, "config"),
+    ],
+)
+def test_a_payload_of_another_shape_gets_the_validated_paths_message(
+    op: str, payload: dict[str, object], message: str
+) -> None:
+    from pytest_planmode.targets.reference.adapter import REFERENCE
+    from pytest_planmode.targets.reference.ops import fast_paths
+
+    assert fast_paths()[op](payload) is None
+    answer = REFERENCE.call(op, payload)
+    assert "error" in answer and message in answer["error"]["message"], answer

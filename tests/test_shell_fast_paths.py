@@ -113,3 +113,97 @@ def test_powershell_quoted_words_have_the_values_of_the_piece_walk(parts: list[s
         return
     segment = powershell_segments._segment(text)
     assert list(segment.words) == [powershell_segments._word(raw, 0) for raw in segment.raw_words]
+
+
+# -- plain Bash submissions ------------------------------------------------------
+
+PLAIN_PIECES = [
+    " ", "\t", " && ", " || ", " | ", "; ", ";", "|", "&", "&&", "|||", ";;", "&&&", "ls", "-la", "git", "status",
+    "if", "!", "]]", "}", "done", "x=1", "a.txt", "\u00a0", "\u2013", "--x=y", "-", "=", ":", "%", "@", "!x",
+]  # fmt: skip
+
+
+def general(command: str) -> Parse:
+    """What the general scanner answers (grammar, split, word expression)."""
+    saved = bash_segments._NOT_PLAIN
+    bash_segments._NOT_PLAIN = bash_segments.re.compile(r"[\s\S]")  # every input is "not plain"
+    try:
+        return bash_segments.segment_bash(command)
+    finally:
+        bash_segments._NOT_PLAIN = saved
+
+
+@given(st.lists(st.sampled_from(PLAIN_PIECES), max_size=25).map("".join))
+@example("ls -la && git status | wc -l")
+@example("ls ;; ls")
+@example("if x")
+@example("ls & ls")
+@example("ls |||ls")
+@example("done")
+@example("ls\t-l\t")
+@example("ls && ls && ls")
+def test_bash_plain_path_answers_as_the_general_scanner(command: str) -> None:
+    assert bash_segments.segment_bash(command) == general(command)
+
+
+def test_bash_plain_path_is_taken_for_plain_input() -> None:
+    # A plain submission never reaches the grammar expression.
+    saved = bash_segments._GRAMMAR
+    bash_segments._GRAMMAR = None  # type: ignore[assignment]
+    try:
+        parsed = bash_segments.segment_bash("grep -rn TODO src | head -n 20 ; ls")
+    finally:
+        bash_segments._GRAMMAR = saved
+    assert [s.words for s in parsed.segments] == [
+        ("grep", "-rn", "TODO", "src"),
+        ("head", "-n", "20"),
+        ("ls",),
+    ]
+
+
+# -- the option tables of the Bash policy -----------------------------------------
+
+OPTION_WORDS = [
+    "-n", "-rn", "-la", "-i", "-delete", "--delete", "--del", "--in-place=x", "--output", "-o", "--exec",
+    "-exec", "-fprint", "--write", "-w", "--fix", "-", "--", "x", "-ex", "--test.run", "-test.v", "--PROJECT",
+    "-p", "--outputFile.json", "--text", "--textconv", "-C", "-e", "-f/proc/self/environ", "--config",
+]  # fmt: skip
+
+
+def test_the_remembered_option_answers_are_program_rules_answers() -> None:
+    from pytest_planmode.reference.planmode import bash_policy, program_rules
+
+    rules = [program_rules.GLOBAL_FORBIDDEN]
+    for rule in program_rules.PROGRAMS.values():
+        rules.append(rule.options)
+        rules.extend(sub.options for sub in rule.subcommands)
+    rng = random.Random(5)
+    for rule in rules:
+        for _ in range(40):
+            words = tuple(rng.choices(OPTION_WORDS, k=rng.randint(0, 5)))
+            expected = program_rules.first_forbidden(words, rule)
+            assert bash_policy.first_forbidden(words, rule) == expected, (words, rule)
+            # Asked again, from the table.
+            assert bash_policy.first_forbidden(words, rule) == expected, (words, rule)
+
+
+# -- opl-modes policies resolved once per document ---------------------------------
+
+
+def test_an_opl_policy_is_resolved_once_per_document_and_answers_as_resolving_it() -> None:
+    from pytest_planmode.reference.json_values import json_text
+    from pytest_planmode.reference.oplmodes.bash_gate import policy_of, resolve_bash_policy
+
+    listed = {"bashPatterns": {"safePatterns": ["^ls$"]}, "modes": {"x": {"tools": ["bash"]}}}
+    as_tuple = {"bashPatterns": {"safePatterns": ("^ls$",)}, "modes": {"x": {"tools": ["bash"]}}}
+    for config in (None, {}, listed, {"modes": {"plan": {"unrestrictedBash": True}}}):
+        for mode in ("plan", "execute", "x", "unknown"):
+            first = policy_of(config, mode)  # type: ignore[arg-type]
+            assert first == resolve_bash_policy(config, mode)  # type: ignore[arg-type]
+            assert policy_of(config, mode) is first  # type: ignore[arg-type]
+    # A tuple is not a JSON array: the same text, another document.
+    assert json_text(as_tuple) is None and json_text(listed) is not None
+    assert policy_of(as_tuple, "x") == resolve_bash_policy(as_tuple, "x")
+    assert policy_of(as_tuple, "x") != policy_of(listed, "x")
+    assert json_text({1: "a"}) is None and json_text({"a": float("nan")}) is None
+    assert json_text(True) != json_text(1)

@@ -12,6 +12,7 @@ correct implementation write outside the sandbox.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -72,10 +73,22 @@ def unmap(value: Any, roots: Mapping[str, str]) -> Any:
     return value
 
 
+def _memory_directory() -> str | None:
+    """A memory file system to hold sandboxes (`/dev/shm` where the machine
+    has a writable one): creating and removing a directory tree there costs
+    a fraction of doing it on disk, and a run creates one per request that
+    names files. None elsewhere (the system's temporary directory)."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+_MEMORY = _memory_directory()
+
+
 @contextmanager
 def sandbox() -> Iterator[dict[str, str]]:
     """A fresh sandbox: one empty directory per root, removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="planmode-sandbox-") as base:
+    with tempfile.TemporaryDirectory(prefix="planmode-sandbox-", dir=_MEMORY) as base:
         roots: dict[str, str] = {}
         for token in ROOTS:
             directory = Path(base) / token.removeprefix("$").lower()

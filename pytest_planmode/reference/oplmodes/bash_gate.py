@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pytest_planmode.reference.json_values import json_text
 from pytest_planmode.reference.oplmodes import bash_patterns as bp
 from pytest_planmode.reference.oplmodes.bash_scanner import (
     allowlist_segments,
@@ -338,9 +339,31 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
     return Decision(True, None, segments)
 
 
+#: Policies already resolved, by mode and the JSON text of the document: a
+#: run sends a handful of documents thousands of times, and resolving one
+#: (built-in lists, pattern checks) costs more than deciding a command.
+_POLICIES: dict[tuple[str, str | None], BashPolicy] = {}
+_POLICIES_MAX = 256
+
+
+def policy_of(config: Mapping[str, Any] | None, mode: str) -> BashPolicy:
+    """:func:`resolve_bash_policy`, resolved once per mode and document (a
+    document without an exact JSON text is resolved every time)."""
+    text = None if config is None else json_text(config)
+    if config is not None and text is None:
+        return resolve_bash_policy(config, mode)
+    key = (mode, text)
+    policy = _POLICIES.get(key)
+    if policy is None:
+        if len(_POLICIES) >= _POLICIES_MAX:
+            _POLICIES.clear()
+        policy = _POLICIES[key] = resolve_bash_policy(config, mode)
+    return policy
+
+
 def check(command: object, mode: str, config: Mapping[str, Any] | None = None) -> Decision:
     """Decide `command` in `mode` under the raw opl-modes.json `config`."""
-    return check_command(command, resolve_bash_policy(config, mode))
+    return check_command(command, policy_of(config, mode))
 
 
 def explain(command: str, mode: str, config: dict[str, Any] | None) -> dict[str, Any]:

@@ -44,16 +44,62 @@ class Verdict:
 
 SegmentCheck = Callable[[Segment, str], "SegmentBlock | None"]
 
+_new = object.__new__
+
+
+def _verdict(
+    allowed: bool,
+    blocked: str | None,
+    segments: tuple[str, ...],
+    rule: str | None,
+    reason: str | None,
+    trusted: tuple[str | None, ...],
+) -> Verdict:
+    """`Verdict(...)` without the frozen dataclass's field-by-field
+    `object.__setattr__` (a decision builds one; that was a fifth of its
+    cost). The same object: a frozen dataclass keeps its fields in its
+    `__dict__`."""
+    verdict = _new(Verdict)
+    fields = verdict.__dict__
+    fields["allowed"] = allowed
+    fields["blocked"] = blocked
+    fields["segments"] = segments
+    fields["rule"] = rule
+    fields["reason"] = reason
+    fields["trusted"] = trusted
+    return verdict
+
 
 def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: SegmentCheck) -> Verdict:
     """Walk a parsed submission: unsupported or empty input blocks as a
     whole; otherwise every segment is trusted by its own prefix or reviewed,
     and the first one that is neither is reported."""
-    if parse.empty:
-        return Verdict(False, EMPTY_COMMAND, (), "syntax.empty", "the command is empty or blank")
-    if parse.unsupported is not None:
-        return Verdict(False, command, (), parse.unsupported.rule, parse.unsupported.reason)
-    texts = tuple(segment.text for segment in parse.segments)
+    segments, unsupported, empty = parse
+    if empty:
+        return _verdict(False, EMPTY_COMMAND, (), "syntax.empty", "the command is empty or blank", ())
+    if unsupported is not None:
+        return _verdict(False, command, (), unsupported.rule, unsupported.reason, ())
+    if not trust.prefixes:
+        # Nothing trusted: every segment is reviewed (the common case).
+        if len(segments) == 1:
+            only = segments[0]
+            texts: tuple[str, ...] = (only[0],)
+            block = check(only, cwd)
+            if block is not None:
+                return _verdict(False, texts[0], texts, block.rule, block.reason, (None,))
+            return _verdict(True, None, texts, None, None, (None,))
+        texts = tuple([segment[0] for segment in segments])
+        reviewed: dict[str, SegmentBlock | None] = {}
+        for index, segment in enumerate(segments):
+            text = segment[0]
+            if text in reviewed:
+                block = reviewed[text]
+            else:
+                block = reviewed[text] = check(segment, cwd)
+            if block is not None:
+                return _verdict(False, text, texts, block.rule, block.reason, (None,) * (index + 1))
+        return _verdict(True, None, texts, None, None, (None,) * len(segments))
+    texts = tuple([segment[0] for segment in segments])
     trusted: list[str | None] = []
     # Within one submission a repeated segment gets the same answer; a
     # megabyte of `ls && ls && …` is then decided once per distinct segment.
@@ -68,5 +114,5 @@ def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: 
         else:
             block = seen[segment.text] = check(segment, cwd)
         if block is not None:
-            return Verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
-    return Verdict(True, None, texts, None, None, tuple(trusted))
+            return _verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
+    return _verdict(True, None, texts, None, None, tuple(trusted))

@@ -11,6 +11,9 @@ grammar, one splits it into segments and operators, one splits a segment
 into words. Python code runs once per segment and once per quoted word,
 never once per character. Only a rejected submission is walked token by
 token, from the point where the grammar stopped, to say what was found.
+A plain submission (nothing but words, blanks and chain operators: most
+of them) skips all of that: one search tells it is plain, and its segments
+and words are plain splits, in one pass.
 bashlex is not on this path; the project's tests use it as an oracle.
 """
 
@@ -112,6 +115,16 @@ def _quoted_word(raw: str) -> tuple[str, str | None]:
     return "".join(parts), expansion
 
 
+def _unquoted(raw: str) -> str:
+    """The value of a word in which nothing expands."""
+    if _QUOTING.search(raw) is None:
+        return raw
+    if "\\" not in raw:
+        # Quotes only: the pieces' texts, removed of their quotes in one pass.
+        return "".join(map("".join, _PIECE.findall(raw)))
+    return _quoted_word(raw)[0]
+
+
 def _segment(text: str) -> Segment:
     if _QUOTING.search(text) is None:
         # Fast path: no quoting anywhere, so the words are the runs between
@@ -124,6 +137,10 @@ def _segment(text: str) -> Segment:
         expansion = None if match is None else f"{_expansion_reason(match)} at offset {match.start()}"
         return Segment(text, raws, raws, expansion)
     raws = tuple(_WORDS.findall(text))
+    if _EXPANSION_CHARS.search(text) is None:
+        # Nothing in the segment could expand, quoted or not: only quote
+        # removal is left, word by word.
+        return _tuple_new(Segment, (text, tuple([_unquoted(raw) for raw in raws]), raws, None))
     values: list[str] = []
     expansion = None
     for raw in raws:
@@ -153,12 +170,59 @@ def _trim(text: str) -> str:
     return trimmed
 
 
+# Plain submissions: every character other than the chain operators is
+# taken literally (no quoting, escape, expansion, comment, redirect,
+# grouping or control character), so one search tells them apart and the
+# segments and words are plain splits. Most submissions are plain.
+_NOT_PLAIN = re.compile(r"""[\x00-\x08\x0a-\x1f\x7f-\x9f`'"\\$*?\[{~#<>()]""")
+_OPERATORS = re.compile(r"&&|\|\||[;|]")
+
+
+# Records built from a ready tuple skip the named tuples' Python-level
+# `__new__` (the same values, a third of the cost).
+_tuple_new = tuple.__new__
+
+
+def _plain(command: str) -> Parse | None:
+    """The parse of a plain submission, in one pass: segments between
+    operators, words between blanks. None when the general scanner must
+    say more (an empty segment, a lone `&`, a reserved word in command
+    position): the plain path only ever answers what the general one does."""
+    if "|" not in command and ";" not in command and "&" not in command:
+        # One segment: the whole submission.
+        trimmed = command.strip(" \t")
+        words = tuple(filter(None, trimmed.replace("\t", " ").split(" ")))
+        if not words or words[0] in RESERVED_WORDS:
+            return None
+        return _tuple_new(Parse, ((_tuple_new(Segment, (trimmed, words, words, None)),), None, False))
+    known: dict[str, Segment] = {}
+    segments: list[Segment] = []
+    for text in _OPERATORS.split(command):
+        segment = known.get(text)
+        if segment is None:
+            if "&" in text:
+                return None
+            trimmed = text.strip(" \t")
+            words = tuple(
+                filter(None, (trimmed.replace("\t", " ") if "\t" in trimmed else trimmed).split(" "))
+            )
+            if not words or words[0] in RESERVED_WORDS:
+                return None
+            segment = known[text] = _tuple_new(Segment, (trimmed, words, words, None))
+        segments.append(segment)
+    return _tuple_new(Parse, (tuple(segments), None, False))
+
+
 def segment_bash(command: str) -> Parse:
     """Split a limited-Bash submission into segments of words, or report it
     as empty or unsupported (reference-choices.md § pi-plan-mode: limited
     Bash, "Grammar")."""
     if not command or command.isspace():
         return Parse(empty=True)
+    if _NOT_PLAIN.search(command) is None:
+        plain = _plain(command)
+        if plain is not None:
+            return plain
     found = _ANYWHERE.search(command)
     if found:
         return Parse(unsupported=_anywhere_reason(found.group(), found.start()))

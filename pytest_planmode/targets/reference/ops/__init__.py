@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pytest_planmode.contract import Operation
 
 _REGISTRY: dict[str, tuple[Operation, Callable[[Any], Any]]] = {}
+_FAST: dict[str, Callable[[Any], Any]] = {}
 
 #: Where the reference puts each root of `contract.virtual_paths`: its file
 #: system is a model in memory, so its sandbox is a fixed set of directories
@@ -39,6 +40,30 @@ def handler(operation: Operation) -> Callable[[F], F]:
         return func
 
     return register
+
+
+def fast_path(operation: Operation) -> Callable[[F], F]:
+    """Register the decorated function as the hot path of `operation`: given
+    the raw request payload, it returns the output in wire form (a plain
+    JSON object) when the payload has the one common shape it recognises,
+    exactly the same object the handler's output dumps to, and None for
+    anything else, which then takes the validated path (so malformed input
+    gets the same message either way)."""
+
+    def register(func: F) -> F:
+        if operation.name in _FAST:
+            raise RuntimeError(f"two reference fast paths for {operation.name!r}")
+        _FAST[operation.name] = func
+        return func
+
+    return register
+
+
+@cache
+def fast_paths() -> dict[str, Callable[[Any], Any]]:
+    """The registered hot paths by operation name (after :func:`handlers`)."""
+    handlers()
+    return dict(_FAST)
 
 
 @cache

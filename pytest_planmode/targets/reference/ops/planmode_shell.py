@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from pytest_planmode.contract import planmode_shell
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
+from pytest_planmode.reference.json_values import json_text
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import (
@@ -13,7 +15,7 @@ from pytest_planmode.reference.planmode.safe_subcommand_match import (
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.shell_verdict import Verdict
 from pytest_planmode.targets.reference.convert import output
-from pytest_planmode.targets.reference.ops import handler
+from pytest_planmode.targets.reference.ops import fast_path, handler
 
 
 def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, str | None]:
@@ -28,8 +30,57 @@ def trusted_prefixes(raw: object, given: bool = True) -> tuple[TrustedPrefixes, 
     return TrustedPrefixes.of(reading.settings), error
 
 
+#: The trust of each `safeSubcommands` value seen, keyed on its JSON text
+#: (settings values repeat: a run sends a handful of them thousands of times).
+_TRUST_OF: dict[str, tuple[TrustedPrefixes, str | None]] = {}
+_TRUST_OF_MAX = 256
+
+
+def _trust_of(raw: object) -> tuple[TrustedPrefixes, str | None]:
+    """:func:`trusted_prefixes` of a given value, computed once per value."""
+    key = json_text(raw)
+    if key is None:
+        return trusted_prefixes(raw)
+    found = _TRUST_OF.get(key)
+    if found is None:
+        found = trusted_prefixes(raw)
+        if len(_TRUST_OF) >= _TRUST_OF_MAX:
+            _TRUST_OF.clear()
+        _TRUST_OF[key] = found
+    return found
+
+
+def _fast(payload: Any, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> dict[str, Any] | None:
+    """The wire-form output for a payload of exactly `command` and `cwd`
+    strings, with or without `safeSubcommands` (None for any other shape)."""
+    if type(payload) is not dict:
+        return None
+    command = payload.get("command")
+    cwd = payload.get("cwd")
+    if type(command) is not str or type(cwd) is not str:
+        return None
+    size = len(payload)
+    if size == 2:
+        trust: TrustedPrefixes = NO_TRUST
+        error = None
+    elif size == 3 and "safeSubcommands" in payload:
+        trust, error = _trust_of(payload["safeSubcommands"])
+    else:
+        return None
+    verdict = check(command, cwd, trust)
+    return {
+        "allowed": verdict.allowed,
+        "blocked": verdict.blocked,
+        "segments": list(verdict.segments),
+        "rule": verdict.rule,
+        "reason": verdict.reason,
+        "settingsError": error,
+    }
+
+
 def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
-    trust, error = trusted_prefixes(inp.safe_subcommands, "safe_subcommands" in inp.model_fields_set)
+    given = "safe_subcommands" in inp.model_fields_set
+    trust, error = _trust_of(inp.safe_subcommands) if given else (NO_TRUST, None)
     verdict = check(inp.command, inp.cwd, trust)
     return output(ShellCheckOutput, verdict, settings_error=error)
 
@@ -42,3 +93,13 @@ def bash_check(inp: ShellCheckInput) -> ShellCheckOutput:
 @handler(planmode_shell.POWERSHELL_CHECK)
 def powershell_check(inp: ShellCheckInput) -> ShellCheckOutput:
     return _answer(inp, check_powershell)
+
+
+@fast_path(planmode_shell.BASH_CHECK)
+def bash_check_fast(payload: Any) -> dict[str, Any] | None:
+    return _fast(payload, check_bash)
+
+
+@fast_path(planmode_shell.POWERSHELL_CHECK)
+def powershell_check_fast(payload: Any) -> dict[str, Any] | None:
+    return _fast(payload, check_powershell)
