@@ -4,7 +4,8 @@
   shipped suite, or every example, through a target) are deselected unless
   the -m expression names the marker (`python -m pytest -m whole_suite`).
 - Under CI (the `CI` environment variable set, as CI services and `.ci/run`
-  do) the run ends with the durations of its slowest tests.
+  do) the run prints one line per test (`-v`) and ends with the durations
+  of its slowest tests.
 - While one test runs long, a line every few seconds names it and its
   running time, so the log never stays silent for long.
 
@@ -40,8 +41,13 @@ def configure(config: pytest.Config) -> None:
             "deselected unless -m names it",
         )
     config.pluginmanager.register(WholeSuiteGate(), "planmode-tests-whole-suite")
-    if os.environ.get("CI") and not config.getoption("durations", None):
-        config.option.durations = CI_DURATIONS
+    if os.environ.get("CI"):
+        if not config.getoption("durations", None):
+            config.option.durations = CI_DURATIONS
+        # One line per test: a CI log shows a line once it is complete, and
+        # a line of result letters can take minutes to fill.
+        if config.option.verbose == 0:
+            config.option.verbose = 1
     interval = heartbeat_interval()
     if interval and not hasattr(config, "workerinput"):
         heartbeat = Heartbeat(config, interval)
@@ -87,6 +93,8 @@ class Heartbeat:
         self.lock = threading.Lock()
         self.running: tuple[str, float] | None = None
         self.quiet_since = time.monotonic()
+        #: The last thing written is a beat's whole line.
+        self.after_beat = False
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._beat, name="planmode-tests-heartbeat", daemon=True)
         self.thread.start()
@@ -95,6 +103,7 @@ class Heartbeat:
         with self.lock:
             self.running = (nodeid, time.monotonic())
             self.quiet_since = time.monotonic()
+            self.after_beat = False
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self) -> object:
@@ -117,20 +126,21 @@ class Heartbeat:
                     continue
                 nodeid, started = self.running
                 self.quiet_since = now
-                line = f"\n    ... {nodeid} running for {now - started:.0f} s"
+                # A whole line: CI logs show lines once they are complete.
+                line = "" if self.after_beat else "\n"
+                line += f"    ... {nodeid} running for {now - started:.0f} s\n"
                 reporter = self.config.pluginmanager.get_plugin("terminalreporter")
                 if reporter is not None and isinstance(reporter.currentfspath, Path):
                     # Results as letters: they go on after the file's name again.
-                    line += f"\n{os.path.relpath(reporter.currentfspath, reporter.startpath)} "
+                    line += f"{os.path.relpath(reporter.currentfspath, reporter.startpath)} "
                 elif reporter is not None and reporter.verbosity > 0:
                     # Results as lines: the next one repeats the test's name.
                     reporter.currentfspath = None
-                else:
-                    line += "\n"
                 try:
                     os.write(self.fd, line.encode())
                 except OSError:
                     return
+                self.after_beat = reporter is None or reporter.verbosity > 0
 
     def stop(self) -> None:
         self.done.set()

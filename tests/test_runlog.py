@@ -1,6 +1,6 @@
 """How a run of the project's own tests reads in a CI log (tests/runlog.py):
 the whole-suite tests are out of the fast gate, a long test is named while
-it runs, and a CI run ends with the slowest tests."""
+it runs, and a CI run prints a line per test and ends with the slowest tests."""
 
 from __future__ import annotations
 
@@ -74,11 +74,23 @@ def test_no_line_when_the_heartbeat_is_off(sample: pytest.Pytester, monkeypatch:
     assert "running for" not in result.stdout.str()
 
 
-def test_a_ci_run_lists_the_slowest_tests(sample: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ci_run_prints_a_line_per_test_and_the_slowest_tests(
+    sample: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert "slowest 25 durations" not in run(sample).stdout.str()
     monkeypatch.setenv("CI", "1")
     result = run(sample)
-    result.stdout.fnmatch_lines(["*slowest 25 durations*", "*s call *test_sample.py::test_slow"])
+    # One line per test, each test's line complete when it ends.
+    result.stdout.fnmatch_lines(
+        [
+            "test_sample.py::test_quick PASSED*",
+            "test_sample.py::test_slow ",
+            "    ... test_sample.py::test_slow running for * s",
+            "*test_sample.py::test_slow PASSED*",
+            "*slowest 25 durations*",
+            "*s call *test_sample.py::test_slow",
+        ]
+    )
     assert "slowest 3 durations" in run(sample, "--durations=3").stdout.str()
 
 
