@@ -50,7 +50,10 @@ def configure(config: pytest.Config) -> None:
             config.option.verbose = 1
     interval = heartbeat_interval()
     if interval and not hasattr(config, "workerinput"):
-        heartbeat = Heartbeat(config, interval)
+        try:
+            heartbeat = Heartbeat(config, interval)
+        except (OSError, ValueError):  # stdout without a descriptor: no lines
+            return
         config.pluginmanager.register(heartbeat, "planmode-tests-heartbeat")
         config.add_cleanup(heartbeat.stop)
 

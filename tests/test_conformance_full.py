@@ -21,7 +21,7 @@ def full_run(pytester: pytest.Pytester, target: str, *args: str) -> dict[str, ob
     result = pytester.runpytest_subprocess(
         f"--planmode-target={target}", f"--planmode-report={report}", "-p", "no:cacheprovider", *args
     )
-    assert result.ret == 0, result.stdout.str()[-6000:]
+    assert result.ret == 0, result.stdout.str()[-6000:] + result.stderr.str()[-2000:]
     (data,) = json.loads(Path(report).read_text())["targets"]
     assert isinstance(data, dict)
     return data
