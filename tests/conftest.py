@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runlog
 
 # Imported here so that pytester's inline runs, which restore sys.modules after
 # each run, keep using one copy of the harness and its exception classes.
@@ -133,6 +134,9 @@ def pytest_configure(config: pytest.Config) -> None:
     hypothesis_profiles.register()
     if not config.getoption("hypothesis_profile", None):
         hypothesis_profiles.load(hypothesis_profiles.CI)
+    # The fast gate, the slowest tests listed under CI, and a line while a
+    # long test runs (tests/runlog.py).
+    runlog.configure(config)
 
 
 #: A python: adapter module that gets one rule wrong: it accepts plan names

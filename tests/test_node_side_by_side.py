@@ -17,13 +17,29 @@ import pytest
 
 from pytest_planmode.cli import main
 from pytest_planmode.reports import load
-from pytest_planmode.suite import FIXTURES_DIR, load_suite
+from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "node-target"
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed (.ci/run installs it)")
 PLANS_OP = "oplmodes.plans.resolve"
+#: The fixture files judged side by side: the example's operation and two
+#: it does not implement (test_conformance_full.py runs every fixture file
+#: against the reference; test_node_target.py the whole suite against the example).
+FILES = (
+    FIXTURES_DIR / "oplmodes" / "plans.toml",
+    FIXTURES_DIR / "planmode" / "bash.toml",
+    FIXTURES_DIR / "planmode" / "shortcut.toml",
+)
+
+
+#: The plan-name fixtures and property checks.
+PLANS_ONLY = (str(FILES[0]), str(CONFORMANCE_DIR / "test_oplmodes_plans.py"))
+
+
+def cases() -> list[Case]:
+    return [case for path in FILES for case in load_file(path)]
 
 
 def node(script: str) -> str:
@@ -45,7 +61,7 @@ def pytest_run(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def side_by_side(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    """Every fixture case of the suite, against the reference and the example."""
+    """The fixture cases of FILES, against the reference and the example."""
     directory = tmp_path_factory.mktemp("node-side-by-side")
     report = directory / "report.json"
     done = pytest_run(
@@ -54,7 +70,7 @@ def side_by_side(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subpro
         f"--planmode-target=node={node('target.mjs')}",
         f"--planmode-report={report}",
         f"--planmode-html={directory / 'planmode.html'}",
-        str(FIXTURES_DIR),
+        *map(str, FILES),
     )
     return report, done
 
@@ -66,10 +82,11 @@ def test_one_run_judges_both(side_by_side: tuple[Path, subprocess.CompletedProce
     ref, ex = report["targets"]
     assert (ref["name"], ex["name"]) == ("reference", "node")
     assert ex["implementation"]["name"] == "planmode-node-example"
-    ids = {c.id for c in load_suite()}
+    ids = {c.id for c in cases()}
     assert set(ref["results"]) == set(ex["results"]) == ids
     assert set(ref["results"].values()) == {"passed"}
-    plans = {c.id for c in load_suite() if c.operation == PLANS_OP}
+    plans = {c.id for c in cases() if c.operation == PLANS_OP}
+    assert plans and ids - plans
     assert {ex["results"][i] for i in plans} == {"passed"}
     assert {ex["results"][i] for i in ids - plans} == {"skipped"}
     assert ex["targetExitStatus"] == 0
@@ -89,7 +106,7 @@ def test_markdown_summary_and_badges_for_ci(
     assert "| ✅ `node` | planmode-node-example" in markdown
     assert f"| `{PLANS_OP}` | 100 % · " in markdown
     # The operations the example does not implement are skipped, not judged.
-    bash = {c.id for c in load_suite() if c.operation == "planmode.bash.check"}
+    bash = {c.id for c in cases() if c.operation == "planmode.bash.check"}
     n = len(bash)
     assert f"| `planmode.bash.check` | 100 % · {n} passed | – · 0 passed, {n} skipped |" in markdown
     assert main(["report", "badge", str(report_path), "--out", str(tmp_path)]) == 0
@@ -108,8 +125,7 @@ def test_diff_from_the_reference_to_the_wrong_variant_exits_1(
         tmp_path,
         "--planmode-target=reference",
         f"--planmode-report={reference}",
-        "-m",
-        "oplmodes_plans_resolve",
+        *PLANS_ONLY,
     )
     assert done.returncode == 0, done.stdout[-3000:]
     wrong = tmp_path / "wrong.json"
@@ -117,8 +133,7 @@ def test_diff_from_the_reference_to_the_wrong_variant_exits_1(
         tmp_path,
         f"--planmode-target={node('wrong-target.mjs')}",
         f"--planmode-report={wrong}",
-        "-m",
-        "oplmodes_plans_resolve",
+        *PLANS_ONLY,
     )
     assert done.returncode == 1, done.stdout[-3000:]
     failed = {f["id"] for f in load(wrong)["targets"][0]["failures"]}

@@ -6,6 +6,9 @@ report (`--planmode-report`) and, for per-case outcomes and skip reasons,
 from a JUnit XML file of the same run. Expectations are computed from the
 shipped fixtures and from what the run collected, never from fixed counts:
 the suite grows as operations are added.
+
+The fast gate runs a slice (the plan-name fixtures and properties, a file
+of another operation); the whole suite is a `whole_suite` test.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import pytest
 from pytest_planmode import PROTOCOL_VERSION, SUITE_VERSION
 from pytest_planmode.contract import operations as contract_operations
 from pytest_planmode.matching import mismatches
-from pytest_planmode.suite import Case, load_suite
+from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, load_file, load_suite
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
 EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "examples" / "node-target"
@@ -49,6 +52,17 @@ pytestmark = pytest.mark.skipif(
 )
 
 HELLO = {"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}
+
+#: The slice of the fast gate: every fixture file naming the implemented
+#: operation's cases, its property checks, and a file of an operation the
+#: example does not implement (skipped as unsupported).
+SLICE_FILES = (
+    FIXTURES_DIR / "oplmodes" / "plans.toml",
+    FIXTURES_DIR / "oplmodes" / "mutation-edges.toml",
+    FIXTURES_DIR / "planmode" / "shortcut.toml",
+)
+SLICE_PROPERTIES = CONFORMANCE_DIR / "test_oplmodes_plans.py"
+SLICE = (*map(str, SLICE_FILES), str(SLICE_PROPERTIES))
 
 
 # -- helpers -------------------------------------------------------------------
@@ -177,6 +191,10 @@ def run_suite(tmp_path: Path, script: Path, *extra: str) -> Run:
 
 def fixture_cases() -> list[Case]:
     return load_suite()
+
+
+def slice_cases() -> list[Case]:
+    return [case for path in SLICE_FILES for case in load_file(path)]
 
 
 def has_letter_or_digit(name: str) -> bool:
@@ -381,10 +399,11 @@ def test_answers_match_the_reference_exactly() -> None:
 # -- the whole suite, as a port's CI runs it ----------------------------------------------
 
 
-def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Path) -> None:
+def check_implemented_pass_and_the_rest_is_skipped(run: Run, cases: list[Case]) -> None:
+    """Every case of `cases` ran under its operation; the implemented
+    operations pass entirely (fixtures and property checks) and everything
+    else is skipped as unsupported, never passed."""
     implemented = set(handshake(TARGET)["operations"])
-    run = run_suite(tmp_path, TARGET)
-
     report = run.report
     assert run.document["suite"] == SUITE_VERSION
     assert report["implementation"]["name"] == "planmode-node-example"
@@ -395,15 +414,13 @@ def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Pa
     # End of input: the target exited with status 0 (reports that record it).
     assert report.get("targetExitStatus", 0) == 0
 
-    # Every shipped fixture case ran, under its operation.
-    cases = {c.id: c for c in fixture_cases()}
-    missing = set(cases) - set(run.results)
+    by_id = {c.id: c for c in cases}
+    missing = set(by_id) - set(run.results)
     assert not missing, f"fixture cases not run: {sorted(missing)[:20]}"
-    for case_id, case in cases.items():
+    for case_id, case in by_id.items():
         assert run.results[case_id].operation == case.operation
+    assert {c.operation for c in cases} - implemented, "the run has no unsupported operation to skip"
 
-    # The implemented operations pass entirely (fixtures and property
-    # checks); everything else is skipped as unsupported, never passed.
     wrong = []
     for result in run.results.values():
         if result.operation in implemented:
@@ -412,12 +429,27 @@ def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Pa
         elif result.outcome != "skipped" or not result.message.startswith("unsupported"):
             wrong.append(f"{result.case_id} ({result.operation}): {result.outcome} {result.message!r}")
     assert not wrong, "\n".join(wrong[:30])
+    assert NO_ALNUM_PROPERTY in run.results, "the property checks did not run"
     for op in implemented:
-        assert any(c.operation == op for c in cases.values()), f"{op} has no fixture case"
-        assert report["operations"][op]["passed"] >= sum(c.operation == op for c in cases.values())
+        assert any(c.operation == op for c in by_id.values()), f"{op} has no fixture case"
+        assert report["operations"][op]["passed"] >= sum(c.operation == op for c in by_id.values())
     check_report_matches_results(run)
     version = handshake(TARGET)["implementation"]["version"]
     assert f"planmode: planmode-node-example {version} (javascript)" in run.output
+
+
+def test_a_slice_passes_the_implemented_operation_and_skips_the_rest(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, TARGET, *SLICE)
+    check_implemented_pass_and_the_rest_is_skipped(run, slice_cases())
+    assert set(run.results) - {c.id for c in slice_cases()} <= {
+        r.case_id for r in run.results.values() if ".property." in r.case_id
+    }
+
+
+@pytest.mark.whole_suite
+def test_suite_passes_the_implemented_operations_and_skips_the_rest(tmp_path: Path) -> None:
+    run = run_suite(tmp_path, TARGET, "--planmode-strict")
+    check_implemented_pass_and_the_rest_is_skipped(run, fixture_cases())
 
 
 def wrong_rule_case_ids(cases: list[Case] | None = None) -> set[str]:
@@ -441,9 +473,10 @@ def test_the_wrong_rule_is_pinned_by_the_spec_examples() -> None:
     assert {".", "--"} <= pinned
 
 
-def test_wrong_variant_fails_exactly_the_cases_that_pin_the_rule(tmp_path: Path) -> None:
-    expected = wrong_rule_case_ids() | {NO_ALNUM_PROPERTY}
-    run = run_suite(tmp_path, WRONG_TARGET)
+def check_wrong_variant(run: Run, cases: list[Case]) -> None:
+    """The wrong variant fails exactly the cases of `cases` that pin the
+    rule it breaks, and the property check of that rule."""
+    expected = wrong_rule_case_ids(cases) | {NO_ALNUM_PROPERTY}
     assert run.status == 1, run.output[-3000:]
 
     failed = {f["id"] for f in run.report["failures"]}
@@ -471,13 +504,22 @@ def test_wrong_variant_fails_exactly_the_cases_that_pin_the_rule(tmp_path: Path)
     check_report_matches_results(run)
 
 
+def test_wrong_variant_fails_exactly_the_cases_of_a_slice_that_pin_the_rule(tmp_path: Path) -> None:
+    check_wrong_variant(run_suite(tmp_path, WRONG_TARGET, *SLICE), slice_cases())
+
+
+@pytest.mark.whole_suite
+def test_wrong_variant_fails_exactly_the_cases_that_pin_the_rule(tmp_path: Path) -> None:
+    check_wrong_variant(run_suite(tmp_path, WRONG_TARGET), fixture_cases())
+
+
 def test_expectations_ratchet_from_the_wrong_variant(tmp_path: Path) -> None:
     """A port starts its ratchet in one command, gates on it, and is told to
     update it when a listed case starts passing."""
     expectations = tmp_path / "planmode-expectations.json"
-    expected = wrong_rule_case_ids() | {NO_ALNUM_PROPERTY}
+    expected = wrong_rule_case_ids(slice_cases()) | {NO_ALNUM_PROPERTY}
 
-    only = ("-m", marker(PLANS_OP))  # the ratchet concerns this operation only
+    only = ("-m", marker(PLANS_OP), *SLICE)  # the ratchet concerns this operation only
     first = run_suite(tmp_path, WRONG_TARGET, *only, f"--planmode-write-expectations={expectations}")
     written = json.loads(expectations.read_text(encoding="utf-8"))
     assert set(written) == expected
@@ -498,7 +540,7 @@ def test_expectations_ratchet_from_the_wrong_variant(tmp_path: Path) -> None:
 
 def test_xdist_gives_the_same_outcome_as_a_serial_run(tmp_path: Path) -> None:
     pytest.importorskip("xdist")
-    only = ("-m", marker(PLANS_OP))
+    only = ("-m", marker(PLANS_OP), *SLICE)
     serial = run_suite(tmp_path, WRONG_TARGET, *only)
     parallel = run_suite(tmp_path, WRONG_TARGET, *only, "-n", "2")
     assert parallel.ids("failed") == serial.ids("failed") != set()

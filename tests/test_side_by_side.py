@@ -157,7 +157,8 @@ def test_a_broken_second_target_names_itself(suite) -> None:  # type: ignore[no-
 
 
 def test_xdist_runs_each_target_in_each_worker(suite) -> None:  # type: ignore[no-untyped-def]
-    args = (f"--planmode-target=wire={SERVE}", str(PLANS), str(PLANS_PROPERTIES))
+    # Fixture cases only: property checks under xdist are in test_node_target.py.
+    args = (f"--planmode-target=wire={SERVE}", str(PLANS))
     serial = suite("reference", *args)
     parallel = suite("reference", "-n", "2", *args, subprocess=True)
     assert parallel.result.ret == pytest.ExitCode.OK, parallel.text
