@@ -25,8 +25,9 @@ from pytest_planmode import SUITE_VERSION, failure_text, lineup
 from pytest_planmode.answer_shape import shape_problems
 from pytest_planmode.contract import operations
 from pytest_planmode.contract.virtual_paths import sandbox
+from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT
 from pytest_planmode.matching import mismatches
-from pytest_planmode.plugin import DEFAULT_MAX_LINE, DEFAULT_TIMEOUT, option
+from pytest_planmode.plugin import option
 from pytest_planmode.reports import OUTCOMES
 from pytest_planmode.suite import CONFORMANCE_DIR, FIXTURES_DIR, Case, FixtureError, load_file
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
@@ -284,6 +285,9 @@ class PlanmodeRun:
         except lineup.LineupError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.timeout = _positive_number(option(config, "timeout"), "timeout", DEFAULT_TIMEOUT)
+        self.startup_timeout = _positive_number(
+            option(config, "startup-timeout"), "startup-timeout", DEFAULT_STARTUP_TIMEOUT
+        )
         self.max_line = int(_positive_number(option(config, "max-line"), "max-line", DEFAULT_MAX_LINE))
         self.strict = bool(option(config, "strict"))
         level = option(config, "level") or "all"
@@ -335,6 +339,7 @@ class PlanmodeRun:
                 target = resolve_target(
                     given.spec,
                     timeout=self.timeout,
+                    startup_timeout=self.startup_timeout,
                     max_line=self.max_line,
                     option=lambda name: option(config, name),
                 )

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT
+
 LEVELS = ("all", "must")
-DEFAULT_TIMEOUT = 5.0
-DEFAULT_MAX_LINE = 16 * 1024 * 1024
 
 _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
@@ -39,7 +39,15 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "timeout",
         {"metavar": "SECONDS", "type": float},
         f"Per-request timeout for exec: targets, in seconds (default {DEFAULT_TIMEOUT:g}). "
-        "A request not answered in time fails its case and the target is restarted.",
+        "A request not answered in time fails its case and the target is restarted. "
+        "Start-up has its own limit, --planmode-startup-timeout.",
+    ),
+    (
+        "startup-timeout",
+        {"metavar": "SECONDS", "type": float},
+        "How long an exec: target may take to start and answer the handshake, in seconds "
+        f"(default {DEFAULT_STARTUP_TIMEOUT:g}); raise it for a slow-starting runtime. It "
+        "applies to every start, restarts after a broken request included.",
     ),
     (
         "pi-node",

@@ -13,6 +13,7 @@ from conftest import ONE_CASE_TOML, PLANS, PLANS_PROPERTIES, SERVE, broken, pyth
 
 from pytest_planmode.contract.report import Report
 from pytest_planmode.suite import load_file
+from pytest_planmode.targets import TargetError
 
 PLAN_IDS = {case.id for case in load_file(PLANS)}
 
@@ -282,11 +283,11 @@ class TestExpectations:
 class TestBrokenTargets:
     """A broken target never yields a pass and never stops the run."""
 
-    # Generous: a Python target starting on a loaded machine is slow to say hello.
+    # Generous: a loaded machine answers slowly; start-up has its own limit.
     ARGS = ("--planmode-timeout=10", "-p", "no:randomly")
 
-    def run(self, suite, mode: str) -> object:  # type: ignore[no-untyped-def]
-        return suite(broken(mode, 3), *self.ARGS, str(PLANS))
+    def run(self, suite, mode: str, *args: str) -> object:  # type: ignore[no-untyped-def]
+        return suite(broken(mode, 3), *self.ARGS, *args, str(PLANS))
 
     def assert_third_failed_rest_passed(self, run, needle: str) -> None:  # type: ignore[no-untyped-def]
         failures = run.report["failures"]
@@ -340,15 +341,30 @@ class TestBrokenTargets:
             ("handshake-exit", "exited with status 2"),
             ("handshake-garbage", "the handshake answer is not JSON"),
             ("handshake-protocol", "speaks protocol 99"),
-            ("handshake-hang", "no handshake answer within 10 s"),
+            ("handshake-hang", "no handshake answer within 3 s (--planmode-startup-timeout"),
         ],
     )
     def test_handshake_failure_is_one_clear_error(self, suite, mode: str, needle: str) -> None:  # type: ignore[no-untyped-def]
-        run = self.run(suite, mode)
+        # Only the hanging target meets the start-up limit: the others answer or exit.
+        run = self.run(suite, mode, "--planmode-startup-timeout=3")
         assert run.result.ret == pytest.ExitCode.USAGE_ERROR
         assert needle in run.text
         assert run.text.count(needle) == 1
         assert run.report is None
+
+    def test_the_startup_limit_has_an_ini_key(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "handshake-hang", "-o", "planmode_startup_timeout=2")
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "no handshake answer within 2 s (--planmode-startup-timeout" in run.text
+
+    @pytest.mark.parametrize(
+        "value",
+        ["--planmode-startup-timeout=0", "--planmode-startup-timeout=nan", "-oplanmode_startup_timeout=soon"],
+    )
+    def test_the_startup_limit_is_checked(self, suite, value: str) -> None:  # type: ignore[no-untyped-def]
+        run = self.run(suite, "handshake-hang", value)
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "--planmode-startup-timeout must be" in run.text
 
     def test_handshake_exit_shows_stderr(self, suite) -> None:  # type: ignore[no-untyped-def]
         run = self.run(suite, "handshake-exit")
@@ -416,6 +432,21 @@ def test_skip_reasons_are_in_the_report(pytester: pytest.Pytester, suite) -> Non
     reasons = run.report["skipReasons"]
     assert set(reasons) == PLAN_IDS
     assert all(r.startswith("unsupported: ") for r in reasons.values())
+
+
+def test_a_slow_start_is_not_held_to_the_request_timeout() -> None:
+    from pytest_planmode.targets.exec_target import ExecTarget
+
+    # The hello comes after 2 s; one request may take 0.5 s, start-up 60 s.
+    target = ExecTarget(broken("slow-start", 0)[len("exec:") :], timeout=0.5, startup_timeout=60)
+    try:
+        handshake = target.handshake()
+    finally:
+        target.close()
+    assert "oplmodes.plans.resolve" in handshake.operations
+    stalled = ExecTarget(broken("handshake-hang", 0)[len("exec:") :], timeout=60, startup_timeout=1)
+    with pytest.raises(TargetError, match=r"no handshake answer within 1 s \(--planmode-startup-timeout"):
+        stalled.handshake()
 
 
 def test_exec_client_sends_lone_surrogates_escaped() -> None:
