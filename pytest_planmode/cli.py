@@ -133,8 +133,8 @@ def _schemas(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from pytest_planmode.contract import operations
-    from pytest_planmode.matching import mismatches
     from pytest_planmode.limits import DEFAULT_TIMEOUT
+    from pytest_planmode.matching import mismatches
     from pytest_planmode.suite import FixtureError, load_suite
     from pytest_planmode.targets import TargetError, resolve_target
 

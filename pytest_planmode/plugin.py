@@ -154,19 +154,15 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = option(config, "target")
     if not targets:
         return
-    from pytest_planmode import harness
+    from pytest_planmode.harness import PlanmodeRun
 
-    run = harness.PlanmodeRun(config, [str(t) for t in targets])
-    config.pluginmanager.register(run, harness.PlanmodeRun.PLUGIN_NAME)
-    config.pluginmanager.register(harness, "planmode-fixtures")
+    run = PlanmodeRun(config, [str(t) for t in targets])
+    run.register()
     run.start()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from_registry = config.pluginmanager.get_plugin("planmode-run")
-    if from_registry is not None:
-        from_registry.stop()
-        config.pluginmanager.unregister(from_registry)
-        fixtures = config.pluginmanager.get_plugin("planmode-fixtures")
-        if fixtures is not None:
-            config.pluginmanager.unregister(fixtures)
+    run = config.pluginmanager.get_plugin("planmode-run")
+    if run is not None:
+        run.stop()
+        run.unregister()
