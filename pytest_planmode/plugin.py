@@ -79,7 +79,7 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "sandbox",
         {"action": "store_true"},
-        "Also run the sandbox checks (case ids containing '.sandbox.'): every shell command "
+        "Also run the sandbox checks (marked planmode(sandbox=True)): every shell command "
         "of the suite the target allows, and generated ones, runs in a Linux sandbox that "
         "observes file writes, program executions, network contact and leaked secrets. "
         "Where the sandbox cannot start, those checks are skipped with the reason.",
@@ -147,9 +147,10 @@ def option(config: pytest.Config, name: str) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "planmode(operation, level='must', id=None, operations=(), spec=None): a conformance "
-        "check of the planmode suite; skipped when the target does not list the operation(s); "
-        "spec (the section it checks) is what --planmode-spec matches.",
+        "planmode(operation, level='must', id=None, operations=(), spec=None, sandbox=False): a "
+        "conformance check of the planmode suite; skipped when the target does not list the "
+        "operation(s); spec (the section it checks) is what --planmode-spec matches; a sandbox "
+        "check runs only with --planmode-sandbox.",
     )
     targets = option(config, "target")
     if not targets:

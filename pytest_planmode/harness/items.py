@@ -203,7 +203,7 @@ class Collection:
             if (
                 (options.level == "must" and level != "must")
                 or not self._spec_selects(spec)
-                or (".sandbox." in case_id and not options.sandbox)
+                or (marker.kwargs.get("sandbox", False) and not options.sandbox)
             ):
                 deselected.append(item)
             else:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_planmode.harness import property_checks
+import pytest_planmode.harness.property_checks as property_checks
 from pytest_planmode.harness.items import Collection, marker_name
 from pytest_planmode.harness.lifecycle import Targets
 from pytest_planmode.harness.options import Options, read_options

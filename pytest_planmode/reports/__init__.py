@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from pytest_planmode.implementation_text import implementation_text
 
 OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
 JUDGED = ("passed", "failed", "xfailed", "error")
@@ -110,13 +112,3 @@ def selection_text(report: dict[str, Any]) -> str:
 
 def implementation_label(target: dict[str, Any]) -> str:
     return implementation_text(target.get("implementation", {}))
-
-
-def implementation_text(impl: Mapping[str, Any]) -> str:
-    """An implementation as a handshake names it: `name version (language)`."""
-    text = str(impl.get("name", "?"))
-    if impl.get("version"):
-        text += f" {impl['version']}"
-    if impl.get("language"):
-        text += f" ({impl['language']})"
-    return text

@@ -22,6 +22,8 @@ from typing import IO, Any
 
 from pytest_planmode import PROTOCOL_VERSION, SUITE_VERSION
 from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, STOP_GRACE
+from pytest_planmode.pipe_lines import EOF as _EOF
+from pytest_planmode.pipe_lines import Flood, LineReader
 from pytest_planmode.targets.base import (
     Handshake,
     Outcome,
@@ -29,8 +31,6 @@ from pytest_planmode.targets.base import (
     parse_handshake,
     parse_response,
 )
-from pytest_planmode.targets.pipe_lines import EOF as _EOF
-from pytest_planmode.targets.pipe_lines import Flood, LineReader
 
 STDERR_TAIL = 2000
 #: How long a process that has exited may take to flush its last line.
