@@ -32,13 +32,20 @@ class ReportError(Exception):
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a report file."""
+    """Read and validate a report file; `-` reads it from standard input."""
+    import sys
+
     from pydantic import ValidationError
 
     from pytest_planmode.contract.report import Report
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if str(path) == "-":
+            path = "(stdin)"
+            text = sys.stdin.buffer.read().decode("utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
