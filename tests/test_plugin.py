@@ -520,6 +520,21 @@ class TestVacuousRuns:
         assert covered.result.ret == pytest.ExitCode.USAGE_ERROR
         assert "the run's paths and selection leave none" in covered.text
 
+    def test_under_a_marker_the_warning_names_only_the_selected_operations(
+        self, pytester: pytest.Pytester
+    ) -> None:
+        def collect(*selection: str) -> pytest.RunResult:
+            args = ("--planmode-target=reference", "--collect-only", "-q", "-p", "no:cacheprovider")
+            return pytester.runpytest(*args, *selection)
+
+        # Fixture cases of plans.resolve, property checks of both operations.
+        text = collect("-m", "oplmodes_plans_resolve or oplmodes_bash_check", "-k", "property or plans.name")
+        lines = [line for line in text.stdout.lines if "no fixture case selected" in line]
+        assert lines and set(lines) == {
+            "planmode warning: no fixture case selected for operation(s) the target supports: oplmodes.bash.check"
+        }
+        assert "no fixture case selected" not in collect("-m", "oplmodes_plans_resolve").stdout.str()
+
     def test_the_whole_suite_covers_every_operation(self, pytester: pytest.Pytester) -> None:
         result = pytester.runpytest(
             "--planmode-target=reference",

@@ -250,8 +250,12 @@ class Collection:
                 else "no fixture case selected: the run's paths and selection leave none"
             )
         else:
+            concerned = self._concerned(session.items)
             for name, one in judged.items():
-                missing = sorted((set(one.handshake.operations) & set(operations())) - covered[name])
+                supported = set(one.handshake.operations) & set(operations())
+                if concerned is not None:
+                    supported &= concerned.get(name, set())
+                missing = sorted(supported - covered[name])
                 if missing:
                     who = f"{name}: " if len(judged) > 1 else ""
                     self.vacuous.append(
@@ -266,6 +270,21 @@ class Collection:
         if reporter is not None:
             for line in self.vacuous:
                 reporter.write_line(f"planmode warning: {line}", yellow=True, bold=True)
+
+    def _concerned(self, items: list[pytest.Item]) -> dict[str, set[str]] | None:
+        """Under -m or -k, per target, the operations the selected items
+        check (an operation the selection leaves out is no gap); None when
+        nothing narrows the run by marker or keyword."""
+        option = self.config.option
+        if not (getattr(option, "markexpr", "") or getattr(option, "keyword", "")):
+            return None
+        concerned: dict[str, set[str]] = defaultdict(set)
+        for item in items:
+            marker = item.get_closest_marker("planmode")
+            if marker is not None:
+                ops = list(marker.kwargs.get("operations", ())) or [marker.kwargs.get("operation")]
+                concerned[item_target(item, self.targets)].update(str(op) for op in ops)
+        return concerned
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         marker = item.get_closest_marker("planmode")
