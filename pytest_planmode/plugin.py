@@ -68,7 +68,9 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         {"metavar": "[NAME=]FILE", "action": "append"},
         "Write an expectations file listing every case that failed in this run (keeping the "
         "reasons of cases already listed), to start or update a port's ratchet. With several "
-        "targets, give NAME=FILE once per target.",
+        "targets, give NAME=FILE once per target. Such a run exits 0 when every failure is "
+        "recorded in the file(s) it wrote, and 1 when anything else failed it (a target without "
+        "a file, a test of your own, a target's exit status).",
     ),
     (
         "fixtures",

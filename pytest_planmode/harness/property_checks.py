@@ -34,8 +34,13 @@ class PropertyChecks:
         self.calls: list[Call] = []
         #: The last request of the running property check answered `unsupported`.
         self.unsupported_seen: str | None = None
+        #: What the target did instead of a legal answer during the running
+        #: check (a timeout, a crash): the cause when repeats disagree.
+        self.illegal: list[str] = []
 
     def record(self, operation: str, payload: Mapping[str, Any], outcome: Outcome) -> None:
+        if outcome.kind == "failure":
+            self.illegal.append(outcome.message or "no legal answer")
         self.calls.append((operation, payload, outcome))
         del self.calls[:-MAX_CALLS_SHOWN]
 
@@ -59,6 +64,7 @@ class PropertyChecks:
         from hypothesis.errors import Unsatisfiable
 
         self.unsupported_seen = None
+        self.illegal.clear()
         try:
             return (yield)
         except Unsatisfiable:
@@ -147,10 +153,12 @@ def property_failure(
     marker: Mapping[str, Any],
     exc: BaseException,
     calls: list[Call],
+    illegal: list[str] | None = None,
 ) -> tuple[str, str]:
     """A failed property check in the layout of a failed fixture case: where,
     spec, rule, the requests of the shrunk counterexample and the answers,
-    what failed, and a one-line summary."""
+    what failed, and a one-line summary. `illegal`: what the target did
+    instead of answering during the check (a timeout names itself)."""
     from hypothesis.errors import FailedHealthCheck, Flaky, HypothesisException, Unsatisfiable
 
     from pytest_planmode.properties import rule_of, spec_of
@@ -174,6 +182,13 @@ def property_failure(
         what = (
             "the target's answers never met the check's precondition (it answers alike for "
             "inputs the rule tells apart, e.g. it blocks or allows everything)"
+        )
+        lines.append(f"failed:   {what}")
+        return "\n".join(lines), what
+    if isinstance(exc, Flaky) and illegal:
+        what = (
+            f"the target did not answer {len(illegal)} request(s) of the check legally, so repeated "
+            f"requests got different results; the first: {first_line(illegal[0])}"
         )
         lines.append(f"failed:   {what}")
         return "\n".join(lines), what

@@ -48,6 +48,8 @@ class Results:
         self.collection = collection
         self.checks = checks
         self.tallies: dict[str, Tally] = defaultdict(Tally)
+        #: The run's failures were all written to expectations files, and it exits 0.
+        self.recorded = False
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -61,7 +63,9 @@ class Results:
             and call.excinfo is not None
             and not str(report.longrepr).startswith("[XPASS(strict)]")
         ):
-            message, summary = property_failure(item, marker.kwargs, call.excinfo.value, self.checks.calls)
+            message, summary = property_failure(
+                item, marker.kwargs, call.excinfo.value, self.checks.calls, self.checks.illegal
+            )
             report.longrepr = message
             report.user_properties.append(("planmode_summary", summary[:300]))
         if str(report.longrepr).startswith("[XPASS(strict)]"):
@@ -122,8 +126,16 @@ class Results:
             if judged is not None and status != 0 and judged.exit_status == 0:
                 judged.exit_status = status
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        self._finish(session)
+        result = yield
+        if self.recorded and session.exitstatus == pytest.ExitCode.TESTS_FAILED:
+            # Last, after every other plugin has had its say on the status.
+            session.exitstatus = pytest.ExitCode.OK
+        return result
+
+    def _finish(self, session: pytest.Session) -> None:
         self.targets.stop()
         judged = self.targets.judged
         if self.options.is_worker:
@@ -163,6 +175,27 @@ class Results:
             except OSError as exc:
                 sys.stderr.write(f"planmode: cannot write {path}: {exc}\n")
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        # An update run did what it was asked when every failure is in the
+        # file it wrote: the next gated run passes, and this one exits 0.
+        self.recorded = session.exitstatus == failed and self.all_failures_recorded(session)
+
+    def all_failures_recorded(self, session: pytest.Session) -> bool:
+        """Whether every failure of the run is a case of a target whose
+        expectations file this run wrote (and nothing else failed the run)."""
+        judged = self.targets.judged
+        if any(j.exit_status != 0 for j in judged.values()) or (
+            self.collection.vacuous and self.options.strict
+        ):
+            return False
+        recorded = 0
+        for name, one in judged.items():
+            failing = sum(
+                1 for entry in self.tallies[name].results.values() if entry["outcome"] in ("failed", "error")
+            )
+            if failing and not one.files.write_path:
+                return False
+            recorded += failing
+        return recorded > 0 and recorded == session.testsfailed
 
     def report(self) -> dict[str, Any]:
         """The run as the report model (`contract.report.Report`)."""

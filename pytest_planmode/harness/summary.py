@@ -85,3 +85,8 @@ class TerminalSummary:
         for path, what in written:
             if path:
                 tr.write_line(f"planmode {what} written to {path}")
+        if self.results.recorded:
+            tr.write_line(
+                "planmode: every failure of this run is recorded in the expectations file(s) written, "
+                "so the run exits 0 (--planmode-write-expectations)"
+            )
