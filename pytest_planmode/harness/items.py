@@ -94,7 +94,7 @@ class CaseItem(pytest.Item):
             summary = f"answered an error: {first_line(outcome.message or '')}"
         else:
             got = f"no legal answer: {outcome.message}"
-            what = "the target did not answer legally (it was restarted for the next case)"
+            what = "the target did not answer legally (a target process is restarted for the next case)"
             summary = f"no legal answer: {first_line(outcome.message or '')}"
         # One line for people and for written expectations files; the
         # values for reports that show the failure.
