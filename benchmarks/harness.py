@@ -122,15 +122,15 @@ def harness_cost(shape_check: bool = True) -> tuple[int, float]:
     """Items and seconds of a run with the instant target; without
     `shape_check`, answers are compared with `expect` only (the cost the
     shape check adds is the difference)."""
-    from pytest_planmode import harness
+    from pytest_planmode.harness import verdict
 
-    saved = harness.shape_problems
+    saved = verdict.shape_problems
     if not shape_check:
-        harness.shape_problems = lambda operation, output: []
+        verdict.shape_problems = lambda operation, output: []
     try:
         return _harness_cost()
     finally:
-        harness.shape_problems = saved
+        verdict.shape_problems = saved
 
 
 def _harness_cost() -> tuple[int, float]:

@@ -134,8 +134,8 @@ def _schemas(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     from pytest_planmode.contract import operations
+    from pytest_planmode.limits import DEFAULT_TIMEOUT
     from pytest_planmode.matching import mismatches
-    from pytest_planmode.plugin import DEFAULT_TIMEOUT
     from pytest_planmode.suite import FixtureError, load_suite
     from pytest_planmode.targets import TargetError, resolve_target
 
@@ -245,6 +245,18 @@ def _explain_property(check: Any, target: str) -> int:
     return 0 if outcome == "passed" else 1
 
 
+def _unknown_keys(data: bytes, settings: Any) -> list[str]:
+    """The top-level keys of a settings document that no setting reads
+    (the effective settings name every key that is read)."""
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(document, dict) or not isinstance(settings, dict):
+        return []
+    return [key for key in document if key not in settings]
+
+
 def _validate(args: argparse.Namespace) -> int:
     import base64
 
@@ -266,6 +278,13 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"{path}: {'valid' if ok else 'invalid'} pi-plan-mode settings")
         for warning in out.get("warnings", []):
             print(f"  warning: {warning.get('message', warning) if isinstance(warning, dict) else warning}")
+        unknown = _unknown_keys(data, out.get("settings"))
+        if unknown:
+            print(
+                f"  warning: unknown key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} {'are' if len(unknown) > 1 else 'is'} ignored; "
+                f"pi-plan-mode reads {', '.join(out['settings'])}"
+            )
         if args.show:
             print(json.dumps(out["settings"], indent=2, ensure_ascii=False))
         return 0 if ok else 1

@@ -175,7 +175,10 @@ def _read_stdin() -> str:
     except UnicodeDecodeError as exc:
         raise UsageError(f"the command on stdin is not valid UTF-8 (byte {exc.start})") from exc
     # `echo CMD |` adds a newline that is not part of the command.
-    return text.removesuffix("\n")
+    text = text.removesuffix("\n")
+    if not text:
+        raise UsageError("no command: give it as one quoted argument after --, or pipe it on stdin")
+    return text
 
 
 def run_check(args: argparse.Namespace) -> int:

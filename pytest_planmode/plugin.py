@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT
+
 LEVELS = ("all", "must")
-DEFAULT_TIMEOUT = 5.0
-DEFAULT_MAX_LINE = 16 * 1024 * 1024
 
 _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
@@ -39,7 +39,15 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "timeout",
         {"metavar": "SECONDS", "type": float},
         f"Per-request timeout for exec: targets, in seconds (default {DEFAULT_TIMEOUT:g}). "
-        "A request not answered in time fails its case and the target is restarted.",
+        "A request not answered in time fails its case and the target is restarted. "
+        "Start-up has its own limit, --planmode-startup-timeout.",
+    ),
+    (
+        "startup-timeout",
+        {"metavar": "SECONDS", "type": float},
+        "How long an exec: target may take to start and answer the handshake, in seconds "
+        f"(default {DEFAULT_STARTUP_TIMEOUT:g}); raise it for a slow-starting runtime. It "
+        "applies to every start, restarts after a broken request included.",
     ),
     (
         "pi-node",
@@ -60,7 +68,9 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         {"metavar": "[NAME=]FILE", "action": "append"},
         "Write an expectations file listing every case that failed in this run (keeping the "
         "reasons of cases already listed), to start or update a port's ratchet. With several "
-        "targets, give NAME=FILE once per target.",
+        "targets, give NAME=FILE once per target. Such a run exits 0 when every failure is "
+        "recorded in the file(s) it wrote, and 1 when anything else failed it (a target without "
+        "a file, a test of your own, a target's exit status).",
     ),
     (
         "fixtures",
@@ -71,7 +81,7 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "sandbox",
         {"action": "store_true"},
-        "Also run the sandbox checks (case ids containing '.sandbox.'): every shell command "
+        "Also run the sandbox checks (marked planmode(sandbox=True)): every shell command "
         "of the suite the target allows, and generated ones, runs in a Linux sandbox that "
         "observes file writes, program executions, network contact and leaked secrets. "
         "Where the sandbox cannot start, those checks are skipped with the reason.",
@@ -146,26 +156,23 @@ def option(config: pytest.Config, name: str) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "planmode(operation, level='must', id=None, operations=(), spec=None): a conformance "
-        "check of the planmode suite; skipped when the target does not list the operation(s); "
-        "spec (the section it checks) is what --planmode-spec matches.",
+        "planmode(operation, level='must', id=None, operations=(), spec=None, sandbox=False): a "
+        "conformance check of the planmode suite; skipped when the target does not list the "
+        "operation(s); spec (the section it checks) is what --planmode-spec matches; a sandbox "
+        "check runs only with --planmode-sandbox.",
     )
     targets = option(config, "target")
     if not targets:
         return
-    from pytest_planmode import harness
+    from pytest_planmode.harness import PlanmodeRun
 
-    run = harness.PlanmodeRun(config, [str(t) for t in targets])
-    config.pluginmanager.register(run, harness.PlanmodeRun.PLUGIN_NAME)
-    config.pluginmanager.register(harness, "planmode-fixtures")
+    run = PlanmodeRun(config, [str(t) for t in targets])
+    run.register()
     run.start()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from_registry = config.pluginmanager.get_plugin("planmode-run")
-    if from_registry is not None:
-        from_registry.stop()
-        config.pluginmanager.unregister(from_registry)
-        fixtures = config.pluginmanager.get_plugin("planmode-fixtures")
-        if fixtures is not None:
-            config.pluginmanager.unregister(fixtures)
+    run = config.pluginmanager.get_plugin("planmode-run")
+    if run is not None:
+        run.stop()
+        run.unregister()

@@ -125,6 +125,35 @@ def _output_fields(model: Any) -> set[str]:
     return names
 
 
+def _well_formed_parts(data: Any) -> list[tuple[int, Any, list[tuple[int, Any]]]]:
+    """The groups of a file that fails the format whose own fields fit it,
+    each with its cases that fit it, by their positions in the file."""
+    from pytest_planmode.contract.fixtures import FixtureCase, FixtureGroup
+
+    raw_groups = data.get("group") if isinstance(data, dict) else None
+    if not isinstance(raw_groups, list):
+        return []
+    parts: list[tuple[int, Any, list[tuple[int, Any]]]] = []
+    for gi, raw in enumerate(raw_groups):
+        raw_cases = raw.get("case") if isinstance(raw, dict) else None
+        if not isinstance(raw_cases, list):
+            continue
+        indexed: list[tuple[int, Any]] = []
+        for ci, raw_case in enumerate(raw_cases):
+            try:
+                indexed.append((ci, FixtureCase.model_validate(raw_case)))
+            except ValidationError:
+                continue
+        if not indexed:
+            continue
+        try:
+            group = FixtureGroup.model_validate({**raw, "case": [raw_cases[ci] for ci, _ in indexed]})
+        except ValidationError:
+            continue
+        parts.append((gi, group, indexed))
+    return parts
+
+
 def load_file(path: Path, *, contract: bool = True, root: Path | None = None) -> list[Case]:
     """Load and check one fixture file; raise FixtureError listing every problem."""
     from pytest_planmode.contract.fixtures import FixtureFile
@@ -136,32 +165,32 @@ def load_file(path: Path, *, contract: bool = True, root: Path | None = None) ->
         raise FixtureError(f"{file}: cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise FixtureError(f"{file}: not valid TOML: {exc}") from exc
+    problems: list[str] = []
     try:
         model = FixtureFile.model_validate(data)
+        groups = [(gi, group, list(enumerate(group.case))) for gi, group in enumerate(model.group)]
     except ValidationError as exc:
-        raise FixtureError(
-            "\n".join(
-                f"{_locate(file, data, tuple(err['loc']))}: {err['msg']}"
-                for err in exc.errors(include_url=False)
-            )
-        ) from None
+        problems.extend(
+            f"{_locate(file, data, tuple(err['loc']))}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        # The parts that do fit the format are checked too: every problem at once.
+        groups = _well_formed_parts(data)
 
     ops: dict[str, Any] = {}
     if contract:
         from pytest_planmode.contract import operations
 
         ops = operations()
-    problems: list[str] = []
     cases: list[Case] = []
-    for gi, group in enumerate(model.group):
+    for gi, group, indexed in groups:
         gwhere = f"{file}: group {gi + 1} ({group.description[:60]!r})"
-        for spec in {group.spec} | {c.spec for c in group.case if c.spec}:
+        for spec in {group.spec} | {c.spec for _, c in indexed if c.spec}:
             if (problem := check_spec(spec)) is not None:
                 problems.append(f"{gwhere}: {problem}")
         op = ops.get(group.operation)
         if contract and op is None:
             problems.append(f"{gwhere}: unknown operation {group.operation!r}; known: {sorted(ops)}")
-        for ci, case in enumerate(group.case):
+        for ci, case in indexed:
             merged = decode_nulls({**group.defaults, **case.input})
             loaded = Case(
                 id=case.id,

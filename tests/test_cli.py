@@ -183,3 +183,24 @@ def test_explain_every_operation(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["explain", "--operation", "planmode.nope"]) == 2
     assert "no operation 'planmode.nope'" in capsys.readouterr().err
     assert cli.main(["explain"]) == 2
+
+
+def test_validate_names_the_keys_pi_plan_mode_ignores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pi-plan-mode.json"
+    path.write_text(json.dumps({"thinkingLevel": "high", "bashSafeList": ["ls"], "safeSubcommands": {}}))
+    status, out, _ = run(capsys, "validate", str(path))
+    assert status == 0 and "valid pi-plan-mode settings" in out
+    assert "unknown key 'bashSafeList' is ignored; pi-plan-mode reads thinkingLevel," in out
+    assert "'safeSubcommands'" not in out and "'thinkingLevel'" not in out
+    path.write_text(json.dumps({"thinkingLevel": "high"}))
+    assert "unknown key" not in run(capsys, "validate", str(path))[1]
+
+
+@pytest.mark.parametrize("argv", [("-",), ()])
+def test_check_without_a_command_is_a_usage_error(argv: tuple[str, ...]) -> None:
+    out = planmode("check", *argv, stdin=b"")
+    assert out.returncode == 2, out
+    assert b"planmode check: no command: give it as one quoted argument after --" in out.stderr
+    assert out.stdout == b""

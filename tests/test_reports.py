@@ -116,6 +116,35 @@ class TestSummary:
         for case_id in BROKEN:
             assert f"- `{case_id}` (must) — opl-modes.md § Commands, flags, and shortcuts" in out
 
+    def test_dash_reads_the_report_on_stdin(self, report_path: Path) -> None:
+        import subprocess
+        import sys
+
+        piped = subprocess.run(
+            [sys.executable, "-m", "pytest_planmode.cli", "report", "summary", "-"],
+            input=report_path.read_bytes(),
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        from_file = subprocess.run(
+            [sys.executable, "-m", "pytest_planmode.cli", "report", "summary", str(report_path)],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert piped.returncode == from_file.returncode, piped.stderr
+        assert piped.stdout == from_file.stdout and b"oplmodes.plans.resolve" in piped.stdout
+        broken = subprocess.run(
+            [sys.executable, "-m", "pytest_planmode.cli", "report", "summary", "-"],
+            input=b"{}",
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert broken.returncode == 2
+        assert b"(stdin): not a planmode report of this schema" in broken.stderr
+
     def test_markdown_escapes_table_syntax(self) -> None:
         assert summary_view.md_escape("a | b <c>\nd") == "a \\| b &lt;c&gt; d"
 

@@ -131,6 +131,7 @@ def _params(kind: str) -> list[Any]:
                         level=level,
                         id=f"{gate.prefix}.sandbox.{suffix}",
                         spec=SPECS[gate.operation],
+                        sandbox=True,
                     ),
                 )
             )

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from pytest_planmode.implementation_text import implementation_text
 
 OUTCOMES = ("passed", "failed", "skipped", "explained", "xfailed", "error")
 JUDGED = ("passed", "failed", "xfailed", "error")
@@ -30,13 +32,20 @@ class ReportError(Exception):
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a report file."""
+    """Read and validate a report file; `-` reads it from standard input."""
+    import sys
+
     from pydantic import ValidationError
 
     from pytest_planmode.contract.report import Report
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if str(path) == "-":
+            path = "(stdin)"
+            text = sys.stdin.buffer.read().decode("utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -110,13 +119,3 @@ def selection_text(report: dict[str, Any]) -> str:
 
 def implementation_label(target: dict[str, Any]) -> str:
     return implementation_text(target.get("implementation", {}))
-
-
-def implementation_text(impl: Mapping[str, Any]) -> str:
-    """An implementation as a handshake names it: `name version (language)`."""
-    text = str(impl.get("name", "?"))
-    if impl.get("version"):
-        text += f" {impl['version']}"
-    if impl.get("language"):
-        text += f" ({impl['language']})"
-    return text

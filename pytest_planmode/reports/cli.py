@@ -96,7 +96,9 @@ def add_report_command(sub: Any) -> None:
     formats = {"choices": ["text", "markdown"], "default": "text", "help": "text (default) or markdown"}
 
     summary = rsub.add_parser("summary", help="operations × targets and the failures, with spec and rule")
-    summary.add_argument("file", metavar="FILE", help="a report written by --planmode-report")
+    summary.add_argument(
+        "file", metavar="FILE", help="a report written by --planmode-report ('-' reads it from stdin)"
+    )
     summary.add_argument("--format", **formats)
     summary.set_defaults(func=_summary)
 

@@ -11,7 +11,6 @@ import json
 from html import escape
 from typing import Any
 
-from pytest_planmode.failure_text import compact_diff
 from pytest_planmode.reports import (
     LEVELS,
     add,
@@ -22,6 +21,7 @@ from pytest_planmode.reports import (
     selection_text,
     show_percent,
 )
+from pytest_planmode.reports.expect_diff import compact_diff
 
 STYLE = """
 :root { --ok: #2e7d32; --bad: #c62828; --skip: #9e9e9e; --line: #ddd; font-family: system-ui, sans-serif; }

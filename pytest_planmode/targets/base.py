@@ -15,7 +15,7 @@ from pytest_planmode.contract.report import (
     OutputBody,
     UnsupportedBody,
 )
-from pytest_planmode.reports import implementation_text
+from pytest_planmode.implementation_text import implementation_text
 
 
 class TargetError(Exception):

@@ -21,7 +21,9 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from pytest_planmode import PROTOCOL_VERSION, SUITE_VERSION
-from pytest_planmode.plugin import DEFAULT_MAX_LINE
+from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, STOP_GRACE
+from pytest_planmode.pipe_lines import EOF as _EOF
+from pytest_planmode.pipe_lines import Flood, LineReader
 from pytest_planmode.targets.base import (
     Handshake,
     Outcome,
@@ -29,8 +31,6 @@ from pytest_planmode.targets.base import (
     parse_handshake,
     parse_response,
 )
-from pytest_planmode.targets.pipe_lines import EOF as _EOF
-from pytest_planmode.targets.pipe_lines import Flood, LineReader
 
 STDERR_TAIL = 2000
 #: How long a process that has exited may take to flush its last line.
@@ -119,13 +119,15 @@ class _Process:
             return None
 
     def stop(self, wait: float = 1.0) -> None:
-        """Kill the whole process group (whatever the leader's state: a child
-        it forked may hold the pipes), then release the pipes within `wait`."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            if self.proc.poll() is None:
-                self.proc.kill()
+        """Stop the whole process group (whatever the leader's state: a child
+        it forked may hold the pipes): SIGTERM, then SIGKILL for what is
+        left after a short grace; then release the pipes within `wait`."""
+        self._signal_group(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        while self._group_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if self._group_alive():
+            self._signal_group(signal.SIGKILL)
         self.exit_status(wait)
         self.pump.stopping.set()
         self.pump.thread.join(wait)
@@ -135,6 +137,23 @@ class _Process:
             _close(self.proc.stdout)
         _close(self.proc.stdin)
         self.stderr.close()
+
+    def _signal_group(self, signum: int) -> None:
+        try:
+            os.killpg(self.proc.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            if self.proc.poll() is None:
+                self.proc.send_signal(signum)
+
+    def _group_alive(self) -> bool:
+        """Whether any process of the group is left (the leader is reaped
+        first: as a zombie it would still count)."""
+        self.proc.poll()
+        try:
+            os.killpg(self.proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
 
     def finish(self, timeout: float) -> int | None:
         """Close stdin and wait for a clean exit; the exit status, or None if it hung."""
@@ -154,7 +173,13 @@ def _close(stream: IO[bytes] | None) -> None:
 
 class ExecTarget:
     def __init__(
-        self, command: str, *, timeout: float, cwd: str | None = None, max_line: int | None = None
+        self,
+        command: str,
+        *,
+        timeout: float,
+        startup_timeout: float | None = None,
+        cwd: str | None = None,
+        max_line: int | None = None,
     ) -> None:
         self.command = command
         self.max_line = max_line or DEFAULT_MAX_LINE
@@ -165,6 +190,7 @@ class ExecTarget:
         if not self.argv:
             raise TargetError("exec: needs a command line, for example exec:./my-target --serve")
         self.timeout = timeout
+        self.startup_timeout = startup_timeout or DEFAULT_STARTUP_TIMEOUT
         self.cwd = cwd
         self.description = f"exec:{command}"
         self._proc: _Process | None = None
@@ -191,19 +217,21 @@ class ExecTarget:
     def _start(self) -> tuple[_Process, Handshake]:
         proc = _Process(self.argv, self.cwd, self.max_line)
         try:
-            proc.send({"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}, self.timeout)
+            proc.send(
+                {"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}, self.startup_timeout
+            )
         except OSError:
             message = self._describe_death(
                 proc, f"{self.description}: the target closed its input before the handshake"
             )
             proc.stop()
             raise TargetError(message) from None
-        line = proc.receive(self.timeout)
+        line = proc.receive(self.startup_timeout)
         if line is None:
             proc.stop()
             raise TargetError(
-                f"{self.description}: no handshake answer within {self.timeout:g} s "
-                '(the first line must answer {"op": "hello", ...})'
+                f"{self.description}: no handshake answer within {self.startup_timeout:g} s "
+                '(--planmode-startup-timeout; the first line must answer {"op": "hello", ...})'
             )
         if line is _EOF:
             message = self._describe_death(
@@ -287,6 +315,12 @@ class ExecTarget:
             )
         if outcome.kind == "failure":
             return self._fail(outcome.message or where)
+        extra = proc.pump.held()
+        if extra is not None:
+            return self._fail(
+                f"{where}: the target answered this request twice (a second line came with the "
+                f"answer: {extra[:300]!r})"
+            )
         return outcome
 
     @staticmethod
@@ -299,6 +333,12 @@ class ExecTarget:
             )
         if not isinstance(answer, dict) or answer.get("id") != rid:
             got = answer.get("id") if isinstance(answer, dict) else None
+            if isinstance(got, int) and not isinstance(got, bool) and 0 < got < rid:
+                return Outcome(
+                    "failure",
+                    message=f"{where}: the target answered request {got} twice; its second answer "
+                    f"came late, while request {rid} waited: {line[:300]!r}",
+                )
             return Outcome(
                 "failure", message=f"{where}: the answer carries id {got!r}, expected {rid}: {line[:300]!r}"
             )

@@ -14,6 +14,7 @@ def resolve_target(
     spec: str,
     *,
     timeout: float,
+    startup_timeout: float | None = None,
     max_line: int | None = None,
     option: Callable[[str], Any] | None = None,
 ) -> Target:
@@ -32,7 +33,9 @@ def resolve_target(
     if spec.startswith("exec:"):
         from pytest_planmode.targets.exec_target import ExecTarget
 
-        return ExecTarget(spec[len("exec:") :], timeout=timeout, max_line=max_line)
+        return ExecTarget(
+            spec[len("exec:") :], timeout=timeout, startup_timeout=startup_timeout, max_line=max_line
+        )
     if spec.startswith("pi:"):
         from pytest_planmode.targets.pi_target import PiTarget
 

@@ -75,17 +75,31 @@ class PythonTarget:
     def request(
         self, operation: str, payload: Mapping[str, Any], roots: Mapping[str, str] | None = None
     ) -> Outcome:
+        copied = json.loads(json.dumps(payload))
         try:
-            copied = json.loads(json.dumps(payload))
             if roots is not None and _takes_roots(self.adapter.call):
                 answer = self.adapter.call(operation, copied, roots=dict(roots))
             else:
                 answer = self.adapter.call(operation, copied)
-            answer = json.loads(json.dumps(answer))
         except Exception:
             return Outcome(
                 "failure",
                 message=f"{self.description}: call({operation!r}) raised:\n{traceback.format_exc()}",
+            )
+        try:
+            answer = json.loads(json.dumps(answer))
+        except RecursionError:
+            # The kit's own copy gives up, not the adapter: no traceback of ours.
+            return Outcome(
+                "failure",
+                message=f"{self.description}: the answer to call({operation!r}) is nested too deeply "
+                "for the kit to read (answer too deep: the kit's JSON copy of it ran out of recursion); "
+                "answers must stay far below Python's recursion limit",
+            )
+        except (TypeError, ValueError) as exc:
+            return Outcome(
+                "failure",
+                message=f"{self.description}: the answer to call({operation!r}) is not JSON data: {exc}",
             )
         return parse_response(answer, self.description)
 

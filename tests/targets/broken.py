@@ -8,7 +8,13 @@ answers, `garbage` prints a line that is not JSON, `wrong-id` answers with
 another id, `two-answers` puts two answer keys in one line. Handshake
 modes: `handshake-exit` exits before answering the hello, `handshake-garbage`
 answers it with text, `handshake-protocol` claims protocol 99,
-`handshake-hang` never answers it. `exit-1` behaves but exits 1 at end of input.
+`handshake-hang` never answers it, `slow-start` answers it after 2 s.
+`exit-1` behaves but exits 1 at end of input. `twice` answers request N
+twice in one write; `hang-every` never answers a request whose id is a
+multiple of N. `runaway` starts, at every start, a grandchild that ignores
+SIGTERM and lives on after the target exits, and another on request N
+before it hangs; their process ids go to the file named by the third
+argument.
 Modes against the harness itself: `fork` starts a child that holds stdout
 for an hour and then exits 3; `fork-hang` starts that child and never
 answers; `flood` writes 100 MB without a newline; `deep` answers with an
@@ -24,11 +30,24 @@ import time
 
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
+RUNAWAY = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(3600)\n"
+
+
+def runaway(pids: str) -> None:
+    """A grandchild that outlives this process and ignores SIGTERM."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", RUNAWAY], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    with open(pids, "a", encoding="utf-8") as file:
+        file.write(f"{child.pid}\n")
+
 
 def main() -> int:
     mode = sys.argv[1]
     nth = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     out = sys.stdout
+    if mode == "runaway":
+        runaway(sys.argv[3])
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("op") == "hello" and "id" not in message:
@@ -44,12 +63,23 @@ def main() -> int:
             elif mode == "handshake-hang":
                 time.sleep(3600)
             else:
+                if mode == "slow-start":
+                    time.sleep(2)
                 out.write(json.dumps(REFERENCE.hello(message.get("suite", ""))) + "\n")
             out.flush()
             continue
         answer = REFERENCE.call(message["op"], message["input"])
         answer["id"] = message["id"]
+        if mode == "hang-every" and message["id"] % nth == 0:
+            time.sleep(3600)
         if message["id"] == nth:
+            if mode == "runaway":
+                runaway(sys.argv[3])
+                time.sleep(3600)
+            if mode == "twice":
+                out.write((json.dumps(answer) + "\n") * 2)
+                out.flush()
+                continue
             if mode == "crash":
                 print("fatal: simulated crash", file=sys.stderr)
                 sys.stderr.flush()

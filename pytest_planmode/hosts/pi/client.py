@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pytest_planmode.targets.pipe_lines import EOF, Flood, LineReader
+from pytest_planmode.pipe_lines import EOF, Flood, LineReader
 
 HOST_SCRIPT = Path(__file__).with_name("host.mjs")
 STDERR_TAIL = 2000

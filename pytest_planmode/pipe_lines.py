@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 import queue
 import threading
+from collections import deque
 
 #: The reader's end of input (the child closed its stdout).
 EOF = object()
 CHUNK = 1 << 16
-#: Lines the reader may hold ahead of the harness: with the line bound this
-#: bounds the memory a chatty child can make the harness use.
+#: Reads the reader may hold ahead of the harness (each one read's complete
+#: lines): with the line bound this bounds the memory a chatty child can
+#: make the harness use.
 QUEUED_LINES = 4
 
 
@@ -38,6 +40,8 @@ class LineReader:
         self.max_line = max_line
         self.lines: queue.Queue[object] = queue.Queue(maxsize=QUEUED_LINES)
         self.stopping = threading.Event()
+        #: The rest of the read whose first line `get` returned.
+        self._held: deque[bytes] = deque()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -59,6 +63,9 @@ class LineReader:
                     break
                 scanned = len(buffer)
                 buffer += chunk
+                # The lines of one read travel together: a line written with
+                # the answer (a second answer) is seen with it.
+                lines: list[bytes] = []
                 while True:
                     newline = buffer.find(b"\n", scanned)
                     if newline < 0:
@@ -67,21 +74,37 @@ class LineReader:
                     del buffer[: newline + 1]
                     scanned = 0
                     if len(line) > self.max_line + 1:
+                        if lines:
+                            self._put(lines)
                         self._put(Flood(len(line) - 1))
                         return
-                    if not self._put(line):
-                        return
+                    lines.append(line)
+                if lines and not self._put(lines):
+                    return
                 if len(buffer) > self.max_line:
                     self._put(Flood(len(buffer)))
                     return
         except OSError:
             pass
         if buffer:
-            self._put(bytes(buffer))
+            self._put([bytes(buffer)])
         self._put(EOF)
 
     def get(self, timeout: float) -> object:
+        """The next line (bytes), a Flood or EOF; None when nothing came
+        within `timeout`. Only the consumer calls it."""
+        if self._held:
+            return self._held.popleft()
         try:
-            return self.lines.get(timeout=timeout)
+            item = self.lines.get(timeout=timeout)
         except queue.Empty:
             return None
+        if isinstance(item, list):
+            self._held.extend(item)
+            return self._held.popleft()
+        return item
+
+    def held(self) -> bytes | None:
+        """A line that came in the same read as the last one `get` returned,
+        without taking it."""
+        return self._held[0] if self._held else None
