@@ -23,8 +23,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
-from pytest_planmode.sandbox.levels import GATES, Gate, effect_class, exempt
 from pytest_planmode.strategies import sandbox_commands as gen
 from pytest_planmode.targets import Target, TargetError, resolve_target
 

@@ -1,5 +1,5 @@
 """Commands for the sandbox oracle: a grammar-aware generator and a
-deterministic sweep, both drawn from `pytest_planmode.sandbox.table`.
+deterministic sweep, both drawn from `pytest_planmode.strategies.sandbox_table`.
 
 A segment is a program, maybe a subcommand, some of its real options
 (separate or attached values, long options with `=`), and operands from
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from hypothesis import strategies as st
 
-from pytest_planmode.sandbox.table import MULTIWORD, POOLS, POWERSHELL, PROGRAMS, Program
+from pytest_planmode.strategies.sandbox_table import MULTIWORD, POOLS, POWERSHELL, PROGRAMS, Program
 
 STYLES = ("plain", "single", "double", "escape")
 _PLAIN = re.compile(r"[A-Za-z0-9_./:=@%+,-]+")
