@@ -17,6 +17,7 @@ from pytest_planmode.reference.oplmodes.bash_scanner import (
     blocklist_segments,
     strip_quoting,
 )
+from pytest_planmode.reference.oplmodes.bash_words import built, unknowable
 from pytest_planmode.reference.oplmodes.pattern_guard import (
     Budget,
     PatternTimeout,
@@ -35,6 +36,9 @@ BUILTIN_MODES = ("off", "chat", "plan", "execute")
 UNRESTRICTED_BY_DEFAULT = frozenset({"off", "execute"})
 
 EMPTY_COMMAND = "(empty command)"
+#: The `pattern` of a segment blocked because its words are known only when
+#: the shell runs (or read the environment).
+UNKNOWABLE = "words known only when run"
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,8 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
         segments.append(command.strip())
     seen: set[str] = set()
     for seg in segments:
-        for text in (seg, strip_quoting(seg)):
+        # Raw, stripped, and as bash builds the words (`$'…'`, braces).
+        for text in (seg, strip_quoting(seg), built(seg)):
             if text in seen:
                 continue
             seen.add(text)
@@ -240,7 +245,8 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
     stripped = strip_quoting(command)
-    for text in (command, stripped) if stripped != command else (command,):
+    texts = dict.fromkeys((command, stripped, " ; ".join(built(seg) for seg in segments)))
+    for text in texts:
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
@@ -261,6 +267,7 @@ def _user_destructive(
     for seg in [*blocklist_segments(command), command]:
         texts[seg] = None
         texts[strip_quoting(seg)] = None
+        texts[built(seg)] = None
     for text in texts:
         for p in patterns:
             if budget.search(p, text):
@@ -311,6 +318,21 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
                         f"segment {seg!r} matches none of the safe patterns",
                         segments,
                         blocked_segment=seg,
+                    )
+
+        if policy.destructive_source != "none":
+            # reference-choices.md § Both shell gates: what the blocklist
+            # cannot read without running the shell is blocked.
+            moved = any(seg.split()[0] == "cd" for seg in segments if seg.split())
+            for seg in segments:
+                why = unknowable(seg, moved)
+                if why is not None:
+                    return Decision(
+                        False,
+                        f"segment {seg!r}: {why}",
+                        segments,
+                        blocked_segment=seg,
+                        pattern=UNKNOWABLE,
                     )
 
         hit: tuple[str, str] | None = None

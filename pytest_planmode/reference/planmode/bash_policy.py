@@ -17,6 +17,7 @@ from pytest_planmode.reference.planmode.program_rules import (
     PROGRAMS,
     ProgramRule,
     first_forbidden,
+    forbidden_value,
     names_environment_file,
 )
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
@@ -67,7 +68,7 @@ def review_program(rule: ProgramRule, args: tuple[str, ...]) -> SegmentBlock | N
                 f"{program} {args[0] if args else '(nothing)'} is not a reviewed subcommand "
                 "(options before the subcommand are not reviewed either)",
             )
-    hit = first_forbidden(args, options)
+    hit = first_forbidden(args, options) or forbidden_value(args, options)
     if hit is not None:
         return SegmentBlock("program.forbidden-option", f"{program} {hit} is not reviewed")
     if rule.shape is not None:
