@@ -326,8 +326,11 @@ def _sweep_bash(program: Program) -> Iterator[str]:
     # Every option, in every spelling the program accepts, with every value
     # of its pool, followed by the default operands.
     for spelling, pool in program.options.items():
-        for value in POOLS[pool] if pool else [""]:
-            for words in option_spellings(program, spelling, pool, value):
+        for index, value in enumerate(POOLS[pool] if pool else [""]):
+            spellings = option_spellings(program, spelling, pool, value)
+            # Every spelling with the first value and every enumerated
+            # value; the plain spelling with every other value.
+            for words in spellings if index == 0 or pool in ENUMS else spellings[:1]:
                 yield _line(program, words, default)
         if pool is None:
             flags.append(spelling.split("~"))
@@ -338,11 +341,12 @@ def _sweep_bash(program: Program) -> Iterator[str]:
             operands = list(default)
             operands[position] = _values(pool, value, "plain", True)
             yield _line(program, [], operands)
-            if value in SENSITIVE:
+            if value in SENSITIVE[:2] or value == "/proc/self":
                 # Every flag with a place a read must not reach (a rule
                 # about files must hold for directories too).
                 for flag in flags:
                     yield _line(program, flag, operands)
+            if value in SENSITIVE[::2]:
                 if not program.operands_first:
                     yield _line(program, ["--"], operands)
                 # Every way bash builds that word, every spelling of the path.
