@@ -332,6 +332,10 @@ def _sweep_bash(program: Program) -> Iterator[str]:
             # value; the plain spelling with every other value.
             for words in spellings if index == 0 or pool in ENUMS else spellings[:1]:
                 yield _line(program, words, default)
+            if pool == "file" and value == SENSITIVE[0] and program.operands:
+                # Without operands too: an option that names the files to
+                # read (`--files0-from`) refuses operands beside it.
+                yield _line(program, spellings[0], [])
         if pool is None:
             flags.append(spelling.split("~"))
     # Every operand position takes every value of its pool (the others
@@ -346,6 +350,17 @@ def _sweep_bash(program: Program) -> Iterator[str]:
                 # about files must hold for directories too).
                 for flag in flags:
                     yield _line(program, flag, operands)
+            if value == "/proc/self" and program.narrow:
+                # Options that make the program descend, with the words
+                # that keep the descent short: every flag, and every
+                # spelling of every enumerated value (`-d rec`).
+                for flag in flags:
+                    yield _line(program, [*flag, *program.narrow], operands)
+                for spelling, pool in program.options.items():
+                    if pool in ENUMS:
+                        for choice in POOLS[pool]:
+                            for words in option_spellings(program, spelling, pool, choice):
+                                yield _line(program, [*words, *program.narrow], operands)
             if value in SENSITIVE[::2]:
                 if not program.operands_first:
                     yield _line(program, ["--"], operands)

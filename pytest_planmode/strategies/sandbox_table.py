@@ -96,6 +96,10 @@ class Program:
     reads: str = "getopt"
     #: It also accepts its long options with one dash (`-name` for `--name`).
     single_dash_long: bool = False
+    #: Words that keep a descent into a directory short and its output
+    #: readable (a recursive read of /proc/self would otherwise time out):
+    #: written with the directory operands of the sweep.
+    narrow: tuple[str, ...] = ()
 
 
 #: How a program reads its option words:
@@ -136,7 +140,21 @@ def _p(name: str, options: str, operands: tuple[str, ...] = ("file",), **valued:
     table: dict[str, str | None] = dict.fromkeys(options.split(), None)
     for spelling, pool in valued.items():
         table[spelling.replace("_", "-").replace("LONG", "--")] = pool
-    return Program(name, table, operands, operands_first=name == "find", reads=_READS.get(name, "getopt"))
+    return Program(
+        name,
+        table,
+        operands,
+        operands_first=name == "find",
+        reads=_READS.get(name, "getopt"),
+        narrow=_NARROW.get(name, ()),
+    )
+
+
+_NARROW = {
+    "grep": ("-a", "--include=environ", "-e", "="),
+    "rg": ("-a", "-g", "environ", "-e", "="),
+    "diff": ("-a",),
+}
 
 
 def _git(sub: str, options: str, operands: tuple[str, ...], **valued: str) -> Program:
@@ -186,10 +204,10 @@ PROGRAMS: list[Program] = [
     _p("rg", "-i -n -l -a -z --search-zip -L --files --no-ignore -uuu", ("pattern", "dir"), LONGpre="program",
        LONGignore_file="file", LONGtype_add="text", _f="file"),
     _p("hostname", "", ()),
-    _p("less", "-N -S -R -F", ("file",), _o="file", _O="file", _k="file"),
+    _p("less", "-N -S -R -F -f", ("file",), _o="file", _O="file", _k="file"),
     _p("more", "", ("file",)),
     _p("tr", "-d -s", ("pattern",)),
-    _p("cut", "-c1-3", ("file",), _d="text", _f="number"),
+    _p("cut", "-c1-3 -c1- -z", ("file",), _d="text", _f="number"),
     _p("free", "-h -m", ()),
     _git("status", "-s -b --porcelain --short --ignored -uall", ("gitpath",)),
     _git("log", "--oneline -p --stat -1 --all --graph --follow --name-only --no-walk --decorate",
