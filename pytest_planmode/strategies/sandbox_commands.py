@@ -340,10 +340,10 @@ def _sweep_bash(program: Program) -> Iterator[str]:
             flags.append(spelling.split("~"))
     # Every operand position takes every value of its pool (the others
     # their first value), after `--` too.
-    for position, pool in enumerate(program.operands):
-        for value in POOLS[pool]:
+    for position, operand_pool in enumerate(program.operands):
+        for value in POOLS[operand_pool]:
             operands = list(default)
-            operands[position] = _values(pool, value, "plain", True)
+            operands[position] = _values(operand_pool, value, "plain", True)
             yield _line(program, [], operands)
             if value in SENSITIVE[:2] or value == "/proc/self":
                 # Every flag with a place a read must not reach (a rule
@@ -356,10 +356,10 @@ def _sweep_bash(program: Program) -> Iterator[str]:
                 # spelling of every enumerated value (`-d rec`).
                 for flag in flags:
                     yield _line(program, [*flag, *program.narrow], operands)
-                for spelling, pool in program.options.items():
-                    if pool in ENUMS:
-                        for choice in POOLS[pool]:
-                            for words in option_spellings(program, spelling, pool, choice):
+                for spelling, valued in program.options.items():
+                    if valued in ENUMS:
+                        for choice in POOLS[valued]:
+                            for words in option_spellings(program, spelling, valued, choice):
                                 yield _line(program, [*words, *program.narrow], operands)
             if value in SENSITIVE[::2]:
                 if not program.operands_first:
