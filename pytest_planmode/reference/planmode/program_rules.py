@@ -67,6 +67,10 @@ class OptionRule:
         for option in self.long:
             for end in range(3, len(option) + 1):
                 prefixes.setdefault(option[:end], option)
+        for option in self.long:
+            # A full name is that option, even when it is also a prefix of
+            # another one (`--coverage`, `--coverageDirectory`).
+            prefixes[option] = option
         for known in self.known_long:
             prefixes.pop(known, None)
         object.__setattr__(self, "prefixes", prefixes)
@@ -606,6 +610,15 @@ _GO_TEST = OptionRule(
         # program): reference choice, closes a hole.
         "toolexec",
         "vettool",
+        # Only forms that report to the terminal (reference-choices.md § Both
+        # shell gates): -c writes the test binary, -work keeps its work
+        # directory, -fuzz writes failing inputs, -mod/-modfile may rewrite
+        # go.mod.
+        "c",
+        "work",
+        "fuzz",
+        "mod",
+        "modfile",
     )
 )
 
@@ -619,10 +632,37 @@ _JS_TEST = OptionRule(
         "--coverageDirectory",
         "--cacheDirectory",
         "--coverage.reportsDirectory",
+        # Test runners run only in forms that report to the terminal
+        # (reference-choices.md § Both shell gates): coverage and HTML
+        # reports are written, --ui/--open/--api/--browser start a server or
+        # a browser, --watch never ends, --init writes a configuration,
+        # --clearCache deletes.
+        "--coverage",
+        "--reporter",
+        "--reporters",
+        "--ui",
+        "--open",
+        "--api",
+        "--browser",
+        "--watch",
+        "--watchAll",
+        "--init",
+        "--clearCache",
     ),
-    known_long=("--coverage",),
     short="u",
 )
+
+#: Leading words that make vitest do something other than run the tests
+#: once (`vitest init` writes a configuration; `watch`/`dev`/`serve` never end).
+_VITEST_COMMANDS = ("init", "watch", "dev", "serve")
+
+
+def vitest_shape(args: Sequence[str]) -> str | None:
+    """`vitest` only running the tests (reference choice, closes a hole)."""
+    if args and args[0] in _VITEST_COMMANDS:
+        return f"vitest {args[0]} does not only run the tests and report to the terminal"
+    return None
+
 
 # npm reads any `--<config>=value`; these run another program or point npm
 # at another configuration (reference choice, closes a hole: `npm test
@@ -633,7 +673,15 @@ _NPM = OptionRule(
 
 # `cargo --config 'target.<triple>.runner="…"'` runs a program of its choice
 # (reference choice, closes a hole).
-_CARGO = OptionRule(long=("--config",), short="Z")
+# `--target-dir`, `--artifact-dir`/`--out-dir` write elsewhere and
+# `--timings` writes an HTML report (reference-choices.md § Both shell gates:
+# only forms that report to the terminal); `--target` is a real option that
+# is a prefix of `--target-dir`.
+_CARGO = OptionRule(
+    long=("--config", "--target-dir", "--timings", "--artifact-dir", "--out-dir"),
+    known_long=("--target",),
+    short="Z",
+)
 
 _OTHER_RULES = (
     ProgramRule(program="sed", source=RC, shape=sed_shape, why="print lines only"),
@@ -687,13 +735,29 @@ _OTHER_RULES = (
                 "--debug",
                 "--log-file",
                 "--override-ini",
+                # Only forms that report to the terminal (reference-choices.md
+                # § Both shell gates): report files, the network, deleting.
+                "--pastebin",
+                "--cov",
+                "--cov-report",
+                "--html",
+                "--report-log",
+                "--json-report",
+                "--json-report-file",
+                "--alluredir",
+                "--benchmark-save",
+                "--benchmark-autosave",
+                "--benchmark-json",
+                "--cache-clear",
             ),
+            # `--co` is pytest's own spelling of --collect-only.
+            known_long=("--co",),
             short="po",
             value_short="kmcWrn",
         ),
         why="project tests",
     ),
-    ProgramRule(program="vitest", source=RC, options=_JS_TEST, why="project tests"),
+    ProgramRule(program="vitest", source=RC, options=_JS_TEST, shape=vitest_shape, why="project tests"),
     ProgramRule(program="jest", source=RC, options=_JS_TEST, why="project tests"),
 )
 
