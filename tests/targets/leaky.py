@@ -42,6 +42,8 @@ CLASSES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "parameter-indirection": ("oplmodes.bash.check", _search(r"\$\{!")),
     # A glob over an outside path.
     "glob": ("oplmodes.bash.check", _search(r"^\w+ /\S*[?*]")),
+    # A `cd` out of the tree before a relative name.
+    "cd-relative": ("oplmodes.bash.check", _search(r"^cd /\S* && ")),
     # Doubled slashes and `.` components in a path.
     "path-spelling": ("planmode.bash.check", _search(r"^(cat|head|tail|wc) (//|\S*/\./|\S*//)")),
     # An abbreviated long option that writes (`sort --out=F`).

@@ -17,7 +17,7 @@ from pytest_planmode.reference.oplmodes.bash_scanner import (
     blocklist_segments,
     strip_quoting,
 )
-from pytest_planmode.reference.oplmodes.bash_words import built, unknowable
+from pytest_planmode.reference.oplmodes.bash_words import built, leaves_tree, unknowable
 from pytest_planmode.reference.oplmodes.pattern_guard import (
     Budget,
     PatternTimeout,
@@ -324,7 +324,18 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
             # reference-choices.md § Both shell gates: what the blocklist
             # cannot read without running the shell is blocked.
             moved = any(seg.split()[0] == "cd" for seg in segments if seg.split())
+            away: str | None = None
             for seg in segments:
+                if away is not None:
+                    return Decision(
+                        False,
+                        f"segment {seg!r} runs after `cd {away}`, which may leave the working tree: "
+                        "its relative names are places the blocklist cannot see",
+                        segments,
+                        blocked_segment=seg,
+                        pattern=UNKNOWABLE,
+                    )
+                away = leaves_tree(seg)
                 why = unknowable(seg, moved)
                 if why is not None:
                     return Decision(

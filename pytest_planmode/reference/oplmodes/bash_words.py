@@ -265,3 +265,24 @@ def _raw_runs(word: str) -> list[tuple[str, str]]:
     if start < len(word):
         runs.append((word[start:], ""))
     return runs
+
+
+def leaves_tree(segment: str) -> str | None:
+    """The target of a `cd` segment that may leave the working tree (an
+    absolute path, `~`, `-`, a `..` component, no operand: HOME, or a word
+    built at run time), or None. Relative names after such a `cd` name
+    places the path rules cannot see (`cd /proc/self && grep -r = .`)."""
+    words = _raw_words(segment)
+    if not words or words[0] != "cd":
+        return None
+    operands = [w for w in words[1:] if not w.startswith("-") or w == "-"]
+    if not operands:
+        return "HOME"
+    target = "".join(text for text, _ in _pieces(operands[0]))
+    if (
+        target.startswith(("/", "~", "-"))
+        or ".." in target.split("/")
+        or any(quote == "" and ("$" in text or _GLOB.search(text)) for text, quote in _raw_runs(operands[0]))
+    ):
+        return target
+    return None
