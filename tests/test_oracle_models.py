@@ -112,7 +112,6 @@ SAMPLES = [
     "sort $'-\\x6f' out $'a\\tb' $'\\101\\u0042'",
     "cat /proc/self/env{i,}ron",
     "echo a{b,c{d,e}}f 'x{y,z}' \"q{r,s}\"",
-    "echo \"a b\" 'c d' e\\ f",
     "echo {a,b}{1,2}",
 ]
 

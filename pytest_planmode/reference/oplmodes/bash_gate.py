@@ -219,9 +219,10 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     if len(segments) != 1 or segments[0] != command.strip():
         segments.append(command.strip())
     seen: set[str] = set()
+    builds = {seg: built(seg) for seg in segments}
     for seg in segments:
         # Raw, stripped, and as bash builds the words (`$'…'`, braces).
-        for text in (seg, strip_quoting(seg), built(seg)):
+        for text in (seg, strip_quoting(seg), builds[seg]):
             if text in seen:
                 continue
             seen.add(text)
@@ -245,7 +246,7 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
     stripped = strip_quoting(command)
-    texts = dict.fromkeys((command, stripped, " ; ".join(built(seg) for seg in segments)))
+    texts = dict.fromkeys((command, stripped, " ; ".join(builds[seg] for seg in segments)))
     for text in texts:
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
