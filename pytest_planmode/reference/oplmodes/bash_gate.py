@@ -17,7 +17,7 @@ from pytest_planmode.reference.oplmodes.bash_scanner import (
     blocklist_segments,
     strip_quoting,
 )
-from pytest_planmode.reference.oplmodes.bash_words import built, leaves_tree, unknowable
+from pytest_planmode.reference.oplmodes.bash_words import EXPANDS, built, leaves_tree, unknowable
 from pytest_planmode.reference.oplmodes.pattern_guard import (
     Budget,
     PatternTimeout,
@@ -219,10 +219,11 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     if len(segments) != 1 or segments[0] != command.strip():
         segments.append(command.strip())
     seen: set[str] = set()
-    builds = {seg: built(seg) for seg in segments}
+    # Raw, stripped, and as bash builds the words (`$'…'`, braces): the
+    # built text differs only when the command holds `$'` or `{`.
+    builds = {seg: built(seg) for seg in segments} if "$'" in command or "{" in command else {}
     for seg in segments:
-        # Raw, stripped, and as bash builds the words (`$'…'`, braces).
-        for text in (seg, strip_quoting(seg), builds[seg]):
+        for text in (seg, strip_quoting(seg), builds.get(seg, seg)):
             if text in seen:
                 continue
             seen.add(text)
@@ -246,7 +247,7 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
     stripped = strip_quoting(command)
-    texts = dict.fromkeys((command, stripped, " ; ".join(builds[seg] for seg in segments)))
+    texts = dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ())))
     for text in texts:
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
@@ -324,7 +325,8 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
         if policy.destructive_source != "none":
             # reference-choices.md § Both shell gates: what the blocklist
             # cannot read without running the shell is blocked.
-            moved = any(seg.split()[0] == "cd" for seg in segments if seg.split())
+            moved = "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
+            expands = EXPANDS.search(command) is not None
             away: str | None = None
             for seg in segments:
                 if away is not None:
@@ -336,7 +338,10 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
                         blocked_segment=seg,
                         pattern=UNKNOWABLE,
                     )
-                away = leaves_tree(seg)
+                if seg.startswith("cd"):
+                    away = leaves_tree(seg)
+                if not expands:
+                    continue
                 why = unknowable(seg, moved)
                 if why is not None:
                     return Decision(

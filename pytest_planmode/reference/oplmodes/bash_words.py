@@ -224,7 +224,8 @@ _VARIABLE = re.compile(r"\$(?:[A-Za-z_]|\{[A-Za-z_])")
 _GLOB = re.compile(r"[*?\[]")
 
 
-_EXPANDS = re.compile(r"[$*?\[{]")
+#: Characters that may start an expansion whose text matters.
+EXPANDS = re.compile(r"[$*?\[{]")
 _LITERAL_RUN = re.compile(r"""("(?:[^"\\]|\\.)*"?)|\$'(?:[^'\\]|\\.)*'?|'[^']*'?|\\.""", re.DOTALL)
 
 
@@ -243,7 +244,7 @@ def unknowable(segment: str, moved: bool = False) -> str | None:
     shell (or reads the environment), or None. `moved`: the line changes
     directory first (`cd`), so a relative glob may list any place. Words
     are parsed only when their raw text holds a candidate."""
-    if _EXPANDS.search(segment) is None:
+    if EXPANDS.search(segment) is None:
         return None
     if _builds(segment) > BUILT_WORDS:
         return f"it holds more than {BUILT_WORDS} quoted or brace-expanded words for the blocklist to build"
@@ -295,7 +296,7 @@ def leaves_tree(segment: str) -> str | None:
         return "HOME"
     runs = operands[0]
     target = "".join(run.value for run in runs)
-    built_at_run_time = any(run.quote in ("", '"') and _EXPANDS.search(run.raw) for run in runs)
+    built_at_run_time = any(run.quote in ("", '"') and EXPANDS.search(run.raw) for run in runs)
     if target.startswith(("/", "~", "-")) or ".." in target.split("/") or built_at_run_time:
         return target
     return None
