@@ -120,7 +120,7 @@ READERS = ("getopt", "exact", "next-word", "words", "bsd")
 
 #: Pools of enumerated values: a program reading them with argmatch takes
 #: any unambiguous prefix (`grep -d rec`).
-ENUMS = frozenset(["dirmode", "never", "colorwhen"])
+ENUMS = frozenset(["dirmode", "never", "colorwhen", "paging"])
 
 _READS = {
     "rg": "exact",
@@ -129,6 +129,9 @@ _READS = {
     "tree": "next-word",
     "find": "words",
     "less": "exact",
+    "fd": "exact",
+    "bat": "exact",
+    "eza": "exact",
     "hostname": "exact",
     "which": "exact",
     "whereis": "exact",
@@ -203,6 +206,13 @@ PROGRAMS: list[Program] = [
        LONGarg="vartext"),
     _p("rg", "-i -n -l -a -z --search-zip -L --files --no-ignore -uuu", ("pattern", "dir"), LONGpre="program",
        LONGignore_file="file", LONGtype_add="text", _f="file"),
+    # Reviewed but often missing (Debian names them fdfind and batcat): their
+    # commands are inconclusive, with that reason, where they are absent.
+    _p("fd", "-H -I -L -a -l -0 -u --no-ignore --follow", ("pattern", "dir"), _x="program",
+       _X="program", LONGexec="program", LONGexec_batch="program", _t="ftype", LONGsearch_path="dir"),
+    _p("bat", "-A -p -n --plain --no-paging -pp", ("file",), LONGpager="program", LONGpaging="paging",
+       LONGstyle="text"),
+    _p("eza", "-l -a -T -R --git --icons", ("dir",), LONGcolor="never", _L="number"),
     _p("hostname", "", ()),
     _p("less", "-N -S -R -F -f", ("file",), _o="file", _O="file", _k="file"),
     _p("more", "", ("file",)),
@@ -232,6 +242,8 @@ POOLS.update(
     {
         "dirmode": ["recurse", "read", "skip"],
         "devmode": ["read", "skip"],
+        "ftype": ["f", "d", "l"],
+        "paging": ["always", "never", "auto"],
         "never": ["never"],
         "varfile": ["x " + path for path in POOLS["file"][:3] + PSEUDO[:2] + OUTSIDE[:2]],
         "vartext": ["x hello", "x $(id)"],
