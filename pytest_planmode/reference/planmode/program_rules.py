@@ -123,7 +123,7 @@ def option_values(words: Sequence[str], rule: OptionRule) -> Iterator[tuple[str,
     if not rule.values:
         return
     for index, word in enumerate(words):
-        if len(word) < 2 or word[0] != "-":
+        if word[:1] != "-" or len(word) < 2:
             continue
         following = words[index + 1] if index + 1 < len(words) else None
         for option, _ in rule.values:
@@ -389,9 +389,13 @@ _GREP_DIRECTORIES = OptionRule(
 )
 
 
+#: Some word is an option with `d` in it (a cheap test before reading them).
+_MAYBE_DIRECTORIES = re.compile(r"\0-(?:-d|[^-\0]*d)")
+
+
 def _grep_recursive(args: Sequence[str]) -> bool:
     # `-d rec`, `-drecurse`, `--dir=rec`: the value as grep reads it.
-    if forbidden_value(args, _GREP_DIRECTORIES) is not None:
+    if _MAYBE_DIRECTORIES.search("\0" + "\0".join(args)) and forbidden_value(args, _GREP_DIRECTORIES):
         return True
     for arg in args:
         if "recurse" in arg:
@@ -414,15 +418,23 @@ def _descends_into_pseudo_files(args: Sequence[str]) -> str | None:
     """An operand of a recursive search that reaches /proc (or /dev, /sys):
     the root itself, a path under those, or any `..` step (it may climb to
     the root; fail-closed)."""
+    if not _MAYBE_OUTSIDE.search("\0" + "\0".join(args) + "\0"):
+        return None
     for arg in args:
         if arg.startswith("-") and arg != "-":
             continue
         if ".." in arg.split("/"):
             return arg
+        if not arg.startswith("/"):
+            continue  # relative and without `..`: inside the working directory
         path = normal_path(arg)
         if path == "/" or path.split("/")[:2] in (["", "proc"], ["", "dev"], ["", "sys"]):
             return arg
     return None
+
+
+#: Some word is absolute or has a `..` component (a cheap test first).
+_MAYBE_OUTSIDE = re.compile(r"\0/|(?:\0|/)\.\.(?:/|\0)")
 
 
 def normal_path(path: str) -> str:
