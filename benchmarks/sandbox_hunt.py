@@ -23,8 +23,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
-from pytest_planmode.sandbox.levels import GATES, Gate, effect_class, exempt
 from pytest_planmode.strategies import sandbox_commands as gen
 from pytest_planmode.targets import Target, TargetError, resolve_target
 
@@ -37,6 +37,9 @@ class Hunt:
         self.seen: set[tuple[str, str]] = set()
         self.results: dict[tuple[str, str], Result] = {}
         self.findings: dict[tuple[str, str], tuple[dict[str, Any], Result]] = {}
+        #: Why commands were inconclusive, with one example each.
+        self.inconclusive: collections.Counter[str] = collections.Counter()
+        self.examples: dict[str, str] = {}
 
     def try_command(self, gate: Gate, command: str) -> None:
         if (gate.operation, command) in self.seen:
@@ -59,6 +62,11 @@ class Hunt:
             self.results[key] = self.sandbox.run(command, shell=gate.shell)
         result = self.results[key]
         self.counts[result.status] += 1
+        if result.status == "inconclusive":
+            # "not installed: i,, ron" and "timed out after 3 s" group by kind.
+            reason = result.reason.split(":")[0] if "not installed" in result.reason else result.reason
+            self.inconclusive[reason] += 1
+            self.examples.setdefault(reason, f"{result.reason}: {command}")
         if any(effect_class(e) in gate.must | gate.reference for e in result.effects):
             self.findings[(gate.operation, command)] = (outcome.output, result)
 
@@ -136,6 +144,8 @@ def main() -> int:
         f"{c['allowed']} allowed, {c['exempt']} exempt, {c['observed']} observed, "
         f"{c['inconclusive']} inconclusive, {c['no verdict']} without a verdict"
     )
+    for reason, count in hunt.inconclusive.most_common():
+        print(f"  inconclusive, {reason}: {count} (e.g. {hunt.examples[reason]!r})")
     print(f"  findings: {len(hunt.findings)}")
     by_class: dict[str, list[str]] = collections.defaultdict(list)
     for (operation, command), (verdict, result) in sorted(hunt.findings.items(), key=lambda kv: kv[0]):

@@ -19,12 +19,12 @@ import pytest
 import pytest_planmode.sandbox
 import pytest_planmode.sandbox.commands
 import pytest_planmode.sandbox_session
+from pytest_planmode.conformance.sandbox_levels import GATES, effect_class, violations
 from pytest_planmode.sandbox import Sandbox, SandboxUnavailable, programs_in, world
-from pytest_planmode.sandbox.levels import GATES, effect_class, violations
 from pytest_planmode.sandbox.observe import Effect, observe, parse_trace
-from pytest_planmode.sandbox.table import POOLS
 from pytest_planmode.sandbox_session import sandbox_flag
 from pytest_planmode.strategies.sandbox_commands import STYLES, render
+from pytest_planmode.strategies.sandbox_table import POOLS
 
 
 def _od(raw: bytes, width: int = 16) -> bytes:

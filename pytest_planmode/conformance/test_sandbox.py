@@ -8,7 +8,7 @@ the sandbox (`pytest_planmode.sandbox`); an allowed command must show no
 effect. Only the suite's own command text runs, never text a target
 supplies: the target's answer only decides whether a command runs.
 
-Levels, per effect, are decided in `pytest_planmode/sandbox/levels.py`.
+Levels, per effect, are decided in `pytest_planmode/conformance/sandbox_levels.py`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt, violations
 from pytest_planmode.sandbox import world
-from pytest_planmode.sandbox.levels import GATES, Gate, effect_class, exempt, violations
 from pytest_planmode.strategies import sandbox_commands as gen
 
 if TYPE_CHECKING:

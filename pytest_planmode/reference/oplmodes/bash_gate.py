@@ -18,6 +18,7 @@ from pytest_planmode.reference.oplmodes.bash_scanner import (
     blocklist_segments,
     strip_quoting,
 )
+from pytest_planmode.reference.oplmodes.bash_words import EXPANDS, built, leaves_tree, unknowable
 from pytest_planmode.reference.oplmodes.pattern_guard import (
     Budget,
     PatternTimeout,
@@ -36,6 +37,9 @@ BUILTIN_MODES = ("off", "chat", "plan", "execute")
 UNRESTRICTED_BY_DEFAULT = frozenset({"off", "execute"})
 
 EMPTY_COMMAND = "(empty command)"
+#: The `pattern` of a segment blocked because its words are known only when
+#: the shell runs (or read the environment).
+UNKNOWABLE = "words known only when run"
 
 
 @dataclass(frozen=True)
@@ -216,8 +220,11 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     if len(segments) != 1 or segments[0] != command.strip():
         segments.append(command.strip())
     seen: set[str] = set()
+    # Raw, stripped, and as bash builds the words (`$'…'`, braces): the
+    # built text differs only when the command holds `$'` or `{`.
+    builds = {seg: built(seg) for seg in segments} if "$'" in command or "{" in command else {}
     for seg in segments:
-        for text in (seg, strip_quoting(seg)):
+        for text in (seg, strip_quoting(seg), builds.get(seg, seg)):
             if text in seen:
                 continue
             seen.add(text)
@@ -241,7 +248,8 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
     stripped = strip_quoting(command)
-    for text in (command, stripped) if stripped != command else (command,):
+    texts = dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ())))
+    for text in texts:
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
@@ -262,6 +270,7 @@ def _user_destructive(
     for seg in [*blocklist_segments(command), command]:
         texts[seg] = None
         texts[strip_quoting(seg)] = None
+        texts[built(seg)] = None
     for text in texts:
         for p in patterns:
             if budget.search(p, text):
@@ -312,6 +321,36 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
                         f"segment {seg!r} matches none of the safe patterns",
                         segments,
                         blocked_segment=seg,
+                    )
+
+        if policy.destructive_source != "none":
+            # reference-choices.md § Both shell gates: what the blocklist
+            # cannot read without running the shell is blocked.
+            moved = "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
+            expands = EXPANDS.search(command) is not None
+            away: str | None = None
+            for seg in segments:
+                if away is not None:
+                    return Decision(
+                        False,
+                        f"segment {seg!r} runs after `cd {away}`, which may leave the working tree: "
+                        "its relative names are places the blocklist cannot see",
+                        segments,
+                        blocked_segment=seg,
+                        pattern=UNKNOWABLE,
+                    )
+                if seg.startswith("cd"):
+                    away = leaves_tree(seg)
+                if not expands:
+                    continue
+                why = unknowable(seg, moved)
+                if why is not None:
+                    return Decision(
+                        False,
+                        f"segment {seg!r}: {why}",
+                        segments,
+                        blocked_segment=seg,
+                        pattern=UNKNOWABLE,
                     )
 
         hit: tuple[str, str] | None = None

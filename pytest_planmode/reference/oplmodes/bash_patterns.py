@@ -201,7 +201,9 @@ _BRANCH_WRITE_OPT = r"(?:-[A-Za-z]*[dDmMcCu]|--(?:de|mo|cop|ed|un|set-u|cr|tr|fo
 _BRANCH_LISTING = r"(?=[^\n;&|]*[ \t](?:--list|-[A-Za-z]*l[A-Za-z]*)" + END + ")"
 
 #: BSD-style ps option letters (a word without a dash).
-_BSD_PS = r"[acefhjlmnrsuvwxLSTUXZH]"
+#: A letter of a BSD ps option word, or a digit (`ps ae1`: a process number
+#: among the modifiers still prints environments).
+_BSD_PS = r"[acefhjlmnrsuvwxLSTUXZH0-9]"
 
 _UNIQ_OPT = (
     r"(?>-[fsw][ \t]+" + W + r"+|--(?:skip-fields|skip-chars|check-chars)[ \t]+" + W + r"+"
@@ -434,7 +436,8 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         + END
         + r"|grep"
         + END
-        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*[rR]|--(?:rec|dere)|--d[a-z]*=recurse|-d[ \t]*recurse))"
+        + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*[rR]|--(?:rec|dere)|(?:--d[a-z]*[= \t]|-[A-Za-z]*d[ \t]*)"
+        + r"['\"]?rec(?:u(?:r(?:se?)?)?)?['\"]?(?=[\s;&|)`]|$)))"
         + r"|diff"
         + END
         + r"(?=[^\n;&|]*[ \t](?:-[A-Za-z]*r|--rec)))"

@@ -18,6 +18,7 @@ from pytest_planmode.reference.planmode.program_rules import (
     OptionRule,
     ProgramRule,
     forbidden_option,
+    forbidden_value,
     names_environment_file,
 )
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
@@ -99,7 +100,8 @@ def review_program(rule: ProgramRule, args: tuple[str, ...], options: bool = Tru
                 f"{program} {args[0] if args else '(nothing)'} is not a reviewed subcommand "
                 "(options before the subcommand are not reviewed either)",
             )
-    hit = first_forbidden(args, rule.options) if options else None
+    # A value is only given by an option word, so `options` False rules out both.
+    hit = (first_forbidden(args, rule.options) or forbidden_value(args, rule.options)) if options else None
     if hit is not None:
         return SegmentBlock("program.forbidden-option", f"{program} {hit} is not reviewed")
     if rule.shape is not None:

@@ -12,8 +12,9 @@ subcommands and per-subcommand shapes.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 RC = "reference-choices.md § pi-plan-mode: limited Bash"
@@ -39,6 +40,13 @@ class OptionRule:
     `value_short`: letters that take the rest of their bundle as a value,
     so scanning the bundle stops there.
     `fold_case`: option names are case-insensitive (tsc).
+    `next_word`: the program reads a bundle letter by letter, and a letter
+    that takes a value takes the next unused word (tree: `-LR 1` is `-L 1
+    -R`), so scanning goes on past it.
+    `values`: enumerated option values that are forbidden, per option
+    spelling (`--directories`, `-d`): the program matches values by any
+    unambiguous prefix (argmatch), so every prefix of a forbidden value is
+    that value (fail-closed, as for long names).
     """
 
     long: tuple[str, ...] = ()
@@ -48,6 +56,8 @@ class OptionRule:
     short: str = ""
     value_short: str = ""
     fold_case: bool = False
+    next_word: bool = False
+    values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: Every prefix (`--o`, `--ou`, …) of a forbidden long option, mapped to
     #: that option: one dictionary lookup per argument instead of a scan.
     prefixes: dict[str, str] = field(init=False, repr=False, compare=False, hash=False)
@@ -57,6 +67,10 @@ class OptionRule:
         for option in self.long:
             for end in range(3, len(option) + 1):
                 prefixes.setdefault(option[:end], option)
+        for option in self.long:
+            # A full name is that option, even when it is also a prefix of
+            # another one (`--coverage`, `--coverageDirectory`).
+            prefixes[option] = option
         for known in self.known_long:
             prefixes.pop(known, None)
         object.__setattr__(self, "prefixes", prefixes)
@@ -96,8 +110,51 @@ def forbidden_option(word: str, rule: OptionRule) -> str | None:
     for letter in text[1:]:
         if letter in rule.short:
             return "-" + letter
-        if letter in rule.value_short:
+        if letter in rule.value_short and not rule.next_word:
             break
+    return None
+
+
+def option_values(words: Sequence[str], rule: OptionRule) -> Iterator[tuple[str, str]]:
+    """(option, value) for each option of `rule.values` that `words` give a
+    value to, read as GNU getopt_long does: `--name=V`, `--name V` (any
+    unambiguous prefix of the name), `-xV`, `-x V`, and `x` inside a bundle
+    (`-rxV`, `-rx V`); the value is the next word whatever it looks like."""
+    if not rule.values:
+        return
+    for index, word in enumerate(words):
+        if word[:1] != "-" or len(word) < 2:
+            continue
+        following = words[index + 1] if index + 1 < len(words) else None
+        for option, _ in rule.values:
+            if option.startswith("--"):
+                name, eq, value = word.partition("=")
+                if len(name) >= 3 and option.startswith(name):
+                    if eq:
+                        yield option, value
+                    elif following is not None:
+                        yield option, following
+            elif not word.startswith("--"):
+                letters = word[1:]
+                for at, letter in enumerate(letters):
+                    if letter == option[1]:
+                        rest = letters[at + 1 :]
+                        if rest:
+                            yield option, rest
+                        elif following is not None:
+                            yield option, following
+                        break
+                    if letter in rule.value_short:
+                        break
+
+
+def forbidden_value(words: Sequence[str], rule: OptionRule) -> str | None:
+    """`option=value` for the first forbidden enumerated value `words` give,
+    matched by unambiguous prefix (`-d rec` is `-d recurse`), or None."""
+    table = dict(rule.values)
+    for option, value in option_values(words, rule):
+        if value and any(bad.startswith(value) for bad in table[option]):
+            return f"{option} {value}"
     return None
 
 
@@ -304,8 +361,9 @@ def printf_shape(args: Sequence[str]) -> str | None:
     return None
 
 
-#: Letters of a BSD-style `ps` option word (no dash).
-_PS_BSD = re.compile(r"[A-Za-z]+")
+#: A BSD-style `ps` option word (no dash): letters, maybe with digits
+#: (`ps ae1` is `ps a e 1`: a process number among the modifiers).
+_PS_BSD = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*")
 
 
 def ps_shape(args: Sequence[str]) -> str | None:
@@ -325,9 +383,21 @@ _GREP_VALUE_SHORT = "efmABCdD"
 _RECURSIVE_LONG = ("--recursive", "--dereference-recursive")
 
 
+#: `-d`/`--directories` take `read`, `skip` or `recurse`, matched by prefix.
+_GREP_DIRECTORIES = OptionRule(
+    values=(("--directories", ("recurse",)), ("-d", ("recurse",))), value_short=_GREP_VALUE_SHORT
+)
+
+
+#: Some word is an option with `d` in it (a cheap test before reading them).
+_MAYBE_DIRECTORIES = re.compile(r"\0-(?:-d|[^-\0]*d)")
+
+
 def _grep_recursive(args: Sequence[str]) -> bool:
+    # `-d rec`, `-drecurse`, `--dir=rec`: the value as grep reads it.
+    if _MAYBE_DIRECTORIES.search("\0" + "\0".join(args)) and forbidden_value(args, _GREP_DIRECTORIES):
+        return True
     for arg in args:
-        # `-d recurse`, `-drecurse`, `--directories=recurse` and abbreviations
         if "recurse" in arg:
             return True
         if arg.startswith("--"):
@@ -348,15 +418,36 @@ def _descends_into_pseudo_files(args: Sequence[str]) -> str | None:
     """An operand of a recursive search that reaches /proc (or /dev, /sys):
     the root itself, a path under those, or any `..` step (it may climb to
     the root; fail-closed)."""
+    if not _MAYBE_OUTSIDE.search("\0" + "\0".join(args) + "\0"):
+        return None
     for arg in args:
         if arg.startswith("-") and arg != "-":
             continue
-        parts = arg.split("/")
-        if ".." in parts or (arg.rstrip("/") == "" and arg.startswith("/")):
+        if ".." in arg.split("/"):
             return arg
-        if arg.startswith("/") and parts[1:2] and parts[1] in ("proc", "dev", "sys"):
+        if not arg.startswith("/"):
+            continue  # relative and without `..`: inside the working directory
+        path = normal_path(arg)
+        if path == "/" or path.split("/")[:2] in (["", "proc"], ["", "dev"], ["", "sys"]):
             return arg
     return None
+
+
+#: Some word is absolute or has a `..` component (a cheap test first).
+_MAYBE_OUTSIDE = re.compile(r"\0/|(?:\0|/)\.\.(?:/|\0)")
+
+
+def normal_path(path: str) -> str:
+    """`path` as the kernel resolves its spelling (symlinks aside): repeated
+    slashes (a leading `//` included) and `.` components folded, `..`
+    applied, so that every spelling of a place is that place
+    (reference-choices.md § Both shell gates)."""
+    if not path:
+        return path
+    folded = posixpath.normpath(path)
+    if folded.startswith("//"):
+        folded = "/" + folded.lstrip("/")
+    return folded
 
 
 def recursive_search_shape(recursive: Callable[[Sequence[str]], bool]) -> ShapeCheck:
@@ -390,7 +481,9 @@ def names_environment_file(args: Sequence[str]) -> str | None:
     reading it prints every variable of that process, as `env` would.
     Checked for every program (reference choice, closes a hole)."""
     for arg in args:
-        if "environ" in arg and _ENVIRON_PATH.search(arg):
+        if "environ" in arg and (
+            _ENVIRON_PATH.search(arg) or _ENVIRON_PATH.search(normal_path(arg.rpartition("=")[2]))
+        ):
             return f"{arg!r} names a process environment file (it holds every secret of the process)"
     return None
 
@@ -467,7 +560,9 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
     ),
     # `tree -R` re-runs tree in every directory with `-o 00Tree.html`:
     # reference choice beyond reference-choices.md (closes a hole).
-    "tree": OptionRule(long=("--output",), short="oR", value_short="LPIHT"),
+    # tree reads a bundle letter by letter, each value letter taking the next
+    # word (`tree -LR 1` is `-L 1 -R`): reference choice, closes a hole.
+    "tree": OptionRule(long=("--output",), short="oR", value_short="LPIHT", next_word=True),
     "diff": OptionRule(long=("--output",)),
     "fd": OptionRule(long=("--exec", "--exec-batch"), short="xX"),
     # `rg -z`/`--search-zip` runs a decompressor (gzip, xz, ...) on
@@ -527,6 +622,15 @@ _GO_TEST = OptionRule(
         # program): reference choice, closes a hole.
         "toolexec",
         "vettool",
+        # Only forms that report to the terminal (reference-choices.md § Both
+        # shell gates): -c writes the test binary, -work keeps its work
+        # directory, -fuzz writes failing inputs, -mod/-modfile may rewrite
+        # go.mod.
+        "c",
+        "work",
+        "fuzz",
+        "mod",
+        "modfile",
     )
 )
 
@@ -540,10 +644,37 @@ _JS_TEST = OptionRule(
         "--coverageDirectory",
         "--cacheDirectory",
         "--coverage.reportsDirectory",
+        # Test runners run only in forms that report to the terminal
+        # (reference-choices.md § Both shell gates): coverage and HTML
+        # reports are written, --ui/--open/--api/--browser start a server or
+        # a browser, --watch never ends, --init writes a configuration,
+        # --clearCache deletes.
+        "--coverage",
+        "--reporter",
+        "--reporters",
+        "--ui",
+        "--open",
+        "--api",
+        "--browser",
+        "--watch",
+        "--watchAll",
+        "--init",
+        "--clearCache",
     ),
-    known_long=("--coverage",),
     short="u",
 )
+
+#: Leading words that make vitest do something other than run the tests
+#: once (`vitest init` writes a configuration; `watch`/`dev`/`serve` never end).
+_VITEST_COMMANDS = ("init", "watch", "dev", "serve")
+
+
+def vitest_shape(args: Sequence[str]) -> str | None:
+    """`vitest` only running the tests (reference choice, closes a hole)."""
+    if args and args[0] in _VITEST_COMMANDS:
+        return f"vitest {args[0]} does not only run the tests and report to the terminal"
+    return None
+
 
 # npm reads any `--<config>=value`; these run another program or point npm
 # at another configuration (reference choice, closes a hole: `npm test
@@ -554,7 +685,15 @@ _NPM = OptionRule(
 
 # `cargo --config 'target.<triple>.runner="…"'` runs a program of its choice
 # (reference choice, closes a hole).
-_CARGO = OptionRule(long=("--config",), short="Z")
+# `--target-dir`, `--artifact-dir`/`--out-dir` write elsewhere and
+# `--timings` writes an HTML report (reference-choices.md § Both shell gates:
+# only forms that report to the terminal); `--target` is a real option that
+# is a prefix of `--target-dir`.
+_CARGO = OptionRule(
+    long=("--config", "--target-dir", "--timings", "--artifact-dir", "--out-dir"),
+    known_long=("--target",),
+    short="Z",
+)
 
 _OTHER_RULES = (
     ProgramRule(program="sed", source=RC, shape=sed_shape, why="print lines only"),
@@ -608,13 +747,29 @@ _OTHER_RULES = (
                 "--debug",
                 "--log-file",
                 "--override-ini",
+                # Only forms that report to the terminal (reference-choices.md
+                # § Both shell gates): report files, the network, deleting.
+                "--pastebin",
+                "--cov",
+                "--cov-report",
+                "--html",
+                "--report-log",
+                "--json-report",
+                "--json-report-file",
+                "--alluredir",
+                "--benchmark-save",
+                "--benchmark-autosave",
+                "--benchmark-json",
+                "--cache-clear",
             ),
+            # `--co` is pytest's own spelling of --collect-only.
+            known_long=("--co",),
             short="po",
             value_short="kmcWrn",
         ),
         why="project tests",
     ),
-    ProgramRule(program="vitest", source=RC, options=_JS_TEST, why="project tests"),
+    ProgramRule(program="vitest", source=RC, options=_JS_TEST, shape=vitest_shape, why="project tests"),
     ProgramRule(program="jest", source=RC, options=_JS_TEST, why="project tests"),
 )
 

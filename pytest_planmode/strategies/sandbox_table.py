@@ -45,14 +45,15 @@ PSEUDO = [
 DIRS = [".", "src", ".git", "..", "/", "/proc/self", "/proc/1", world.HOME, "/dev/fd/..", "/etc"]
 
 POOLS: dict[str, list[str]] = {
-    "file": IN_TREE[:6] + OUTSIDE + PSEUDO,
+    # Directories too: a rule about files must hold where a program descends.
+    "file": IN_TREE[:6] + OUTSIDE + PSEUDO + ["/proc/self", "/proc/self/task/.."],
     "dir": DIRS,
     "varname": ["NAME", "a[0]", "a[$(touch pwned)]", "a[$(id)]", "x[$(cat ../secret)]", "a[`id`]"],
     "format": ["%s\\n", "%b", "%q\\n", "%(%F)T\\n", "%d\\n", "%s %s\\n", "%x", "%*s", "%n"],
     "arith": ["1", "1+1", "a[$(touch pwned)]", "x[$(id)]", "$((1))", "0x10"],
     "text": ["hello", "a b", "$HOME", "$(id)", "\\x41", "%s", "-v", "--", "*", "~"],
     "pattern": ["alpha", "a.*", "^b", "(a|b)", "\\w+", "Canary"],
-    "glob": ["*.py", "*", "[a-z]*", "**"],
+    "glob": ["*.py", "*", "[a-z]*", "**", "environ"],
     "jq": [
         ".", ".name", ".items[]", "env", "$ENV", "$ENV.PATH", "env.HOME", "input_filename", "$__loc__",
         "builtins", "[inputs]", "getpath([\"a\"])", "@sh \"\\(.)\"", "input", "debug", "stderr",
@@ -91,13 +92,72 @@ class Program:
     prefix: tuple[str, ...] = ()
     #: Operands come before the options (`find PATH EXPRESSION`).
     operands_first: bool = False
+    #: How the program reads its options (see READERS).
+    reads: str = "getopt"
+    #: It also accepts its long options with one dash (`-name` for `--name`).
+    single_dash_long: bool = False
+    #: Words that keep a descent into a directory short and its output
+    #: readable (a recursive read of /proc/self would otherwise time out):
+    #: written with the directory operands of the sweep.
+    narrow: tuple[str, ...] = ()
+
+
+#: How a program reads its option words:
+#: - "getopt": GNU getopt_long. A long name may be abbreviated to any
+#:   unambiguous prefix, with `=value` or the value as the next word; short
+#:   options bundle (`-uo`), and a letter that takes a value takes the rest
+#:   of the bundle (`-oFILE`) or, at its end, the next word whatever it looks
+#:   like; `--` ends the options. Enumerated values (POOLS named in ENUMS)
+#:   are matched by unambiguous prefix too (coreutils' argmatch).
+#: - "exact": long names only spelled in full (rg, jq, procps ps); short
+#:   options bundle as with getopt.
+#: - "next-word": long names in full; in a bundle, each letter that takes a
+#:   value takes the next unused word (tree: `-LR 1` is `-L 1 -R`).
+#: - "words": every option is a word of its own (find's predicates).
+#: - "bsd": option words without a dash are BSD-style letter sets that may
+#:   carry digits (procps ps: `ps ae1`).
+READERS = ("getopt", "exact", "next-word", "words", "bsd")
+
+#: Pools of enumerated values: a program reading them with argmatch takes
+#: any unambiguous prefix (`grep -d rec`).
+ENUMS = frozenset(["dirmode", "never", "colorwhen", "paging"])
+
+_READS = {
+    "rg": "exact",
+    "jq": "exact",
+    "ps": "bsd",
+    "tree": "next-word",
+    "find": "words",
+    "less": "exact",
+    "fd": "exact",
+    "bat": "exact",
+    "eza": "exact",
+    "hostname": "exact",
+    "which": "exact",
+    "whereis": "exact",
+    "type": "exact",
+}
 
 
 def _p(name: str, options: str, operands: tuple[str, ...] = ("file",), **valued: str) -> Program:
     table: dict[str, str | None] = dict.fromkeys(options.split(), None)
     for spelling, pool in valued.items():
         table[spelling.replace("_", "-").replace("LONG", "--")] = pool
-    return Program(name, table, operands, operands_first=name == "find")
+    return Program(
+        name,
+        table,
+        operands,
+        operands_first=name == "find",
+        reads=_READS.get(name, "getopt"),
+        narrow=_NARROW.get(name, ()),
+    )
+
+
+_NARROW = {
+    "grep": ("-a", "--include=environ", "-e", "="),
+    "rg": ("-a", "-g", "environ", "-e", "="),
+    "diff": ("-a",),
+}
 
 
 def _git(sub: str, options: str, operands: tuple[str, ...], **valued: str) -> Program:
@@ -110,8 +170,9 @@ PROGRAMS: list[Program] = [
     _p("cat", "-A -n -v -e -T -s -b"),
     _p("head", "-q -v", _n="number", _c="number", LONGlines="number"),
     _p("tail", "-q -v -r", _n="number", _c="number"),
-    _p("grep", "-r -R -i -n -l -c -v -a -z -H -o -E -F -P -s", ("pattern", "file"), _e="pattern",
-       _f="file", _d="dirmode", LONGinclude="glob", LONGdirectories="dirmode", _D="dirmode"),
+    _p("grep", "-r -R -i -n -l -c -v -a -z -H -o -E -F -P -s --recursive --text --dereference-recursive",
+       ("pattern", "file"), _e="pattern", _f="file", _d="dirmode", LONGinclude="glob",
+       LONGdirectories="dirmode", _D="devmode", _m="number"),
     _p("find", "-print -print0 -ls -maxdepth~2 -type~f -L", ("dir",), _name="glob", _newer="file",
        _printf="format", _fprint="file", _samefile="file", _files0_from="file", _fls="file"),
     _p("ls", "-la -R -d -1 -i -Z -L", ("dir",), LONGcolor="never"),
@@ -120,14 +181,18 @@ PROGRAMS: list[Program] = [
     _p("printf", "--", ("format", "text"), _v="varname"),
     _p("wc", "-l -c -w -m -L", LONGfiles0_from="file"),
     _p("sort", "-r -n -u -z -R -c -m --debug", _k="number", _S="number", LONGrandom_source="file",
-       LONGfiles0_from="file", _o="file", _T="dir", LONGcompress_program="program"),
-    _p("uniq", "-c -d -u -i -z", ("file", "file"), _f="number"),
-    _p("diff", "-u -r -q -N -a", ("file", "file"), LONGfrom_file="file", LONGto_file="file"),
+       LONGfiles0_from="file", _o="file", _T="dir", LONGcompress_program="program", LONGoutput="file",
+       LONGtemporary_directory="dir"),
+    _p("uniq", "-c -d -u -i -z", ("file", "file"), _f="number", _s="number", _w="number",
+       LONGskip_chars="number"),
+    _p("diff", "-u -r -q -N -a --recursive --new-file --text", ("file", "file"), LONGfrom_file="file",
+       LONGto_file="file"),
     _p("file", "-b -i -L -z -Z -s -C", _f="file", _m="file"),
     _p("stat", "-L -f -t", _c="statformat", LONGprintf="statformat"),
     _p("du", "-s -h -a -c", ("dir",), LONGfiles0_from="file"),
     _p("df", "-h -T -i", ("dir",)),
-    _p("tree", "-a -d -f -J -X -R --fromfile", ("dir",), _L="number", _o="file", _H="text", _T="text"),
+    _p("tree", "-a -d -f -J -X -R --fromfile", ("dir",), _L="number", _o="file", _H="text", _T="text",
+       _P="glob"),
     _p("which", "-a", ("program",)),
     _p("whereis", "-b -m", ("program",)),
     _p("type", "-a -t -p -P", ("program",)),
@@ -141,11 +206,18 @@ PROGRAMS: list[Program] = [
        LONGarg="vartext"),
     _p("rg", "-i -n -l -a -z --search-zip -L --files --no-ignore -uuu", ("pattern", "dir"), LONGpre="program",
        LONGignore_file="file", LONGtype_add="text", _f="file"),
+    # Reviewed but often missing (Debian names them fdfind and batcat): their
+    # commands are inconclusive, with that reason, where they are absent.
+    _p("fd", "-H -I -L -a -l -0 -u --no-ignore --follow", ("pattern", "dir"), _x="program",
+       _X="program", LONGexec="program", LONGexec_batch="program", _t="ftype", LONGsearch_path="dir"),
+    _p("bat", "-A -p -n --plain --no-paging -pp", ("file",), LONGpager="program", LONGpaging="paging",
+       LONGstyle="text"),
+    _p("eza", "-l -a -T -R --git --icons", ("dir",), LONGcolor="never", _L="number"),
     _p("hostname", "", ()),
-    _p("less", "-N -S -R -F", ("file",), _o="file", _O="file", _k="file"),
+    _p("less", "-N -S -R -F -f", ("file",), _o="file", _O="file", _k="file"),
     _p("more", "", ("file",)),
     _p("tr", "-d -s", ("pattern",)),
-    _p("cut", "-c1-3", ("file",), _d="text", _f="number"),
+    _p("cut", "-c1-3 -c1- -z", ("file",), _d="text", _f="number"),
     _p("free", "-h -m", ()),
     _git("status", "-s -b --porcelain --short --ignored -uall", ("gitpath",)),
     _git("log", "--oneline -p --stat -1 --all --graph --follow --name-only --no-walk --decorate",
@@ -169,6 +241,9 @@ PROGRAMS: list[Program] = [
 POOLS.update(
     {
         "dirmode": ["recurse", "read", "skip"],
+        "devmode": ["read", "skip"],
+        "ftype": ["f", "d", "l"],
+        "paging": ["always", "never", "auto"],
         "never": ["never"],
         "varfile": ["x " + path for path in POOLS["file"][:3] + PSEUDO[:2] + OUTSIDE[:2]],
         "vartext": ["x hello", "x $(id)"],

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.sandbox import Effect, Result, programs_in, world
-from pytest_planmode.sandbox.table import EXEMPT_PROGRAMS
+from pytest_planmode.strategies.sandbox_table import EXEMPT_PROGRAMS
 
 
 @dataclass(frozen=True)
