@@ -15,6 +15,9 @@ notifications and menus from `ctx.ui`, the entry from `pi.appendEntry`, the
 widget from `ctx.ui.setWidget` (its colour from the theme token it was
 painted with), plan files from the directory and the reads of it,
 configuration problems from the warnings shown while the module loads.
+An event that opens a custom dialog (`ctx.ui.custom`, which Pi answers with
+nothing in RPC mode) makes the case unsupported: the script does not say
+what the user would enter there.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     PLANS_DIR,
     SHARED_STATE,
     config_step,
+    dialogs,
     host_tool,
     notifications,
 )
@@ -229,6 +233,12 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         for record in records:
             if record.get("threw") is not None:
                 raise RuntimeError(f"{event.type}: the extension threw: {record['threw']}")
+        if dialogs(trace):
+            raise Unsupported(
+                f"event {len(steps) + 1} ({event.type}) opened a custom dialog (ctx.ui.custom), which Pi "
+                "answers with nothing when no terminal draws it: what the user would enter there is not "
+                "in the script"
+            )
         if records:
             after = records[-1].get("after") or after
         published = {SHARED_STATE: (after.get("globals") or {}).get(SHARED_STATE)}
