@@ -22,6 +22,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
     FLAG_MODES,
     SHARED_STATE,
+    active_after,
     mode_command,
     require_mode,
 )
@@ -68,6 +69,11 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     if entered.get("error"):
         raise RuntimeError(f"{_how(mode)} failed: {entered['error']}")
     require_mode(entered, mode, _how(mode), step_trace(run, (0, entered_at + 1)))
+    if "bash" not in active_after(entered):
+        raise Unsupported(
+            f"bash is not among {mode} mode's active tools: Pi refuses the call before the "
+            "extension's gate, so the gate's verdict is not visible"
+        )
     call = run.result(len(run.results) - 1)
     if call.get("allowed"):
         return {"allowed": True, "reason": None}

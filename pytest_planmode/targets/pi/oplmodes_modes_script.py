@@ -9,8 +9,13 @@ behind (active tools, `globalThis.__agentMode`, the plan files), and the
 call trace of the step.
 
 Effects are read from what Pi and the other extensions see, never from the
-extension's internals: the mode and plan file from the shared state it
-publishes (`__agentMode`, the spec's contract with opl-input/opl-footer),
+extension's internals: the mode from the shared state it publishes
+(`__agentMode`, the spec's contract with opl-input/opl-footer), read as the
+spec describes it: the mode and the appearance fields it names (`prefix`,
+`prefixColor`, `borderColor`, `modeColor`, at the top or under an
+`appearance` object), nothing else of its shape; the plan file as the one
+the session visibly created, loaded or read under `.pi/plans/` since it
+left normal mode (none in normal mode),
 notifications and menus from `ctx.ui`, the entry from `pi.appendEntry`, the
 widget from `ctx.ui.setWidget` (its colour from the theme token it was
 painted with), plan files from the directory and the reads of it,
@@ -204,6 +209,25 @@ def _widget(content: Any) -> dict[str, Any] | None:
     return {"text": str(content), "color": None}
 
 
+#: The appearance fields the spec names (opl-modes.md § Mode appearance).
+APPEARANCE = ("prefix", "prefixColor", "borderColor", "modeColor")
+
+
+def _published(value: Any) -> dict[str, Any] | None:
+    """`__agentMode` as the spec describes it: the mode and the appearance
+    fields it names, wherever the extension nests them."""
+    if not isinstance(value, dict):
+        return None
+    nested = value.get("appearance")
+    look = nested if isinstance(nested, dict) else {}
+    out: dict[str, Any] = {"mode": value.get("mode")}
+    for key in APPEARANCE:
+        found = value.get(key, look.get(key))
+        if found is not None:
+            out[key] = found
+    return out
+
+
 def _plan_path(virtual: str) -> str | None:
     prefix = f"<cwd>/{PLANS_DIR}/"
     return virtual[len("<cwd>/") :] if virtual.startswith(prefix) else None
@@ -227,6 +251,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     spans = build(case).spans
     after: dict[str, Any] = {}
     shared: dict[str, Any] = {}
+    current_plan: str | None = None
     for event, span in zip(case.events, spans, strict=True):
         trace = step_trace(run, span)
         records = [run.results[i] for i in range(*span)]
@@ -241,8 +266,8 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             )
         if records:
             after = records[-1].get("after") or after
-        published = {SHARED_STATE: (after.get("globals") or {}).get(SHARED_STATE)}
-        value = published[SHARED_STATE]
+        value = (after.get("globals") or {}).get(SHARED_STATE)
+        published = {SHARED_STATE: _published(value)}
         shared = value if isinstance(value, dict) else {}
         shown_notes = notifications(trace)
         if any(r.get("do") in ("start", "reload") for r in records):
@@ -266,10 +291,17 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         files = dict(after.get("files") or {})
         changes = _plan_changes(before_files, files, trace)
         before_files = files
+        for change in changes:
+            if change["action"] == "deleted":
+                current_plan = None if change["path"] == current_plan else current_plan
+            else:
+                current_plan = change["path"]
+        if shared.get("mode") in (None, "off", "normal"):
+            current_plan = None
         step: dict[str, Any] = {
             "event": event.type,
             "mode": shared.get("mode"),
-            "planFile": shared.get("planFile"),
+            "planFile": current_plan,
             "activeTools": list(after.get("activeTools") or []),
             "notifications": shown_notes,
             "menu": menu,
@@ -284,7 +316,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     last = steps[-1] if steps else None
     final = {
         "mode": shared.get("mode"),
-        "planFile": shared.get("planFile"),
+        "planFile": current_plan,
         "activeTools": last["activeTools"] if last else list(run.state.get("activeTools") or []),
         "plans": sorted(
             name for name in (p.rsplit("/", 1)[-1] for p in before_files) if PLAN_FILE.match(name)
@@ -292,7 +324,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         # The extension's entries on the final branch: what it appended
         # this run, and what the resumed session already held of its kinds.
         "entries": _own_entries(run, {e["customType"] for e in entries}),
-        "published": {SHARED_STATE: shared or None},
+        "published": {SHARED_STATE: _published(shared or None)},
         "widget": widget,
     }
     return {"steps": steps, "final": final, "configProblems": problems}
