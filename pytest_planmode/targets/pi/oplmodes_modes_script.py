@@ -222,9 +222,10 @@ def _published(value: Any) -> dict[str, Any] | None:
     look = nested if isinstance(nested, dict) else {}
     out: dict[str, Any] = {"mode": value.get("mode")}
     for key in APPEARANCE:
-        found = value.get(key, look.get(key))
-        if found is not None:
-            out[key] = found
+        if key in value:
+            out[key] = value[key]
+        elif key in look:
+            out[key] = look[key]
     return out
 
 

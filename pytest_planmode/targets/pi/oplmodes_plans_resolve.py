@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_planmode.contract import oplmodes_plans as contract
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi._oplmodes import OPTIONS, PLAN_FILE, PLANS_DIR, dialogs, reported_mode
+from pytest_planmode.targets.pi._oplmodes import OPTIONS, PLANS_DIR, dialogs, reported_mode
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported, parse_input, step_trace
 
 OPERATION = "oplmodes.plans.resolve"
@@ -46,10 +46,11 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
 
 def _plan_file(path: str) -> str | None:
     """`path` (relative to the project, or as the host names it) when it is a
-    plan file directly under `.pi/plans/`."""
+    file directly under `.pi/plans/` (whatever its name: a badly named plan
+    file is an answer too)."""
     rel = path[len("<cwd>/") :] if path.startswith("<cwd>/") else path
     head, _, name = rel.rpartition("/")
-    return rel if head == PLANS_DIR and PLAN_FILE.match(name) else None
+    return rel if head == PLANS_DIR and name else None
 
 
 def _shown_plan(run: HostRun, before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
