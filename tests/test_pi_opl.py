@@ -31,7 +31,7 @@ PASSING = [
     # models: capture and restore, serialized changes, persisted point, stale point, pin
     "oplmodes.models.host.override.exit-restores",
     "oplmodes.models.host.serial.exit-during-mode-change",
-    "oplmodes.models.host.persist.reload-then-exit-restores",
+    "oplmodes.models.host.persist.reload-then-exit-restores-model",
     "oplmodes.models.host.stale.gone-dropped",
     "oplmodes.models.host.pin.session-start",
     # tools: snapshot, pinned off, registry narrower than the snapshot, lazy, warned names
@@ -90,7 +90,7 @@ MUTANTS = [
         "restoreModel: restore?.model ?? null });",
         "restoreModel: null });",
         [
-            "oplmodes.models.host.persist.reload-then-exit-restores",
+            "oplmodes.models.host.persist.reload-then-exit-restores-model",
             "oplmodes.models.host.override.persisted-with-mode",
         ],
     ),
