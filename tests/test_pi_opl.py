@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import case, problems, running
+from pi_examples import case, planted, problems, running
 
 from pytest_planmode.targets.pi import UNSUPPORTED
 from pytest_planmode.targets.pi_target import PiTarget
@@ -31,7 +31,7 @@ PASSING = [
     # models: capture and restore, serialized changes, persisted point, stale point, pin
     "oplmodes.models.host.override.exit-restores",
     "oplmodes.models.host.serial.exit-during-mode-change",
-    "oplmodes.models.host.persist.reload-then-exit-restores",
+    "oplmodes.models.host.persist.reload-then-exit-restores-model",
     "oplmodes.models.host.stale.gone-dropped",
     "oplmodes.models.host.pin.session-start",
     # tools: snapshot, pinned off, registry narrower than the snapshot, lazy, warned names
@@ -48,8 +48,12 @@ PASSING = [
     # plans
     "oplmodes.plans.name.simple",
     "oplmodes.plans.name.dot-rejected",
-    "oplmodes.plans.resume.plain-filename-kept",
-    "oplmodes.plans.resume.parent-traversal-dropped",
+    "oplmodes.plans.name.double-dash-rejected",
+    # modes reached as a user reaches them, the shared state read as the spec names it
+    "oplmodes.bash.example.cat-and-node",
+    "oplmodes.host.appearance.shared-chat",
+    "oplmodes.modes.host.state.shared-plan",
+    "oplmodes.modes.host.resume.resume-plan-file-mode",
 ]
 
 
@@ -86,7 +90,7 @@ MUTANTS = [
         "restoreModel: restore?.model ?? null });",
         "restoreModel: null });",
         [
-            "oplmodes.models.host.persist.reload-then-exit-restores",
+            "oplmodes.models.host.persist.reload-then-exit-restores-model",
             "oplmodes.models.host.override.persisted-with-mode",
         ],
     ),
@@ -132,16 +136,26 @@ def test_a_planted_bug_fails_must_cases(mutant: tuple[PiTarget, list[str]], exam
         assert problems(target, case_id), case_id
 
 
-def test_the_resume_check_is_what_drops_traversal(tmp_path: Path, example: PiTarget) -> None:
-    source = EXAMPLE.read_text(encoding="utf-8")
-    old = "if (/[\\\\/]|\\.\\./.test(data.planFile))"
-    assert source.count(old) == 1
-    path = tmp_path / "index.mjs"
-    path.write_text(source.replace(old, "if (false)"), encoding="utf-8")
-    case_id = "oplmodes.plans.resume.dotdot-inside-name-dropped"
-    assert problems(example, case_id) == []
+def test_a_mode_not_reached_is_never_judged(tmp_path: Path) -> None:
+    # The --plan flag ignored: a plan-mode Bash case must not be judged in normal mode.
+    path = planted(tmp_path, 'if (pi.getFlag("plan") === true)', "if (false)", example=EXAMPLE)
+    c = case("oplmodes.bash.example.cat-and-node")
+    assert c.input["mode"] == "plan"
     for target in running(path):
-        assert any("accepted" in line for line in problems(target, case_id))
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "unsupported", outcome
+        assert "did not reach plan mode" in (outcome.message or "") and "'off'" in (outcome.message or "")
+
+
+def test_a_custom_dialog_makes_a_script_unsupported(tmp_path: Path) -> None:
+    # /chat asks something in a custom dialog first, as opl-modes asks a plan name.
+    old = 'pi.registerCommand("chat", {\n    description: "Toggle chat mode (/chat off exits)",\n    handler: async (args, ctx) => {'
+    path = planted(tmp_path, old, old + "\n      await ctx.ui.custom(() => ({}));", example=EXAMPLE)
+    c = case("oplmodes.modes.host.cmd.chat-on")
+    for target in running(path):
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "unsupported", outcome
+        assert "custom dialog" in (outcome.message or "") and "event 1" in (outcome.message or "")
 
 
 @pytest.mark.parametrize(
@@ -171,6 +185,11 @@ def test_the_resume_check_is_what_drops_traversal(tmp_path: Path, example: PiTar
             "a name is warned about once per session",
         ),
         ("oplmodes.plans.resolve", {"source": "command", "value": "off"}, "/plan off"),
+        (
+            "oplmodes.plans.resolve",
+            {"source": "resume", "value": "plan-auth.md"},
+            "whose fields the spec does not name",
+        ),
         (
             "oplmodes.tools.active",
             {"mode": "execute", "config": {"modes": {"off": {"allowExecute": False}}}},

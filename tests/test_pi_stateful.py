@@ -86,10 +86,10 @@ def test_pi_plan_mode_translations_stand_aside_for_opl_modes(opl_example: PiTarg
 @pytest.mark.parametrize(
     "case_id",
     [
-        "oplmodes.modes.host.state.persisted-entry",
+        "oplmodes.modes.host.state.persisted-entry-type",
         "oplmodes.modes.host.state.published-each-step",
         "oplmodes.modes.host.tools.off-restores",
-        "oplmodes.modes.host.state.round-trip",
+        "oplmodes.modes.host.state.round-trip-kit-entry",
     ],
 )
 def test_modes_script_passes_on_the_opl_example(opl_example: PiTarget, case_id: str) -> None:

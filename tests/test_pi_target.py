@@ -32,7 +32,11 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node
 OPL_MINI = """
 export default function (pi) {
   let mode = "off";
-  pi.registerCommand("mode", { handler: async (args) => { mode = args.trim() || "off"; } });
+  const set = (next) => { mode = next; globalThis.__agentMode = { mode }; };
+  pi.registerFlag("plan", { type: "boolean", default: false });
+  pi.registerFlag("chat", { type: "boolean", default: false });
+  pi.registerCommand("mode", { handler: async (args) => set(args.trim() || "off") });
+  pi.on("session_start", () => set(pi.getFlag("plan") ? "plan" : pi.getFlag("chat") ? "chat" : "off"));
   pi.on("tool_call", (event) => {
     if (mode === "off" || event.toolName !== "bash") return undefined;
     const ok = event.input.command.split(/&&|\\|\\||;|\\|/).every((s) => ["ls", "cat"].includes(s.trim().split(/\\s+/)[0]));

@@ -518,6 +518,8 @@ export default function oplModes(pi) {
       file = null;
     }
     if (next !== "plan" && next !== "execute") file = null;
+    // The restored plan is loaded again, as /plan <name> loads an existing one.
+    if (file && planFiles(ctx.cwd).includes(file)) fs.readFileSync(path.join(ctx.cwd, PLANS, file), "utf8");
     const point = last && data && typeof data.restoreModel === "string" ? data.restoreModel : null;
     restore = point ? { model: point, failures: 0 } : null;
     if (next === mode && file === planFile) { publish(ctx); return; }

@@ -65,6 +65,46 @@ def mode_command(name: str) -> dict[str, Any]:
     return {"do": "command", "name": "mode", "args": "normal" if name == "off" else name}
 
 
+#: Built-in modes Pi can start in with a flag (`--chat`, `--plan`).
+FLAG_MODES = ("chat", "plan")
+
+
+def entry_command(name: str, plan: str) -> dict[str, Any]:
+    """The command a user types to enter a mode with no dialog: `/plan <name>`
+    for plan mode (a new named plan: `/mode plan` and a bare `/plan` may ask
+    for a name in a dialog), `/mode <name>` for any other."""
+    if name == "plan":
+        return {"do": "command", "name": "plan", "args": plan}
+    return mode_command(name)
+
+
+def reported_mode(record: Mapping[str, Any]) -> Any:
+    """The mode the extension publishes in `globalThis.__agentMode` after a
+    step (opl-modes.md: the shared mode state opl-input and opl-footer read);
+    None when it publishes none."""
+    return shared_state(record).get("mode")
+
+
+def dialogs(trace: list[dict[str, Any]]) -> int:
+    """How many `ctx.ui.custom` dialogs the extension opened: Pi answers
+    them with nothing when no terminal draws them (RPC mode)."""
+    return sum(1 for entry in trace if entry.get("call") == "ui.custom")
+
+
+def require_mode(record: Mapping[str, Any], wanted: str, how: str, trace: list[dict[str, Any]]) -> None:
+    """Unsupported unless the extension reports `wanted` after the step that
+    entered it: a case about one mode is never judged in another."""
+    now = reported_mode(record)
+    if now == wanted or (wanted == "off" and now == "normal"):
+        return
+    why = (
+        "it opened a custom dialog (ctx.ui.custom), which the host cannot drive"
+        if dialogs(trace)
+        else "the extension reports " + (f"mode {now!r}" if now is not None else "no mode in __agentMode")
+    )
+    raise Unsupported(f"{how} did not reach {wanted} mode: {why}")
+
+
 def notifications(trace: list[dict[str, Any]]) -> list[dict[str, str]]:
     """`ctx.ui.notify` calls as `{level, message}` (Pi's default level is info)."""
     out: list[dict[str, str]] = []

@@ -9,12 +9,20 @@ behind (active tools, `globalThis.__agentMode`, the plan files), and the
 call trace of the step.
 
 Effects are read from what Pi and the other extensions see, never from the
-extension's internals: the mode and plan file from the shared state it
-publishes (`__agentMode`, the spec's contract with opl-input/opl-footer),
+extension's internals: the mode from the shared state it publishes
+(`__agentMode`, the spec's contract with opl-input/opl-footer), read as the
+spec describes it: the mode and the appearance fields it names (`prefix`,
+`prefixColor`, `borderColor`, `modeColor`, at the top or under an
+`appearance` object), nothing else of its shape; the plan file as the one
+the session visibly created, loaded or read under `.pi/plans/` since it
+left normal mode (none in normal mode),
 notifications and menus from `ctx.ui`, the entry from `pi.appendEntry`, the
 widget from `ctx.ui.setWidget` (its colour from the theme token it was
 painted with), plan files from the directory and the reads of it,
 configuration problems from the warnings shown while the module loads.
+An event that opens a custom dialog (`ctx.ui.custom`, which Pi answers with
+nothing in RPC mode) makes the case unsupported: the script does not say
+what the user would enter there.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     PLANS_DIR,
     SHARED_STATE,
     config_step,
+    dialogs,
     host_tool,
     notifications,
 )
@@ -208,6 +217,26 @@ def _widget(content: Any) -> dict[str, Any] | None:
     return {"text": str(content), "color": None}
 
 
+#: The appearance fields the spec names (opl-modes.md § Mode appearance).
+APPEARANCE = ("prefix", "prefixColor", "borderColor", "modeColor")
+
+
+def _published(value: Any) -> dict[str, Any] | None:
+    """`__agentMode` as the spec describes it: the mode and the appearance
+    fields it names, wherever the extension nests them."""
+    if not isinstance(value, dict):
+        return None
+    nested = value.get("appearance")
+    look = nested if isinstance(nested, dict) else {}
+    out: dict[str, Any] = {"mode": value.get("mode")}
+    for key in APPEARANCE:
+        if key in value:
+            out[key] = value[key]
+        elif key in look:
+            out[key] = look[key]
+    return out
+
+
 def _plan_path(virtual: str) -> str | None:
     prefix = f"<cwd>/{PLANS_DIR}/"
     return virtual[len("<cwd>/") :] if virtual.startswith(prefix) else None
@@ -231,16 +260,23 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     spans = build(case).spans
     after: dict[str, Any] = {}
     shared: dict[str, Any] = {}
+    current_plan: str | None = None
     for event, span in zip(case.events, spans, strict=True):
         trace = step_trace(run, span)
         records = [run.results[i] for i in range(*span)]
         for record in records:
             if record.get("threw") is not None:
                 raise RuntimeError(f"{event.type}: the extension threw: {record['threw']}")
+        if dialogs(trace):
+            raise Unsupported(
+                f"event {len(steps) + 1} ({event.type}) opened a custom dialog (ctx.ui.custom), which Pi "
+                "answers with nothing when no terminal draws it: what the user would enter there is not "
+                "in the script"
+            )
         if records:
             after = records[-1].get("after") or after
-        published = {SHARED_STATE: (after.get("globals") or {}).get(SHARED_STATE)}
-        value = published[SHARED_STATE]
+        value = (after.get("globals") or {}).get(SHARED_STATE)
+        published = {SHARED_STATE: _published(value)}
         shared = value if isinstance(value, dict) else {}
         shown_notes = notifications(trace)
         if any(r.get("do") in ("start", "reload") for r in records):
@@ -264,10 +300,17 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         files = dict(after.get("files") or {})
         changes = _plan_changes(before_files, files, trace)
         before_files = files
+        for change in changes:
+            if change["action"] == "deleted":
+                current_plan = None if change["path"] == current_plan else current_plan
+            else:
+                current_plan = change["path"]
+        if shared.get("mode") in (None, "off", "normal"):
+            current_plan = None
         step: dict[str, Any] = {
             "event": event.type,
             "mode": shared.get("mode"),
-            "planFile": shared.get("planFile"),
+            "planFile": current_plan,
             "activeTools": list(after.get("activeTools") or []),
             "notifications": shown_notes,
             "menu": menu,
@@ -282,7 +325,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
     last = steps[-1] if steps else None
     final = {
         "mode": shared.get("mode"),
-        "planFile": shared.get("planFile"),
+        "planFile": current_plan,
         "activeTools": last["activeTools"] if last else list(run.state.get("activeTools") or []),
         "plans": sorted(
             name for name in (p.rsplit("/", 1)[-1] for p in before_files) if PLAN_FILE.match(name)
@@ -290,7 +333,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         # The extension's entries on the final branch: what it appended
         # this run, and what the resumed session already held of its kinds.
         "entries": _own_entries(run, {e["customType"] for e in entries}),
-        "published": {SHARED_STATE: shared or None},
+        "published": {SHARED_STATE: _published(shared or None)},
         "widget": widget,
     }
     return {"steps": steps, "final": final, "configProblems": problems}

@@ -3,10 +3,14 @@
 
 Before the extension loads: Pi's registry (the case's registered tools)
 with the snapshot as its active set (the tools active at rest), and the
-configuration file. Then the user enters the mode: `/mode <name>`;
-`/execute <plan>` for execute mode (a plan file is put under `.pi/plans/`
-for it, as `/mode execute` is excluded); for `off` (or `normal`) another
-mode first and then `/mode normal`, since entering off is leaving a mode.
+configuration file. Then the user enters the mode with no dialog:
+`/plan <name>` for plan mode (a new named plan), `/mode <name>` for the
+others; `/execute <plan>` for execute mode (a plan file is put under
+`.pi/plans/` for it, as `/mode execute` is excluded); for `off` (or
+`normal`) another mode first and then `/mode normal`, since entering off is
+leaving a mode. An entry that opens a custom dialog (which Pi answers with
+nothing in RPC mode), or a stepping-stone mode the extension does not then
+report, makes the case unsupported rather than judged in another mode.
 Lazy tools already loaded in the mode are a `load_tools` call the model
 makes in an agent run.
 
@@ -36,10 +40,13 @@ from pytest_planmode.targets.pi._oplmodes import (
     active_after,
     config_document,
     config_step,
+    dialogs,
+    entry_command,
     host_tool,
     mode_command,
     mode_config,
     notifications,
+    require_mode,
     shared_state,
 )
 from pytest_planmode.targets.pi.translation import (
@@ -53,6 +60,9 @@ from pytest_planmode.targets.pi.translation import (
 OPERATION = "oplmodes.tools.active"
 #: The plan `/execute` runs to enter execute mode.
 EXECUTE_PLAN = "task"
+#: The new plans `/plan <name>` creates to enter plan mode (an earlier entry
+#: gets its own name: a second `/plan` of an existing plan loads it instead).
+DRAFT_PLANS = ("draft", "draft-earlier")
 #: The built-in read-only modes whose default tool lists the spec does not name.
 READ_ONLY = ("chat", "plan")
 OWN_TOOLS = (PLAN_COMPLETE, LOAD_TOOLS)
@@ -105,6 +115,8 @@ class Plan:
     entry: int
     #: The step after which the mode's tools are read.
     settled: int
+    #: The stepping-stone mode entered before off, and its step.
+    stone: tuple[str, int] | None = None
 
 
 def _unknown(names: list[str] | None, registered: set[str]) -> set[str]:
@@ -137,9 +149,11 @@ def build(case: contract.ToolsActiveInput) -> Plan:
     steps.append({"do": "start"})
 
     known = set(registered)
+    stone: str | None = None
+    earlier: list[dict[str, Any]] = []
     if target == "off":
         stone = _stepping_stone(case, _unknown(_listed(case.config, "off"), known))
-        entry = [mode_command(stone)]
+        entry = [entry_command(stone, DRAFT_PLANS[0])]
         if gone:
             # Tools that were active at rest and are gone by the time off returns.
             entry.append({"do": "set_registry", "tools": [host_tool(n, True) for n in registered]})
@@ -153,8 +167,10 @@ def build(case: contract.ToolsActiveInput) -> Plan:
                     "configuration forbids (modes.off.allowExecute is false)"
                 )
             entry = [{"do": "command", "name": "execute", "args": EXECUTE_PLAN}]
+            earlier = entry
         else:
-            entry = [mode_command(target)]
+            entry = [entry_command(target, DRAFT_PLANS[0])]
+            earlier = [entry_command(target, DRAFT_PLANS[1])]
         back = [mode_command("off")]
 
     warned = {n for n in case.warned_tools if n not in known and n not in OWN_TOOLS}
@@ -173,7 +189,8 @@ def build(case: contract.ToolsActiveInput) -> Plan:
                 "a name by entering a mode that lists it, which warns all of them"
             )
         if unknown & warned:
-            steps += entry + back  # an earlier entry of the same mode in this session
+            steps += earlier + back  # an earlier entry of the same mode in this session
+    stone_at = len(steps) if stone is not None else None
     steps += entry
     entry_index = len(steps) - 1
     if case.loaded:
@@ -181,18 +198,30 @@ def build(case: contract.ToolsActiveInput) -> Plan:
             {"do": "agent_start", "prompt": ""},
             {"do": "tool_call", "tool": LOAD_TOOLS, "input": {"tools": list(case.loaded)}, "execute": True},
         ]
-    return Plan(steps, entry_index, len(steps) - 1)
+    at_stone = (stone, stone_at) if stone is not None and stone_at is not None else None
+    return Plan(steps, entry_index, len(steps) - 1, at_stone)
 
 
 def entry_outcome(case: contract.ToolsActiveInput, run: HostRun, plan: Plan) -> tuple[bool, str, str | None]:
     """Whether the mode was entered, the mode the shared state shows, and
     the error shown when it was not."""
+    if plan.stone is not None:
+        name, at = plan.stone
+        how = "/plan <name>" if name == "plan" else f"/mode {name}"
+        require_mode(
+            run.result(at), name, f"entering off by leaving {name} mode: {how}", step_trace(run, (at, at + 1))
+        )
     record = run.result(plan.entry)
     now = shared_state(record).get("mode")
     target = canonical(case.mode)
     if now == target:
         return True, str(now), None
-    notes = notifications(step_trace(run, (plan.entry, plan.entry + 1)))
+    entered = step_trace(run, (plan.entry, plan.entry + 1))
+    if dialogs(entered):
+        raise Unsupported(
+            f"entering {target} mode opened a custom dialog (ctx.ui.custom), which the host cannot drive"
+        )
+    notes = notifications(entered)
     errors = [n["message"] for n in notes if n["level"] == "error"]
     return False, str(case.mode), errors[0] if errors else None
 

@@ -35,7 +35,7 @@ def _plan(case: contract.ToolsLoadInput) -> Plan:
         steps.append({"do": "agent_start", "prompt": ""})
     arguments = {} if case.request is None else {"tools": list(case.request)}
     steps.append({"do": "tool_call", "tool": LOAD_TOOLS, "input": arguments, "execute": True})
-    return Plan(steps, plan.entry, len(steps) - 1)
+    return Plan(steps, plan.entry, len(steps) - 1, plan.stone)
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
