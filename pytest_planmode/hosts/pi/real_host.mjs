@@ -1,0 +1,636 @@
+// The real-Pi host: runs host scripts against one Pi extension loaded by the
+// real Pi runtime (an installed @earendil-works/pi-coding-agent release).
+//
+//   node real_host.mjs PI_INSTALL_ROOT
+//
+// It speaks the same JSON Lines as the mock host (host.mjs):
+//
+//   {"id": 1, "op": "hello"}
+//     -> {"id": 1, "ok": {"host": ..., "pi": VERSION, "real": true, "api": {"steps": [...]}}}
+//   {"id": 2, "op": "run", "extension": PATH, "sandbox": {...}, "script": [STEP, ...], "options": {...}}
+//     -> {"id": 2, "ok": {"results": [...], "trace": [...], "errors": [...], "state": {...}, "files": {...}}}
+//   a request that fails as a whole -> {"id": N, "error": "what went wrong"}
+//
+// Each run builds a new Pi session runtime with Pi's SDK, the way Pi's rpc
+// mode does: settings in memory (no compaction, no retry), no skills, prompt
+// templates, themes or context files, a fixed system prompt, the extension
+// loaded from its path and, loaded last, the host's own inline extension
+// (the recorder). Assistant turns come from pi-ai's scripted faux provider:
+// each LLM call waits for the script's next `tool_call` or `agent_end` step,
+// so tool calls always come from a model turn. Allowed built-in tools never
+// run: the recorder, last in the `tool_call` chain, records that the call
+// passed every earlier handler and blocks it with a marker reason.
+// Extension tools run only when the step says `execute: true`.
+//
+// Time is virtual: @sinonjs/fake-timers is installed before Pi is imported
+// (setTimeout, setInterval, Date); `advance` steps move it. Pi evaluates a
+// `.mjs` extension once per process and a `.ts` one on every new runtime and
+// `/reload`: the process is reused across runs and recycled by the client.
+// A step Pi cannot express is refused with {refused: "why"}.
+
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import worker_threads from "node:worker_threads";
+
+const EPOCH = Date.UTC(2026, 0, 1);
+const HOST_VERSION = "1";
+const MARKER = "planmode-host: allowed (not run)";
+const BUILTIN = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]);
+const REAL_LIMIT_MS = 20000;
+const QUIET_TICKS = 3;
+const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
+const STALE_PATTERN = /stale/i;
+
+// Pi 0.84's undici calls markAsUncloneable (Node >= 22.10).
+if (typeof worker_threads.markAsUncloneable !== "function") worker_threads.markAsUncloneable = () => {};
+
+const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, setImmediate: globalThis.setImmediate };
+const realTick = () => new Promise((resolve) => real.setImmediate(resolve));
+const ioInFlight = () => process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
+
+// The protocol owns stdout: whatever Pi or the extension prints goes to stderr.
+const protocolWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => process.stderr.write(...args);
+console.log = console.error;
+console.info = console.error;
+
+const piRoot = process.argv[2];
+if (!piRoot || !fs.existsSync(path.join(piRoot, "node_modules", "@earendil-works", "pi-coding-agent"))) {
+  process.stderr.write(`real_host.mjs: ${piRoot ?? "(no argument)"} is not a Pi install root\n`);
+  process.exit(2);
+}
+const require = createRequire(path.join(piRoot, "package.json"));
+const FakeTimers = require("@sinonjs/fake-timers");
+const clock = FakeTimers.withGlobal(globalThis).install({
+  now: EPOCH,
+  toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+});
+
+function entryOf(name) {
+  const dir = path.join(piRoot, "node_modules", ...name.split("/"));
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  const dot = pkg.exports?.["."];
+  const rel = (typeof dot === "string" ? dot : dot?.import ?? dot?.default) ?? pkg.main ?? "index.js";
+  return { url: pathToFileURL(path.join(dir, typeof rel === "string" ? rel : rel.default)).href, version: pkg.version };
+}
+
+const codingAgent = entryOf("@earendil-works/pi-coding-agent");
+const Pi = await import(codingAgent.url);
+const Ai = await import(entryOf("@earendil-works/pi-ai").url);
+const PI_VERSION = codingAgent.version;
+
+const STEPS = {};
+const errorText = (error) => (error instanceof Error ? error.message : String(error));
+const json = (value) => {
+  try { return value === undefined ? undefined : JSON.parse(JSON.stringify(value)); } catch { return String(value); }
+};
+const inside = (root, target) => {
+  const rel = path.relative(path.resolve(root), path.resolve(target));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+const textOf = (content) => (typeof content === "string" ? content
+  : Array.isArray(content) ? content.map((c) => (c?.type === "text" ? c.text : "")).join("") : "");
+
+// ---------------------------------------------------------------- a run
+
+class Run {
+  constructor(request) {
+    this.extensionPath = path.resolve(String(request.extension));
+    this.sandbox = request.sandbox;
+    this.options = { holdPrompts: false, ...(request.options ?? {}) };
+    this.trace = [];
+    this.errors = [];
+    this.pending = new Set();
+    this.answers = [];
+    this.openPrompts = [];
+    this.thinkingLevel = "off";
+    this.calls = new Map(); // toolCallId -> what the recorder saw
+    this.toolResults = new Map(); // toolCallId -> tool_execution_end
+    this.llm = null; // the waiting LLM call: {context, respond}
+    this.llmCalls = 0;
+    this.contexts = []; // what the model saw, per LLM call (after every context handler)
+    this.runtime = null;
+    this.session = null;
+    this.sessions = 1;
+    this.callSeq = 0;
+    this.execute = new Set();
+    this.faux = null;
+    this.running = null; // the prompt promise of the open agent run
+  }
+
+  now() { return Date.now() - EPOCH; }
+  error(where, error) { this.errors.push({ t: this.now(), where, message: errorText(error) }); }
+  record(call, args) { this.trace.push({ t: this.now(), call, args: json(args) }); }
+
+  track(promise) {
+    const p = Promise.resolve(promise).catch((e) => this.error("background", e));
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  // Until nothing but the virtual clock (or the script) can move the run.
+  async settle() {
+    let idle = 0;
+    const started = performance.now();
+    while (performance.now() - started < REAL_LIMIT_MS) {
+      await realTick();
+      idle = ioInFlight() ? 0 : idle + 1;
+      if (idle >= QUIET_TICKS) break;
+    }
+  }
+
+  // The scripted model: every LLM call waits here for the script.
+  provider() {
+    const run = this;
+    const faux = Ai.fauxProvider
+      ? Ai.fauxProvider({ provider: "planmode", models: [{ id: "scripted", reasoning: true }] })
+      : null;
+    if (!faux) throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
+    const turn = (context) => new Promise((respond) => {
+      run.llmCalls += 1;
+      run.llm = { context, respond };
+      run.llmWaiting?.();
+    });
+    const many = [];
+    for (let i = 0; i < 10000; i++) many.push(turn);
+    faux.setResponses(many);
+    this.faux = faux;
+    return faux;
+  }
+
+  recorder() {
+    const run = this;
+    return {
+      name: "planmode-host",
+      hidden: true,
+      factory: (pi) => {
+        pi.on("tool_call", (event) => {
+          run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
+          if (BUILTIN.has(event.toolName) || !run.execute.has(event.toolCallId)) return { block: true, reason: MARKER };
+          return undefined;
+        });
+        pi.on("context", (event) => {
+          run.contexts.push(json(event.messages));
+          return undefined;
+        });
+        pi.on("input", (event) => {
+          if (event.source === "extension") run.record("pi.sendUserMessage", [event.text]);
+          return undefined;
+        });
+        pi.on("thinking_level_select", (event) => {
+          run.trace.push({ t: run.now(), thinking: event.level, previous: event.previousLevel });
+        });
+        pi.on("model_select", (event) => {
+          if (event.source === "set") run.record("pi.setModel", [{ provider: event.model?.provider, id: event.model?.id }]);
+        });
+      },
+    };
+  }
+
+  ui() {
+    const run = this;
+    const rec = (name) => (...args) => run.record(`ui.${name}`, args);
+    const ask = (name, kind) => async (...args) => {
+      let answer = run.answers.shift();
+      const entry = { t: run.now(), call: `ui.${name}`, args: json(args.filter((a) => typeof a !== "object" || Array.isArray(a))), answer: answer ?? null };
+      run.trace.push(entry);
+      if (answer === undefined && run.options.holdPrompts) {
+        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.promptOpened?.(); });
+        entry.answer = answer ?? null;
+      }
+      if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
+      if (kind === "select") {
+        const options = Array.isArray(args[1]) ? args[1] : [];
+        const label = String(answer.select ?? answer.label ?? "");
+        const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
+        if (found === undefined) run.error("ui.select", new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));
+        return found;
+      }
+      if (kind === "confirm") return Boolean(answer.confirm ?? answer.value);
+      return answer.input ?? answer.value;
+    };
+    const ui = {
+      select: ask("select", "select"),
+      confirm: ask("confirm", "confirm"),
+      input: ask("input", "input"),
+      editor: ask("editor", "input"),
+      custom: async (...args) => { run.record("ui.custom", args.slice(1)); return undefined; },
+      onTerminalInput: () => () => {},
+      getEditorText: () => run.editorText ?? "",
+      setEditorText: (text) => { run.editorText = text; run.record("ui.setEditorText", [text]); },
+      pasteToEditor: (text) => { run.editorText = text; run.record("ui.pasteToEditor", [text]); },
+      getEditorComponent: () => undefined,
+      getAllThemes: () => [],
+      getTheme: () => undefined,
+      setTheme: () => ({ success: false, error: "themes are not available in this host" }),
+      getToolsExpanded: () => false,
+      theme: {
+        fg: (c, t) => `\u001b[38;pi:${c}m${t}\u001b[39m`,
+        bg: (c, t) => `\u001b[48;pi:${c}m${t}\u001b[49m`,
+        bold: (t) => t, italic: (t) => t, underline: (t) => t, dim: (t) => t, strikethrough: (t) => t,
+      },
+    };
+    for (const name of ["notify", "setStatus", "setWidget", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator",
+      "setHiddenThinkingLabel", "setTitle", "setFooter", "setHeader", "setEditorComponent", "addAutocompleteProvider", "setToolsExpanded"]) {
+      ui[name] = rec(name);
+    }
+    return ui;
+  }
+
+  async start(step) {
+    const run = this;
+    const sb = this.sandbox;
+    const faux = this.provider();
+    const modelRuntime = await Pi.ModelRuntime.create({
+      authPath: path.join(sb.agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
+    });
+    modelRuntime.registerNativeProvider(faux.provider);
+    this.modelRuntime = modelRuntime;
+    const model = faux.getModel();
+    if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
+    const flags = new Map(Object.entries(step.flags ?? {}));
+    const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+      const services = await Pi.createAgentSessionServices({
+        cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
+        resourceLoaderOptions: {
+          additionalExtensionPaths: [run.extensionPath],
+          extensionFactories: [run.recorder()],
+          noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true,
+          systemPrompt: "You are Pi, a coding agent.",
+        },
+      });
+      const created = await Pi.createAgentSessionFromServices({
+        services, sessionManager, sessionStartEvent, model: run.session?.model ?? model, thinkingLevel: run.thinkingLevel,
+      });
+      return { ...created, services, diagnostics: services.diagnostics };
+    };
+    const sessionManager = Pi.SessionManager.inMemory(sb.cwd);
+    this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
+    for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
+    this.runtime.setRebindSession(async () => { await run.bind(); });
+    await this.bind();
+    return {};
+  }
+
+  async bind() {
+    const run = this;
+    const runtime = this.runtime;
+    const session = runtime.session;
+    if (this.session && this.session !== session) this.sessions += 1;
+    this.session = session;
+    this.unsubscribe?.();
+    this.unsubscribe = session.subscribe((event) => {
+      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+    });
+    await session.bindExtensions({
+      uiContext: this.ui(),
+      mode: "rpc",
+      commandContextActions: {
+        waitForIdle: () => session.waitForIdle(),
+        newSession: async (options) => runtime.newSession(options),
+        fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
+        navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
+        switchSession: async (file, options) => runtime.switchSession(file, options),
+        reload: async () => { await session.reload(); },
+      },
+      onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
+    });
+  }
+
+  requireSession() {
+    if (!this.session) throw new Error('no Pi session yet: the script needs a "start" step first');
+    return this.session;
+  }
+
+  // Run `promise` until it settles, an LLM call waits for the script, or a
+  // prompt opens with no answer; then let Pi's own I/O settle.
+  async until(promise, { llm = true } = {}) {
+    let watchdog;
+    const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
+    waits.push(new Promise((resolve) => { this.promptOpened = resolve; }));
+    if (llm) waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llm) resolve(); }));
+    await Promise.race(waits);
+    real.clearTimeout(watchdog);
+    this.promptOpened = null;
+    this.llmWaiting = null;
+    await this.settle();
+  }
+
+  // The open agent run's next assistant turn.
+  respond(message) {
+    const waiting = this.llm;
+    if (!waiting) return false;
+    this.llm = null;
+    waiting.respond(message);
+    return true;
+  }
+
+  async toolCall(step) {
+    this.requireSession();
+    if (!this.llm) return { refused: "no LLM call is waiting: a tool call comes from a model turn (agent_start first)" };
+    const name = String(step.tool);
+    const toolCallId = String(step.toolCallId ?? `call-${++this.callSeq}`);
+    if (step.execute) this.execute.add(toolCallId);
+    const input = step.input === undefined ? {} : json(step.input);
+    this.respond(Ai.fauxAssistantMessage(Ai.fauxToolCall(name, input, { id: toolCallId }), { stopReason: "toolUse" }));
+    await this.until(this.running ?? Promise.resolve());
+    const seen = this.calls.get(toolCallId);
+    const out = this.toolResults.get(toolCallId);
+    if (seen) {
+      const ran = out && out.text !== MARKER;
+      return { tool: name, reached: true, allowed: true, input: seen.input, ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
+    }
+    const text = out?.text ?? null;
+    const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
+    return { tool: name, reached: !refusedByPi, allowed: false, blocked: !refusedByPi, reason: text, ...(refusedByPi ? { error: text } : {}) };
+  }
+
+  async agentStart(step) {
+    const session = this.requireSession();
+    if (this.running) return { error: "an agent run is already open" };
+    const prompt = session.prompt(String(step.prompt ?? ""));
+    this.running = this.track(prompt.finally(() => { this.running = null; }));
+    await this.until(this.running);
+    return {};
+  }
+
+  async agentEnd(step) {
+    this.requireSession();
+    if (!this.llm) return { refused: "no LLM call is waiting: agent_end answers a model turn (agent_start first)" };
+    const outcome = String(step.outcome ?? "completed");
+    if (outcome === "aborted") {
+      const running = this.running;
+      await this.session.abort();
+      if (running) await this.until(running, { llm: false });
+      return {};
+    }
+    const message = outcome === "error"
+      ? Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed" })
+      : Ai.fauxAssistantMessage(String(step.reply ?? "done"));
+    this.respond(message);
+    await this.until(this.running ?? Promise.resolve());
+    return {};
+  }
+
+  state() {
+    const session = this.session;
+    let commands = [];
+    let shortcuts = [];
+    let flags = {};
+    try {
+      const runner = session?.extensionRunner;
+      commands = runner ? runner.getRegisteredCommands().map((c) => c.invocationName ?? c.name) : [];
+      flags = runner ? Object.fromEntries([...runner.getFlags()].map(([k, f]) => [k, f.default ?? null])) : {};
+    } catch (error) { this.error("state", error); }
+    return {
+      now: this.now(),
+      pi: PI_VERSION,
+      activeTools: session ? session.getActiveToolNames() : [],
+      tools: session ? session.getAllTools().map((t) => ({ name: t.name, source: t.sourceInfo?.source ?? null, ...(t.exposure ? { exposure: t.exposure } : {}) })) : [],
+      thinkingLevel: session?.thinkingLevel ?? this.thinkingLevel,
+      model: session?.model ? `${session.model.provider}/${session.model.id}` : null,
+      commands,
+      shortcuts,
+      flags,
+      sessions: this.sessions,
+      unusedAnswers: this.answers.length,
+      root: this.sandbox.root,
+      cwd: this.sandbox.cwd,
+      history: json(session?.messages ?? []),
+      systemPrompt: session?.systemPrompt ?? null,
+      llmCalls: this.llmCalls,
+    };
+  }
+
+  rootFor(step) {
+    const root = step.root ?? "agent";
+    const base = { agent: this.sandbox.agentDir, cwd: this.sandbox.cwd, home: this.sandbox.home }[root];
+    if (!base) throw new Error(`unknown root ${JSON.stringify(root)} (agent, cwd or home)`);
+    const target = path.resolve(base, String(step.path ?? ""));
+    if (!inside(this.sandbox.root, target)) throw new Error(`${step.path} is outside the sandbox`);
+    return target;
+  }
+}
+
+// ---------------------------------------------------------------- steps: one handler each
+
+const refuse = (why) => async () => ({ refused: why });
+
+Object.assign(STEPS, {
+  start: (run, step) => run.start(step),
+  command: async (run, step) => {
+    const session = run.requireSession();
+    const name = String(step.name);
+    if (!session.extensionRunner?.getCommand(name)) return { error: `unknown command /${name}` };
+    const args = String(step.args ?? "");
+    const done = run.track(session.prompt(args ? `/${name} ${args}` : `/${name}`));
+    if (step.wait === false) { await run.settle(); return {}; }
+    await run.until(done, { llm: false });
+    return {};
+  },
+  ui: async (run, step) => {
+    const answers = [...(step.answers ?? [])];
+    while (answers.length && run.openPrompts.length) run.openPrompts.shift()(answers.shift());
+    run.answers.push(...answers);
+    await run.settle();
+    return {};
+  },
+  dismiss: async (run) => {
+    const open = run.openPrompts.splice(0);
+    for (const resolve of open) resolve({ cancel: true });
+    await run.settle();
+    return { dismissed: open.length };
+  },
+  agent_start: (run, step) => run.agentStart(step),
+  // Pi emits context before every LLM call: the waiting call's context is
+  // what the model sees after every extension's context handler.
+  context: async (run) => {
+    run.requireSession();
+    if (!run.llm) return { refused: "no LLM call is waiting: Pi emits context only before an LLM call" };
+    const messages = run.contexts.at(-1) ?? [];
+    return { context: { messages }, history: messages, session: run.sessions };
+  },
+  tool_call: (run, step) => run.toolCall(step),
+  agent_end: (run, step) => run.agentEnd(step),
+  advance: async (run, step) => {
+    await clock.tickAsync(Math.max(0, Number(step.ms) || 0));
+    await run.settle();
+    return {};
+  },
+  settle: async (run) => { await run.settle(); return {}; },
+  state: async (run) => ({ state: run.state() }),
+  write_file: async (run, step) => {
+    const target = run.rootFor(step);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const content = typeof step.content === "string" ? step.content : `${JSON.stringify(step.content, null, 2)}\n`;
+    fs.writeFileSync(target, content);
+    return {};
+  },
+  edit_file: async (run, step) => {
+    const target = run.rootFor(step);
+    let doc = {};
+    try { doc = JSON.parse(fs.readFileSync(target, "utf8")); } catch { doc = {}; }
+    fs.writeFileSync(target, `${JSON.stringify({ ...doc, ...(step.set ?? {}) }, null, 2)}\n`);
+    await run.settle();
+    return {};
+  },
+  delete_file: async (run, step) => { fs.rmSync(run.rootFor(step), { force: true }); await run.settle(); return {}; },
+  thinking: async (run, step) => {
+    const session = run.requireSession();
+    session.setThinkingLevel(String(step.level));
+    await run.settle();
+    return { thinkingLevel: session.thinkingLevel };
+  },
+  reload: async (run) => {
+    const session = run.requireSession();
+    await run.until(run.track(session.reload()), { llm: false });
+    return {};
+  },
+  new_session: async (run) => {
+    run.requireSession();
+    const answer = await run.runtime.newSession();
+    await run.settle();
+    return answer ?? {};
+  },
+  set_cwd: refuse("Pi's working directory is fixed when its session starts; the host cannot move it mid-session"),
+  registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
+  set_registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
+  register_tool: refuse("a tool from another extension or Pi itself is not scripted yet in the real-Pi host"),
+  unregister_tool: refuse("Pi has no API to unregister a tool"),
+  set_active: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
+  activate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
+  deactivate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
+  expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
+  models: refuse("model catalogues and authentication behaviour are not scripted yet in the real-Pi host"),
+  set_model: refuse("model changes are not scripted yet in the real-Pi host"),
+  unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
+  shortcut: refuse("Pi dispatches shortcuts from its terminal UI, which a headless session does not have"),
+  agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
+  emit: refuse("Pi emits events itself; a script cannot emit one"),
+  queue: refuse("a follow-up prompt while streaming is not scripted yet in the real-Pi host"),
+  compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
+  restart: refuse("restarting Pi on the same session is not scripted yet in the real-Pi host"),
+  resume: refuse("resuming a session is not scripted yet in the real-Pi host"),
+  label: refuse("session labels are not scripted yet in the real-Pi host"),
+  navigate_tree: refuse("tree navigation is not scripted yet in the real-Pi host"),
+  fail_next: refuse("Pi's own API calls cannot be made to fail from outside"),
+  stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
+});
+
+// ---------------------------------------------------------------- files under the sandbox
+
+function snapshot(root) {
+  const out = new Map();
+  const walk = (dir) => {
+    let names;
+    try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) {
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) walk(full);
+      else if (d.isFile()) out.set(full, fs.readFileSync(full));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function changedFiles(root, before, after) {
+  const files = {};
+  for (const [full, bytes] of after) {
+    const old = before.get(full);
+    if (!old || !old.equals(bytes)) files[path.relative(root, full).split(path.sep).join("/")] = bytes.toString("utf8");
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------- the loop
+
+let current = null;
+
+async function runScript(request) {
+  const sandbox = request.sandbox;
+  for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
+    if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
+    if (key !== "root" && !inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
+  }
+  for (const key of ["cwd", "home", "agentDir", "tmp"]) fs.mkdirSync(sandbox[key], { recursive: true });
+  clock.reset();
+  clock.setSystemTime(EPOCH);
+  process.env.HOME = sandbox.home;
+  process.env.USERPROFILE = sandbox.home;
+  process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
+  process.env.TMPDIR = sandbox.tmp;
+  process.chdir(sandbox.cwd);
+  const before = snapshot(sandbox.root);
+  const run = new Run(request);
+  current = run;
+  const results = [];
+  try {
+    for (const step of request.script ?? []) {
+      const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
+      results.push(record);
+      const handler = STEPS[step?.do];
+      if (!handler) throw new Error(`unknown step ${JSON.stringify(step?.do)}; steps: ${Object.keys(STEPS).join(", ")}`);
+      try {
+        Object.assign(record, (await handler(run, step)) ?? {}, { pending: false, doneAt: run.now() });
+      } catch (error) {
+        Object.assign(record, { pending: false, threw: errorText(error), doneAt: run.now() });
+      }
+      record.traceTo = run.trace.length;
+      if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${step?.do} ${JSON.stringify(record).slice(0, 300)}\n`);
+    }
+    const state = run.state();
+    const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs: [] };
+  } finally {
+    await close(run);
+    current = null;
+  }
+}
+
+async function close(run) {
+  for (const resolve of run.openPrompts.splice(0)) resolve({ cancel: true });
+  // An open agent run ends with a plain reply, then the session goes.
+  for (let i = 0; i < 5 && run.llm; i++) {
+    run.respond(Ai.fauxAssistantMessage("done"));
+    await run.settle();
+  }
+  try { if (run.session && !run.session.isIdle) await run.session.abort(); } catch (error) { run.error("close", error); }
+  run.unsubscribe?.();
+  try { await run.runtime?.dispose(); } catch (error) { run.error("close", error); }
+  clock.reset();
+}
+
+function hello() {
+  return {
+    host: "pytest-planmode real Pi host", hostVersion: HOST_VERSION, pi: PI_VERSION, real: true,
+    node: process.version, api: { steps: Object.keys(STEPS) },
+  };
+}
+
+async function main() {
+  const out = (obj) => protocolWrite(`${JSON.stringify(obj)}\n`);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let request;
+    try { request = JSON.parse(line); } catch (error) { out({ id: null, error: `not JSON: ${errorText(error)}` }); continue; }
+    const id = request?.id ?? null;
+    try {
+      if (request.op === "hello") out({ id, ok: hello() });
+      else if (request.op === "run") out({ id, ok: await runScript(request) });
+      else out({ id, error: `unknown op ${JSON.stringify(request.op)} (hello or run)` });
+    } catch (error) {
+      out({ id, error: errorText(error) });
+    }
+  }
+}
+
+process.on("unhandledRejection", (error) => { if (current) current.error("unhandled rejection", error); });
+void STALE_PATTERN;
+main();
