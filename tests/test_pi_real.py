@@ -1,0 +1,332 @@
+"""The real-Pi host (`--planmode-pi=VERSION`): the installer, the host's
+protocol, Pi's own behaviour where the mock host differs from it, and a
+sample of each pi-plan-mode translation on the example extension.
+
+These tests need the pinned Pi releases installed (`planmode pi install
+0.84.2 1.6.0`); without them they fail and say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_planmode.hosts.pi import install
+from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, PiHost, Sandbox
+from pytest_planmode.matching import mismatches
+from pytest_planmode.targets.base import TargetError
+from pytest_planmode.targets.pi_target import PiTarget
+from tests.pi_examples import PLAN_EXAMPLE, case, planted
+
+VERSIONS = install.VERSIONS
+
+
+def installed(version: str) -> install.Installation:
+    try:
+        return install.find(version)
+    except install.InstallError as exc:
+        pytest.fail(f"{exc} (the real-Pi tests need `{install.install_command(list(VERSIONS))}`)")
+
+
+# ---------------------------------------------------------------- the installer
+
+
+def test_the_manifest_pins_the_whole_pi_family_to_the_version() -> None:
+    manifest = install.manifest("1.6.0")
+    deps = manifest["dependencies"]
+    assert isinstance(deps, dict) and deps[install.PACKAGE] == "1.6.0"
+    overrides = manifest["overrides"]
+    assert isinstance(overrides, dict)
+    assert {"@earendil-works/pi-ai", "@earendil-works/pi-agent-core", "@earendil-works/pi-tui"} <= set(
+        overrides
+    )
+    assert set(overrides.values()) == {"1.6.0"}
+
+
+def test_a_missing_version_names_the_install_command(tmp_path: Path) -> None:
+    with pytest.raises(install.InstallError, match=r"run `planmode pi install 1\.6\.0`"):
+        install.find("1.6.0", tmp_path)
+
+
+def test_a_target_on_a_missing_version_is_a_clear_target_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(install.CACHE_ENV, str(tmp_path))
+    with pytest.raises(
+        TargetError,
+        match=r"--planmode-pi=0\.84\.2: Pi 0\.84\.2 is not installed .*planmode pi install 0\.84\.2",
+    ):
+        PiTarget(str(PLAN_EXAMPLE), pi="0.84.2")
+
+
+@pytest.mark.parametrize("bad", ["latest", "1.6", "1.6.0; rm -rf /", ""])
+def test_a_malformed_version_is_refused(bad: str) -> None:
+    with pytest.raises(install.InstallError, match="is not a Pi version"):
+        install.check_version(bad)
+
+
+def test_only_1x_needs_node_22() -> None:
+    assert not install.needs_node22("0.84.2")
+    assert install.needs_node22("1.6.0")
+    assert install.needs_node22("0.87.1")
+
+
+def test_an_unreachable_registry_is_reported_and_leaves_nothing(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        install.CACHE_ENV: str(tmp_path / "cache"),
+        "npm_config_registry": "http://127.0.0.1:9/",
+        "npm_config_fetch_retries": "0",
+        "npm_config_cache": str(tmp_path / "npm"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_planmode.cli", "pi", "install", "0.84.2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "npm could not install @earendil-works/pi-coding-agent@0.84.2" in done.stderr
+    assert "registry can be reached" in done.stderr
+    assert not (tmp_path / "cache" / "pi-0.84.2").exists()
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == []
+
+
+# ---------------------------------------------------------------- the host itself
+
+
+class Real:
+    """One real-host process for a Pi version; `run` runs a script."""
+
+    def __init__(self, version: str, parent: Path) -> None:
+        found = installed(version)
+        self.host = PiHost(found.node, timeout=120, script=REAL_HOST_SCRIPT, script_args=(str(found.root),))
+        self.parent = parent
+
+    def run(self, extension: Path, script: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
+        sandbox = Sandbox.create(self.parent)
+        try:
+            return self.host.run(extension, sandbox, script, options)
+        finally:
+            sandbox.remove()
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
+    host = Real(request.param, tmp_path_factory.mktemp("real"))
+    yield host
+    host.host.close()
+
+
+def extension(tmp: Path, source: str, name: str = "ext.mjs") -> Path:
+    path = tmp / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+PLAN_AND_RUN = [
+    {"do": "start"},
+    {"do": "agent_start", "prompt": "go"},
+    {"do": "context"},
+]
+
+
+def test_the_handshake_names_the_pi_version(real: Real) -> None:
+    hello = real.host.start()
+    assert hello["real"] is True
+    assert hello["pi"] in VERSIONS
+    assert hello["pi"] == real.host.script_args[0].rsplit("pi-", 1)[1]
+
+
+def test_d1_a_truthy_block_blocks(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, 'export default (pi) => { pi.on("tool_call", () => ({ block: "yes" })); };')
+    answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
+    call = answer["results"][-1]
+    assert call["reached"] is True and call["allowed"] is False
+
+
+def test_d2_a_block_without_reason_reads_tool_execution_was_blocked(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, 'export default (pi) => { pi.on("tool_call", () => ({ block: true })); };')
+    answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
+    assert answer["results"][-1]["reason"] == "Tool execution was blocked"
+
+
+def test_d3_context_handlers_share_one_copy(real: Real, tmp_path: Path) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.on("context", (event) => { event.messages.push({ role: "user", content: "added in place", timestamp: 0 }); });
+          pi.on("context", (event) => { event.messages.push({ role: "user", content: "and again", timestamp: 0 }); });
+        };
+        """,
+    )
+    answer = real.run(ext, PLAN_AND_RUN)
+    seen = [m["content"] for m in answer["results"][-1]["context"]["messages"]]
+    assert seen[-2:] == ["added in place", "and again"]
+
+
+COUNTER = """
+let evaluations = 0;
+evaluations += 1;
+export default (pi) => {
+  pi.registerCommand("count", { handler: async (_args, ctx) => ctx.ui.notify(String(evaluations), "info") });
+};
+"""
+
+
+def test_d7_an_mjs_extension_is_evaluated_once_per_process(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, COUNTER)
+    script = [{"do": "start"}, {"do": "command", "name": "count"}]
+    counts = [real.run(ext, script)["trace"][-1]["args"][0] for _ in range(2)]
+    assert counts[1] == counts[0]
+
+
+def test_d7_a_ts_extension_is_evaluated_again_by_each_runtime_and_reload(real: Real, tmp_path: Path) -> None:
+    ext = extension(
+        tmp_path, COUNTER.replace("let evaluations = 0;", "let evaluations: number = 0;"), "ext.ts"
+    )
+    script = [
+        {"do": "start"},
+        {"do": "command", "name": "count"},
+        {"do": "reload"},
+        {"do": "command", "name": "count"},
+    ]
+    answer = real.run(ext, script)
+    notes = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
+    assert notes == ["1", "1"]
+
+
+def test_d12_the_edit_tool_takes_pis_own_shape(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, "export default () => {};")
+    edits = {"path": "a.txt", "edits": [{"oldText": "a", "newText": "b"}]}
+    answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "edit", "input": edits}])
+    call = answer["results"][-1]
+    assert call["reached"] is True and call["allowed"] is True
+
+
+def test_d15_a_new_session_resets_the_active_tools(real: Real, tmp_path: Path) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.registerCommand("narrow", { handler: async () => pi.setActiveTools(["read"]) });
+        };
+        """,
+    )
+    script = [
+        {"do": "start"},
+        {"do": "command", "name": "narrow"},
+        {"do": "state"},
+        {"do": "new_session"},
+        {"do": "state"},
+    ]
+    answer = real.run(ext, script)
+    assert answer["results"][2]["state"]["activeTools"] == ["read"]
+    assert answer["results"][4]["state"]["activeTools"] == ["read", "bash", "edit", "write"]
+
+
+def test_an_inactive_tool_never_reaches_tool_call(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, "export default () => {};")
+    answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "grep", "input": {"pattern": "x"}}])
+    call = answer["results"][-1]
+    assert call["reached"] is False and call["allowed"] is False
+    assert call["error"].startswith("Tool grep not found")
+
+
+def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, "export default () => {};")
+    answer = real.run(ext, [{"do": "start"}, {"do": "shortcut", "key": "ctrl+p"}])
+    assert "terminal UI" in answer["results"][-1]["refused"]
+
+
+def test_a_tool_call_outside_a_model_turn_is_refused(real: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, "export default () => {};")
+    answer = real.run(ext, [{"do": "start"}, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
+    assert "model turn" in answer["results"][-1]["refused"]
+
+
+def test_virtual_time_runs_an_extension_timer_without_waiting(real: Real, tmp_path: Path) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.registerCommand("later", { handler: async (_a, ctx) => {
+            setTimeout(() => ctx.ui.notify("fired at " + (Date.now() - Date.UTC(2026, 0, 1)), "info"), 5000);
+          } });
+        };
+        """,
+    )
+    answer = real.run(
+        ext, [{"do": "start"}, {"do": "command", "name": "later"}, {"do": "advance", "ms": 6000}]
+    )
+    notes = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
+    assert notes == ["fired at 5000"]
+
+
+# ---------------------------------------------------------------- the example through each translation
+
+
+def example_target(version: str) -> PiTarget:
+    installed(version)
+    target = PiTarget(str(PLAN_EXAMPLE), pi=version)
+    target.handshake()
+    return target
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def example(request: pytest.FixtureRequest) -> Iterator[PiTarget]:
+    target = example_target(request.param)
+    yield target
+    target.close()
+
+
+def test_the_report_names_the_real_pi(example: PiTarget) -> None:
+    host = example.hello_answer["implementation"]["host"]
+    assert host.startswith(f"Pi {example.pi_version} (real")
+
+
+#: A sample of cases per translation the real host answers, and their
+#: expected verdict on the example (True: it passes).
+SAMPLE = {
+    "planmode.bash.grammar.operators.ls-pwd": True,
+    "planmode.bash.default.tool.rm-rf": True,
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(SAMPLE))
+def test_a_sample_of_cases_through_real_pi(example: PiTarget, case_id: str) -> None:
+    c = case(case_id)
+    outcome = example.request(c.operation, c.input)
+    assert outcome.kind == "output", outcome.message
+    assert (mismatches(c.expect, outcome.output) == []) is SAMPLE[case_id]
+
+
+def test_a_planted_bug_fails_through_real_pi(tmp_path: Path) -> None:
+    entry = planted(tmp_path, 'const BASH_SAFE = new Set(["ls",', 'const BASH_SAFE = new Set(["rm", "ls",')
+    for version in VERSIONS:
+        installed(version)
+        target = PiTarget(str(entry), pi=version)
+        try:
+            target.handshake()
+            c = case("planmode.bash.default.tool.rm-rf")
+            outcome = target.request(c.operation, c.input)
+            assert outcome.kind == "output", outcome.message
+            assert mismatches(c.expect, outcome.output), f"Pi {version}: the planted bug went unnoticed"
+        finally:
+            target.close()
+
+
+def test_expectations_file_is_json() -> None:
+    # The example's expectations are shared by the mock and the real hosts.
+    data = json.loads((PLAN_EXAMPLE.parent / "planmode-expectations.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
