@@ -30,6 +30,7 @@
 
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
@@ -82,6 +83,13 @@ const Pi = await import(codingAgent.url);
 const Ai = await import(entryOf("@earendil-works/pi-ai").url);
 const PI_VERSION = codingAgent.version;
 
+// Pi's TypeScript loader (jiti) keeps transpiled modules under
+// $TMPDIR/jiti; each run's TMPDIR is its sandbox's, so every sandbox links
+// jiti/ to one directory of this process: a module is transpiled once per
+// process, not once per run (it is still evaluated by every new runtime).
+const JITI_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-jiti-"));
+process.on("exit", () => fs.rmSync(JITI_CACHE, { recursive: true, force: true }));
+
 const STEPS = {};
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 const json = (value) => {
@@ -119,6 +127,9 @@ class Run {
     this.execute = new Set();
     this.faux = null;
     this.running = null; // the prompt promise of the open agent run
+    this.catalogue = null; // models of a `models` step (before start)
+    this.current = null;
+    this.extraTools = []; // Pi built-ins a `register_tool` step activates at start
   }
 
   now() { return Date.now() - EPOCH; }
@@ -143,13 +154,12 @@ class Run {
     }
   }
 
-  // The scripted model: every LLM call waits here for the script.
-  provider() {
+  // The scripted model: every LLM call waits here for the script. One
+  // faux provider per provider of the catalogue (a `models` step), else
+  // one scripted model.
+  providers() {
     const run = this;
-    const faux = Ai.fauxProvider
-      ? Ai.fauxProvider({ provider: "planmode", models: [{ id: "scripted", reasoning: true }] })
-      : null;
-    if (!faux) throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
+    if (typeof Ai.fauxProvider !== "function") throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
     const turn = (context) => new Promise((respond) => {
       run.llmCalls += 1;
       run.llm = { context, respond };
@@ -157,9 +167,18 @@ class Run {
     });
     const many = [];
     for (let i = 0; i < 10000; i++) many.push(turn);
-    faux.setResponses(many);
-    this.faux = faux;
-    return faux;
+    const byProvider = new Map();
+    for (const m of this.catalogue ?? [{ provider: "planmode", id: "scripted" }]) {
+      if (!byProvider.has(m.provider)) byProvider.set(m.provider, []);
+      byProvider.get(m.provider).push({ id: String(m.id), name: m.name, reasoning: m.reasoning !== false });
+    }
+    const handles = [];
+    for (const [provider, models] of byProvider) {
+      const faux = Ai.fauxProvider({ provider, models });
+      faux.setResponses(many);
+      handles.push(faux);
+    }
+    return handles;
   }
 
   recorder() {
@@ -244,13 +263,16 @@ class Run {
   async start(step) {
     const run = this;
     const sb = this.sandbox;
-    const faux = this.provider();
+    const handles = this.providers();
     const modelRuntime = await Pi.ModelRuntime.create({
       authPath: path.join(sb.agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
     });
-    modelRuntime.registerNativeProvider(faux.provider);
+    for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
     this.modelRuntime = modelRuntime;
-    const model = faux.getModel();
+    const [provider, ...rest] = String(this.current ?? "").split("/");
+    const model = handles.map((h) => h.getModel(rest.join("/"))).find((m) => m && m.provider === provider)
+      ?? handles[0].getModel();
+    const tools = this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
@@ -266,10 +288,12 @@ class Run {
       });
       const created = await Pi.createAgentSessionFromServices({
         services, sessionManager, sessionStartEvent, model: run.session?.model ?? model, thinkingLevel: run.thinkingLevel,
+        ...(tools ? { tools } : {}),
       });
       return { ...created, services, diagnostics: services.diagnostics };
     };
-    const sessionManager = Pi.SessionManager.inMemory(sb.cwd);
+    this.createRuntime = createRuntime;
+    const sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
@@ -407,6 +431,14 @@ class Run {
     };
   }
 
+  builtins() {
+    if (!this.builtinNames) {
+      const names = Object.keys(Pi).filter((k) => /^create[A-Za-z]+ToolDefinition$/.test(k)).map((k) => k.slice(6, -14).toLowerCase());
+      this.builtinNames = new Set(names);
+    }
+    return this.builtinNames;
+  }
+
   rootFor(step) {
     const root = step.root ?? "agent";
     const base = { agent: this.sandbox.agentDir, cwd: this.sandbox.cwd, home: this.sandbox.home }[root];
@@ -497,27 +529,95 @@ Object.assign(STEPS, {
     await run.settle();
     return answer ?? {};
   },
-  set_cwd: refuse("Pi's working directory is fixed when its session starts; the host cannot move it mid-session"),
+  set_cwd: async (run, step) => {
+    if (run.session) return { refused: "Pi's working directory is fixed when its session starts; the host cannot move it mid-session" };
+    const target = path.resolve(String(step.path ?? ""));
+    if (!inside(run.sandbox.root, target)) return { error: `${step.path} is outside the sandbox` };
+    fs.mkdirSync(target, { recursive: true });
+    run.sandbox = { ...run.sandbox, cwd: target };
+    process.chdir(target);
+    return {};
+  },
+  models: async (run, step) => {
+    if (run.session) return { refused: "the model catalogue is Pi's own once its session starts; the host sets it only before" };
+    for (const [key, auth] of Object.entries(step.auth ?? {})) {
+      if (auth?.ok === false || auth?.delay) return { refused: `authentication behaviour for ${key} (failures, latency) is not scripted in the real-Pi host` };
+    }
+    if (step.behaviour && Object.keys(step.behaviour).length) return { refused: "model behaviour (latency, refusals) is not scripted in the real-Pi host" };
+    if (step.available || step.scoped) return { refused: "available and scoped models are not scripted in the real-Pi host" };
+    run.catalogue = [...(run.catalogue ?? []), ...(step.catalogue ?? []).map((m) => ({ ...m }))];
+    if (step.current) run.current = String(step.current);
+    return {};
+  },
+  register_tool: async (run, step) => {
+    const name = String(step.name);
+    const source = step.source ?? "builtin";
+    if (run.session || !(source === "builtin" || source === "built-in")) {
+      return { refused: "a tool of another extension or registered mid-session is not scripted in the real-Pi host" };
+    }
+    if (!run.builtins().has(name)) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool` };
+    if (step.active !== false) run.extraTools.push(name);
+    return {};
+  },
+  queue: async (run, step) => {
+    const session = run.requireSession();
+    if (!run.running) return { refused: "no agent run is streaming: a queued prompt waits for one" };
+    run.track(session.prompt(String(step.prompt ?? ""), { streamingBehavior: "followUp" }));
+    await run.settle();
+    return {};
+  },
+  resume: async (run, step) => {
+    run.requireSession();
+    if (Array.isArray(step.entries)) return { refused: "a stored session with given entries is not scripted in the real-Pi host" };
+    const file = run.session.sessionFile;
+    if (!file || !fs.existsSync(file)) return { refused: "Pi has not written this session to a file yet (it does after the first assistant reply): there is nothing to resume" };
+    const answer = await run.runtime.switchSession(file);
+    await run.settle();
+    return answer ?? {};
+  },
+  restart: async (run) => {
+    run.requireSession();
+    const sessionManager = run.session.sessionManager;
+    const file = run.session.sessionFile;
+    run.unsubscribe?.();
+    await run.runtime.dispose();
+    const reopened = file && fs.existsSync(file) ? Pi.SessionManager.open(file, run.sandbox.sessionDir) : sessionManager;
+    run.session = null;
+    run.runtime = await Pi.createAgentSessionRuntime(run.createRuntime, { cwd: run.sandbox.cwd, agentDir: run.sandbox.agentDir, sessionManager: reopened });
+    run.runtime.setRebindSession(async () => { await run.bind(); });
+    await run.bind();
+    return {};
+  },
+  label: async (run, step) => {
+    const session = run.requireSession();
+    const targetId = session.sessionManager.getLeafId();
+    if (!targetId) return { refused: "an empty session has no entry to label" };
+    session.sessionManager.appendLabelChange(targetId, String(step.label));
+    return { targetId };
+  },
+  navigate_tree: async (run, step) => {
+    const session = run.requireSession();
+    if (step.label === undefined) return { refused: "navigating to a scripted branch is not scripted in the real-Pi host" };
+    const manager = session.sessionManager;
+    const entry = manager.getEntries().filter((e) => e.type === "label" && e.label === step.label).at(-1);
+    if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
+    const done = run.track(session.navigateTree(entry.targetId, {}));
+    await run.until(done, { llm: false });
+    return {};
+  },
   registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
   set_registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
-  register_tool: refuse("a tool from another extension or Pi itself is not scripted yet in the real-Pi host"),
   unregister_tool: refuse("Pi has no API to unregister a tool"),
   set_active: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
   activate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
   deactivate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
   expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
-  models: refuse("model catalogues and authentication behaviour are not scripted yet in the real-Pi host"),
   set_model: refuse("model changes are not scripted yet in the real-Pi host"),
   unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
   shortcut: refuse("Pi dispatches shortcuts from its terminal UI, which a headless session does not have"),
   agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
   emit: refuse("Pi emits events itself; a script cannot emit one"),
-  queue: refuse("a follow-up prompt while streaming is not scripted yet in the real-Pi host"),
   compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
-  restart: refuse("restarting Pi on the same session is not scripted yet in the real-Pi host"),
-  resume: refuse("resuming a session is not scripted yet in the real-Pi host"),
-  label: refuse("session labels are not scripted yet in the real-Pi host"),
-  navigate_tree: refuse("tree navigation is not scripted yet in the real-Pi host"),
   fail_next: refuse("Pi's own API calls cannot be made to fail from outside"),
   stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
 });
@@ -559,6 +659,7 @@ async function runScript(request) {
     if (key !== "root" && !inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
   }
   for (const key of ["cwd", "home", "agentDir", "tmp"]) fs.mkdirSync(sandbox[key], { recursive: true });
+  try { fs.symlinkSync(JITI_CACHE, path.join(sandbox.tmp, "jiti")); } catch { /* already linked */ }
   clock.reset();
   clock.setSystemTime(EPOCH);
   process.env.HOME = sandbox.home;
