@@ -28,6 +28,7 @@
 // `/reload`: the process is reused across runs and recycled by the client.
 // A step Pi cannot express is refused with {refused: "why"}.
 
+import events from "node:events";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -44,6 +45,9 @@ const REAL_LIMIT_MS = 20000;
 const QUIET_TICKS = 3;
 const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
 const STALE_PATTERN = /stale/i;
+
+// A run's abort signal collects a listener per LLM call.
+events.defaultMaxListeners = 200;
 
 // Pi 0.84's undici calls markAsUncloneable (Node >= 22.10).
 if (typeof worker_threads.markAsUncloneable !== "function") worker_threads.markAsUncloneable = () => {};
@@ -333,11 +337,13 @@ class Run {
 
   // Run `promise` until it settles, an LLM call waits for the script, or a
   // prompt opens with no answer; then let Pi's own I/O settle.
-  async until(promise, { llm = true } = {}) {
+  async until(promise) {
     let watchdog;
+    const calls = this.llmCalls;
     const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
     waits.push(new Promise((resolve) => { this.promptOpened = resolve; }));
-    if (llm) waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llm) resolve(); }));
+    // A new LLM call (the run the step started, or the next turn) waits for the script.
+    waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llmCalls > calls) resolve(); }));
     await Promise.race(waits);
     real.clearTimeout(watchdog);
     this.promptOpened = null;
@@ -354,6 +360,17 @@ class Run {
     return true;
   }
 
+  // Pi aborts the open run of a session it leaves: the waiting LLM call
+  // ends aborted, and the run with it.
+  async abortOpenRun() {
+    const session = this.session;
+    if (!session || session.isIdle) return;
+    const aborting = this.track(session.abort());
+    this.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
+    await this.until(aborting);
+    this.running = null;
+  }
+
   async toolCall(step) {
     this.requireSession();
     if (!this.llm) return { refused: "no LLM call is waiting: a tool call comes from a model turn (agent_start first)" };
@@ -362,7 +379,7 @@ class Run {
     if (step.execute) this.execute.add(toolCallId);
     const input = step.input === undefined ? {} : json(step.input);
     this.respond(Ai.fauxAssistantMessage(Ai.fauxToolCall(name, input, { id: toolCallId }), { stopReason: "toolUse" }));
-    await this.until(this.running ?? Promise.resolve());
+    await this.until(this.running ?? this.session.waitForIdle());
     const seen = this.calls.get(toolCallId);
     const out = this.toolResults.get(toolCallId);
     if (seen) {
@@ -390,14 +407,14 @@ class Run {
     if (outcome === "aborted") {
       const running = this.running;
       await this.session.abort();
-      if (running) await this.until(running, { llm: false });
+      if (running) await this.until(running);
       return {};
     }
     const message = outcome === "error"
       ? Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed" })
       : Ai.fauxAssistantMessage(String(step.reply ?? "done"));
     this.respond(message);
-    await this.until(this.running ?? Promise.resolve());
+    await this.until(this.running ?? this.session.waitForIdle());
     return {};
   }
 
@@ -462,7 +479,7 @@ Object.assign(STEPS, {
     const args = String(step.args ?? "");
     const done = run.track(session.prompt(args ? `/${name} ${args}` : `/${name}`));
     if (step.wait === false) { await run.settle(); return {}; }
-    await run.until(done, { llm: false });
+    await run.until(done);
     return {};
   },
   ui: async (run, step) => {
@@ -520,13 +537,14 @@ Object.assign(STEPS, {
   },
   reload: async (run) => {
     const session = run.requireSession();
-    await run.until(run.track(session.reload()), { llm: false });
+    await run.until(run.track(session.reload()));
     return {};
   },
   new_session: async (run) => {
     run.requireSession();
-    const answer = await run.runtime.newSession();
-    await run.settle();
+    await run.abortOpenRun();
+    let answer;
+    await run.until(run.track(run.runtime.newSession().then((a) => { answer = a; })));
     return answer ?? {};
   },
   set_cwd: async (run, step) => {
@@ -571,14 +589,16 @@ Object.assign(STEPS, {
     if (Array.isArray(step.entries)) return { refused: "a stored session with given entries is not scripted in the real-Pi host" };
     const file = run.session.sessionFile;
     if (!file || !fs.existsSync(file)) return { refused: "Pi has not written this session to a file yet (it does after the first assistant reply): there is nothing to resume" };
-    const answer = await run.runtime.switchSession(file);
-    await run.settle();
+    await run.abortOpenRun();
+    let answer;
+    await run.until(run.track(run.runtime.switchSession(file).then((a) => { answer = a; })));
     return answer ?? {};
   },
   restart: async (run) => {
     run.requireSession();
     const sessionManager = run.session.sessionManager;
     const file = run.session.sessionFile;
+    await run.abortOpenRun();
     run.unsubscribe?.();
     await run.runtime.dispose();
     const reopened = file && fs.existsSync(file) ? Pi.SessionManager.open(file, run.sandbox.sessionDir) : sessionManager;
@@ -602,7 +622,7 @@ Object.assign(STEPS, {
     const entry = manager.getEntries().filter((e) => e.type === "label" && e.label === step.label).at(-1);
     if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
     const done = run.track(session.navigateTree(entry.targetId, {}));
-    await run.until(done, { llm: false });
+    await run.until(done);
     return {};
   },
   registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
@@ -730,6 +750,8 @@ async function main() {
       out({ id, error: errorText(error) });
     }
   }
+  // End of input: whatever an extension left open (watchers, sockets) ends too.
+  process.exit(0);
 }
 
 process.on("unhandledRejection", (error) => { if (current) current.error("unhandled rejection", error); });
