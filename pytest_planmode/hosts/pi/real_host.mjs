@@ -134,6 +134,9 @@ class Run {
     this.catalogue = null; // models of a `models` step (before start)
     this.current = null;
     this.extraTools = []; // Pi built-ins a `register_tool` step activates at start
+    this.builtinsListed = false; // a `registry` step names the active built-ins
+    this.companions = []; // extension files standing for other extensions' tools
+    this.inactive = new Set(); // their tools listed inactive
   }
 
   now() { return Date.now() - EPOCH; }
@@ -191,6 +194,7 @@ class Run {
       name: "planmode-host",
       hidden: true,
       factory: (pi) => {
+        run.hostPi = pi;
         pi.on("tool_call", (event) => {
           run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
           if (BUILTIN.has(event.toolName) || !run.execute.has(event.toolCallId)) return { block: true, reason: MARKER };
@@ -276,7 +280,7 @@ class Run {
     const [provider, ...rest] = String(this.current ?? "").split("/");
     const model = handles.map((h) => h.getModel(rest.join("/"))).find((m) => m && m.provider === provider)
       ?? handles[0].getModel();
-    const tools = this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
+    const tools = this.builtinsListed ? [...this.extraTools] : this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
@@ -302,6 +306,9 @@ class Run {
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
     await this.bind();
+    if (this.inactive.size && this.hostPi) {
+      this.hostPi.setActiveTools(this.session.getActiveToolNames().filter((n) => !this.inactive.has(n)));
+    }
     return {};
   }
 
@@ -377,7 +384,14 @@ class Run {
     const name = String(step.tool);
     const toolCallId = String(step.toolCallId ?? `call-${++this.callSeq}`);
     if (step.execute) this.execute.add(toolCallId);
-    const input = step.input === undefined ? {} : json(step.input);
+    let input = step.input === undefined ? {} : json(step.input);
+    // `validate: false`: the script gives only the arguments that matter to
+    // it; Pi checks the tool's schema before tool_call, so the host supplies
+    // placeholders for the required arguments it leaves out.
+    if (step.validate === false) {
+      const schema = this.session.getAllTools().find((t) => t.name === name)?.parameters;
+      if (schema) input = { ...placeholder(schema), ...input };
+    }
     this.respond(Ai.fauxAssistantMessage(Ai.fauxToolCall(name, input, { id: toolCallId }), { stopReason: "toolUse" }));
     await this.until(this.running ?? this.session.waitForIdle());
     const seen = this.calls.get(toolCallId);
@@ -446,6 +460,55 @@ class Run {
       systemPrompt: session?.systemPrompt ?? null,
       llmCalls: this.llmCalls,
     };
+  }
+
+  hostTools(tools, replace) {
+    const companions = { "user-extension": [], "project-extension": [] };
+    const builtins = [];
+    for (const t of tools) {
+      const name = String(t.name);
+      const source = t.source ?? "builtin";
+      if (source === "builtin" || source === "built-in") {
+        if (!this.builtins().has(name)) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool` };
+        if (t.exposure !== undefined && t.exposure !== null && t.exposure !== "direct") return { refused: `Pi's built-in ${name} is direct; its exposure is Pi's own` };
+        builtins.push({ name, active: t.active !== false });
+      } else if (source in companions) {
+        if (t.exposure !== undefined && t.exposure !== null && !this.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+        companions[source].push({ name, active: t.active !== false, exposure: t.exposure ?? undefined, properties: t.properties ?? {} });
+      } else {
+        return { refused: `a tool from ${source} is not scripted in the real-Pi host` };
+      }
+    }
+    if (replace) {
+      // Pi always has its built-ins: those the registry does not list are inactive.
+      this.extraTools = builtins.filter((b) => b.active).map((b) => b.name);
+      this.builtinsListed = true;
+    } else {
+      for (const b of builtins) if (b.active) this.extraTools.push(b.name);
+    }
+    for (const [source, list] of Object.entries(companions)) {
+      if (!list.length) continue;
+      const dir = source === "user-extension" ? path.join(this.sandbox.agentDir, "extensions") : path.join(this.sandbox.cwd, ".pi", "extensions");
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.mjs`);
+      fs.writeFileSync(file, companionSource(list));
+      this.companions.push(file);
+      for (const t of list) if (!t.active) this.inactive.add(t.name);
+    }
+    return {};
+  }
+
+  hasExposure() {
+    const [major] = PI_VERSION.split(".").map(Number);
+    return major >= 1;
+  }
+
+  async setActive(change) {
+    const session = this.requireSession();
+    if (!this.hostPi) return { refused: "the host's own extension did not load" };
+    this.hostPi.setActiveTools(change(session.getActiveToolNames()));
+    await this.settle();
+    return { active: session.getActiveToolNames() };
   }
 
   builtins() {
@@ -568,15 +631,22 @@ Object.assign(STEPS, {
     return {};
   },
   register_tool: async (run, step) => {
-    const name = String(step.name);
-    const source = step.source ?? "builtin";
-    if (run.session || !(source === "builtin" || source === "built-in")) {
-      return { refused: "a tool of another extension or registered mid-session is not scripted in the real-Pi host" };
-    }
-    if (!run.builtins().has(name)) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool` };
-    if (step.active !== false) run.extraTools.push(name);
-    return {};
+    if (run.session) return { refused: "a tool registered mid-session by another extension is not scripted in the real-Pi host" };
+    return run.hostTools([step], false);
   },
+  // Pi's tools before it starts: its own built-ins (those listed active are
+  // enabled) and tools of other extensions, written as extension files where
+  // Pi discovers them (user: the agent directory, project: .pi/ in cwd).
+  registry: async (run, step) => {
+    if (run.session) return { refused: "Pi's registry is its own once its session starts" };
+    return run.hostTools(step.tools ?? [], true);
+  },
+  set_registry: refuse("Pi has no API to unregister a tool: its registry cannot shrink mid-session"),
+  // Another extension changes the active set (the host's inline extension
+  // calls pi.setActiveTools, as any extension may).
+  set_active: async (run, step) => run.setActive(() => (step.tools ?? []).map(String)),
+  activate: async (run, step) => run.setActive((active) => [...active, ...(step.names ?? []).map(String)]),
+  deactivate: async (run, step) => run.setActive((active) => active.filter((n) => !(step.names ?? []).includes(n))),
   queue: async (run, step) => {
     const session = run.requireSession();
     if (!run.running) return { refused: "no agent run is streaming: a queued prompt waits for one" };
@@ -625,12 +695,7 @@ Object.assign(STEPS, {
     await run.until(done);
     return {};
   },
-  registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
-  set_registry: refuse("Pi's built-in tool registry is Pi's own; the host cannot replace it"),
   unregister_tool: refuse("Pi has no API to unregister a tool"),
-  set_active: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
-  activate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
-  deactivate: refuse("changing active tools from outside the extension is not scripted yet in the real-Pi host"),
   expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
   set_model: refuse("model changes are not scripted yet in the real-Pi host"),
   unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
@@ -641,6 +706,43 @@ Object.assign(STEPS, {
   fail_next: refuse("Pi's own API calls cannot be made to fail from outside"),
   stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
 });
+
+// A value a JSON schema accepts, with every required property filled.
+function placeholder(schema, depth = 0) {
+  if (!schema || typeof schema !== "object" || depth > 5) return undefined;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (schema.anyOf ?? schema.oneOf) return placeholder((schema.anyOf ?? schema.oneOf)[0], depth + 1);
+  if (type === "object" || schema.properties) {
+    const out = {};
+    for (const key of schema.required ?? []) out[key] = placeholder(schema.properties?.[key], depth + 1);
+    return out;
+  }
+  if (type === "array") return Array.from({ length: Number(schema.minItems ?? 0) }, () => placeholder(schema.items, depth + 1));
+  if (type === "number" || type === "integer") return Number(schema.minimum ?? 1);
+  if (type === "boolean") return false;
+  if (schema.enum) return schema.enum[0];
+  if (schema.const !== undefined) return schema.const;
+  return "placeholder";
+}
+
+// An extension file registering tools that stand for another extension's.
+function companionSource(tools) {
+  const defs = tools.map((t) => {
+    const properties = Object.fromEntries(Object.entries(t.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
+    return {
+      name: t.name, label: t.name, description: `${t.name} (extension tool)`,
+      parameters: { type: "object", properties, required: Object.keys(properties) },
+      ...(t.exposure && t.exposure !== "direct" ? { exposure: t.exposure } : {}),
+    };
+  });
+  return `const TOOLS = ${JSON.stringify(defs)};
+export default function (pi) {
+  for (const tool of TOOLS) {
+    pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
+  }
+}
+`;
+}
 
 // ---------------------------------------------------------------- files under the sandbox
 
