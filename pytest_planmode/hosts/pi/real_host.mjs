@@ -30,7 +30,7 @@
 
 import events from "node:events";
 import fs from "node:fs";
-import { createRequire } from "node:module";
+import module, { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -93,6 +93,81 @@ const PI_VERSION = codingAgent.version;
 // process, not once per run (it is still evaluated by every new runtime).
 const JITI_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-jiti-"));
 process.on("exit", () => fs.rmSync(JITI_CACHE, { recursive: true, force: true }));
+
+// ---------------------------------------------------------------- containment
+// Writes through node:fs outside the run's sandbox root are refused and
+// traced ({escape}); with options.traceWrites, files written inside it are
+// traced ({write, path[, real]}) relative to the root: where an export went.
+
+const realFs = { ...fs };
+const realFsp = { ...fs.promises };
+const WRITERS = {
+  writeFile: [0], appendFile: [0], mkdir: [0], rm: [0], rmdir: [0], unlink: [0], rename: [0, 1],
+  copyFile: [1], symlink: [1], link: [1], truncate: [0], cp: [1], chmod: [0], utimes: [0],
+};
+const TRACED_WRITES = { writeFile: 0, writeFileSync: 0, rename: 1, renameSync: 1, copyFile: 1, copyFileSync: 1, link: 1, linkSync: 1 };
+const writesFlags = (flags) => (typeof flags === "string" ? /[wax+]/.test(flags) : typeof flags === "number" && (flags & 3) !== 0);
+const pathArg = (target) => String(target instanceof URL ? target.pathname : target);
+
+function traceWrite(name, args) {
+  const run = current;
+  const index = TRACED_WRITES[name];
+  if (!run || index === undefined || !run.options.traceWrites || typeof args[index] !== "string") return;
+  const target = path.resolve(args[index]);
+  if (!inside(run.sandbox.root, target) || inside(run.sandbox.sessionDir, target)) return;
+  const rel = (p) => path.relative(run.sandbox.root, p).split(path.sep).join("/");
+  let landed = target;
+  try { landed = path.join(realFs.realpathSync(path.dirname(target)), path.basename(target)); } catch { landed = target; }
+  run.trace.push({ t: run.now(), write: name, path: rel(target), ...(landed !== target ? { real: rel(landed) } : {}) });
+}
+
+function refusal(run, name, target) {
+  run.trace.push({ t: run.now(), escape: name, path: String(target) });
+  const error = new Error(`EACCES: permission denied, ${name} '${target}' (outside the sandbox)`);
+  error.code = "EACCES";
+  return error;
+}
+
+function guarded(name, positions, fn, kind, opener = false) {
+  return function guard(...args) {
+    const run = current;
+    if (opener && !writesFlags(args[1])) return fn.apply(this, args);
+    traceWrite(opener ? "writeFile" : name, args);
+    if (run) {
+      for (const index of positions) {
+        const target = args[index];
+        if (target === undefined || typeof target === "number" || inside(run.sandbox.root, pathArg(target)) || inside(JITI_CACHE, pathArg(target))) continue;
+        const error = refusal(run, name, target);
+        if (kind === "promise") return Promise.reject(error);
+        const cb = args.findLast((a) => typeof a === "function");
+        if (kind === "callback" && cb) { real.setImmediate(() => cb(error)); return undefined; }
+        throw error;
+      }
+    }
+    return fn.apply(this, args);
+  };
+}
+
+for (const [name, positions] of Object.entries(WRITERS)) {
+  if (typeof realFs[name] === "function") fs[name] = guarded(name, positions, realFs[name], "callback");
+  if (typeof realFs[`${name}Sync`] === "function") fs[`${name}Sync`] = guarded(`${name}Sync`, positions, realFs[`${name}Sync`], "sync");
+  if (typeof realFsp[name] === "function") fs.promises[name] = guarded(name, positions, realFsp[name], "promise");
+}
+fs.open = guarded("open", [0], realFs.open, "callback", true);
+fs.openSync = guarded("openSync", [0], realFs.openSync, "sync", true);
+fs.promises.open = guarded("open", [0], realFsp.open, "promise", true);
+module.syncBuiltinESMExports();
+
+function directories(root) {
+  const out = new Set();
+  const walk = (dir) => {
+    let names;
+    try { names = realFs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) if (d.isDirectory()) { out.add(path.join(dir, d.name)); walk(path.join(dir, d.name)); }
+  };
+  walk(root);
+  return out;
+}
 
 const STEPS = {};
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
@@ -280,7 +355,7 @@ class Run {
     const [provider, ...rest] = String(this.current ?? "").split("/");
     const model = handles.map((h) => h.getModel(rest.join("/"))).find((m) => m && m.provider === provider)
       ?? handles[0].getModel();
-    const tools = this.builtinsListed ? [...this.extraTools] : this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
+    const tools = !this.builtinsListed && this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
@@ -306,8 +381,16 @@ class Run {
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
     await this.bind();
-    if (this.inactive.size && this.hostPi) {
-      this.hostPi.setActiveTools(this.session.getActiveToolNames().filter((n) => !this.inactive.has(n)));
+    if ((this.inactive.size || this.builtinsListed) && this.hostPi) {
+      // The registry's active set: Pi's built-ins as listed, listed tools
+      // not active left out, every other tool (the extension's) kept.
+      const builtins = this.builtins();
+      const listedActive = new Set(this.listedActive ?? []);
+      let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
+      if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
+      const all = new Set(this.session.getAllTools().map((t) => t.name));
+      for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
+      this.hostPi.setActiveTools(active);
     }
     return {};
   }
@@ -482,6 +565,7 @@ class Run {
     if (replace) {
       // Pi always has its built-ins: those the registry does not list are inactive.
       this.extraTools = builtins.filter((b) => b.active).map((b) => b.name);
+      this.listedActive = tools.filter((t) => t.active !== false).map((t) => String(t.name));
       this.builtinsListed = true;
     } else {
       for (const b of builtins) if (b.active) this.extraTools.push(b.name);
@@ -489,9 +573,9 @@ class Run {
     for (const [source, list] of Object.entries(companions)) {
       if (!list.length) continue;
       const dir = source === "user-extension" ? path.join(this.sandbox.agentDir, "extensions") : path.join(this.sandbox.cwd, ".pi", "extensions");
-      fs.mkdirSync(dir, { recursive: true });
+      realFs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.mjs`);
-      fs.writeFileSync(file, companionSource(list));
+      realFs.writeFileSync(file, companionSource(list));
       this.companions.push(file);
       for (const t of list) if (!t.active) this.inactive.add(t.name);
     }
@@ -578,20 +662,20 @@ Object.assign(STEPS, {
   state: async (run) => ({ state: run.state() }),
   write_file: async (run, step) => {
     const target = run.rootFor(step);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    realFs.mkdirSync(path.dirname(target), { recursive: true });
     const content = typeof step.content === "string" ? step.content : `${JSON.stringify(step.content, null, 2)}\n`;
-    fs.writeFileSync(target, content);
+    realFs.writeFileSync(target, content);
     return {};
   },
   edit_file: async (run, step) => {
     const target = run.rootFor(step);
     let doc = {};
     try { doc = JSON.parse(fs.readFileSync(target, "utf8")); } catch { doc = {}; }
-    fs.writeFileSync(target, `${JSON.stringify({ ...doc, ...(step.set ?? {}) }, null, 2)}\n`);
+    realFs.writeFileSync(target, `${JSON.stringify({ ...doc, ...(step.set ?? {}) }, null, 2)}\n`);
     await run.settle();
     return {};
   },
-  delete_file: async (run, step) => { fs.rmSync(run.rootFor(step), { force: true }); await run.settle(); return {}; },
+  delete_file: async (run, step) => { realFs.rmSync(run.rootFor(step), { force: true }); await run.settle(); return {}; },
   thinking: async (run, step) => {
     const session = run.requireSession();
     session.setThinkingLevel(String(step.level));
@@ -614,7 +698,7 @@ Object.assign(STEPS, {
     if (run.session) return { refused: "Pi's working directory is fixed when its session starts; the host cannot move it mid-session" };
     const target = path.resolve(String(step.path ?? ""));
     if (!inside(run.sandbox.root, target)) return { error: `${step.path} is outside the sandbox` };
-    fs.mkdirSync(target, { recursive: true });
+    realFs.mkdirSync(target, { recursive: true });
     run.sandbox = { ...run.sandbox, cwd: target };
     process.chdir(target);
     return {};
@@ -736,10 +820,16 @@ function companionSource(tools) {
     };
   });
   return `const TOOLS = ${JSON.stringify(defs)};
+// Registered once every extension has loaded, and only under names no
+// extension registered (the extension under test owns its own tools).
 export default function (pi) {
-  for (const tool of TOOLS) {
-    pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
-  }
+  pi.on("session_start", () => {
+    const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin").map((t) => t.name));
+    for (const tool of TOOLS) {
+      if (taken.has(tool.name)) continue;
+      pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
+    }
+  });
 }
 `;
 }
@@ -780,8 +870,8 @@ async function runScript(request) {
     if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
     if (key !== "root" && !inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
   }
-  for (const key of ["cwd", "home", "agentDir", "tmp"]) fs.mkdirSync(sandbox[key], { recursive: true });
-  try { fs.symlinkSync(JITI_CACHE, path.join(sandbox.tmp, "jiti")); } catch { /* already linked */ }
+  for (const key of ["cwd", "home", "agentDir", "tmp"]) realFs.mkdirSync(sandbox[key], { recursive: true });
+  try { realFs.symlinkSync(JITI_CACHE, path.join(sandbox.tmp, "jiti")); } catch { /* already linked */ }
   clock.reset();
   clock.setSystemTime(EPOCH);
   process.env.HOME = sandbox.home;
@@ -790,6 +880,7 @@ async function runScript(request) {
   process.env.TMPDIR = sandbox.tmp;
   process.chdir(sandbox.cwd);
   const before = snapshot(sandbox.root);
+  const dirsBefore = directories(sandbox.root);
   const run = new Run(request);
   current = run;
   const results = [];
@@ -809,7 +900,9 @@ async function runScript(request) {
     }
     const state = run.state();
     const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
-    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs: [] };
+    const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d) && !inside(sandbox.sessionDir, d))
+      .map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
+    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs };
   } finally {
     await close(run);
     current = null;
