@@ -45,6 +45,7 @@ const REAL_LIMIT_MS = 20000;
 const QUIET_TICKS = 3;
 const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
 const STALE_PATTERN = /stale/i;
+const ALL_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 // A run's abort signal collects a listener per LLM call.
 events.defaultMaxListeners = 200;
@@ -258,6 +259,14 @@ class Run {
     for (const [provider, models] of byProvider) {
       const faux = Ai.fauxProvider({ provider, models });
       faux.setResponses(many);
+      // A catalogue model supports the thinking levels it lists, else all
+      // seven (Pi's map names the levels beyond high a model supports).
+      for (const model of faux.models) {
+        const entry = (this.catalogue ?? []).find((m) => m.provider === provider && String(m.id) === model.id);
+        if (!entry || !model.reasoning) continue;
+        const listed = Array.isArray(entry.thinkingLevels) ? entry.thinkingLevels.map(String) : null;
+        model.thinkingLevelMap = Object.fromEntries(ALL_LEVELS.map((level) => [level, listed && !listed.includes(level) ? null : level]));
+      }
       handles.push(faux);
     }
     return handles;
@@ -418,6 +427,16 @@ class Run {
       },
       onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
     });
+    this.recordShortcuts();
+  }
+
+  // What each load of the extension registered as shortcuts, as calls.
+  recordShortcuts() {
+    for (const ext of this.session?.extensionRunner?.extensions ?? []) {
+      for (const [key, shortcut] of ext.shortcuts ?? []) {
+        if (!String(ext.path ?? "").startsWith("<inline:")) this.record("pi.registerShortcut", [key, { description: shortcut.description }]);
+      }
+    }
   }
 
   requireSession() {
@@ -643,6 +662,17 @@ Object.assign(STEPS, {
     return { dismissed: open.length };
   },
   agent_start: (run, step) => run.agentStart(step),
+  // A key press: Pi's interactive mode calls the extension's shortcut
+  // handler with a fresh context; its own thinking cycle is not bound here.
+  shortcut: async (run, step) => {
+    const session = run.requireSession();
+    if (step.thinkingCycle) return { refused: "Pi's own key bindings (the thinking cycle) belong to its terminal UI" };
+    const runner = session.extensionRunner;
+    const shortcut = runner.getShortcuts({}).get(String(step.key).toLowerCase());
+    if (!shortcut) return { error: `no shortcut ${step.key}`, thinkingCycled: false };
+    await run.until(run.track(Promise.resolve(shortcut.handler(runner.createContext()))));
+    return { thinkingCycled: false };
+  },
   // Pi emits context before every LLM call: the waiting call's context is
   // what the model sees after every extension's context handler.
   context: async (run) => {
@@ -685,6 +715,7 @@ Object.assign(STEPS, {
   reload: async (run) => {
     const session = run.requireSession();
     await run.until(run.track(session.reload()));
+    run.recordShortcuts();
     return {};
   },
   new_session: async (run) => {
@@ -783,7 +814,6 @@ Object.assign(STEPS, {
   expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
   set_model: refuse("model changes are not scripted yet in the real-Pi host"),
   unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
-  shortcut: refuse("Pi dispatches shortcuts from its terminal UI, which a headless session does not have"),
   agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
   emit: refuse("Pi emits events itself; a script cannot emit one"),
   compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
