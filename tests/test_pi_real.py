@@ -245,8 +245,8 @@ def test_an_inactive_tool_never_reaches_tool_call(real: Real, tmp_path: Path) ->
 
 def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: Real, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
-    answer = real.run(ext, [{"do": "start"}, {"do": "shortcut", "key": "ctrl+p"}])
-    assert "terminal UI" in answer["results"][-1]["refused"]
+    answer = real.run(ext, [{"do": "start"}, {"do": "emit", "event": "session_start", "payload": {}}])
+    assert "Pi emits events itself" in answer["results"][-1]["refused"]
 
 
 def test_a_tool_call_outside_a_model_turn_is_refused(real: Real, tmp_path: Path) -> None:
