@@ -430,8 +430,11 @@ class Run {
     this.recordShortcuts();
   }
 
-  // What each load of the extension registered as shortcuts, as calls.
+  // What each load of the extension registered (tools, shortcuts), as calls.
   recordShortcuts() {
+    for (const tool of this.session?.getAllTools() ?? []) {
+      if (tool.sourceInfo?.path === this.extensionPath) this.record("pi.registerTool", [{ name: tool.name }]);
+    }
     for (const ext of this.session?.extensionRunner?.extensions ?? []) {
       for (const [key, shortcut] of ext.shortcuts ?? []) {
         if (!String(ext.path ?? "").startsWith("<inline:")) this.record("pi.registerShortcut", [key, { description: shortcut.description }]);
@@ -593,7 +596,7 @@ class Run {
       if (!list.length) continue;
       const dir = source === "user-extension" ? path.join(this.sandbox.agentDir, "extensions") : path.join(this.sandbox.cwd, ".pi", "extensions");
       realFs.mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.mjs`);
+      const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.js`);
       realFs.writeFileSync(file, companionSource(list));
       this.companions.push(file);
       for (const t of list) if (!t.active) this.inactive.add(t.name);
@@ -852,13 +855,15 @@ function companionSource(tools) {
   return `const TOOLS = ${JSON.stringify(defs)};
 // Registered once every extension has loaded, and only under names no
 // extension registered (the extension under test owns its own tools).
+// A tool named like one of Pi's built-ins overrides it at load, as an
+// extension's does.
+const BUILTIN = new Set(${JSON.stringify([...BUILTIN])});
+const register = (pi, tool) => pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
 export default function (pi) {
+  for (const tool of TOOLS) if (BUILTIN.has(tool.name)) register(pi, tool);
   pi.on("session_start", () => {
     const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin").map((t) => t.name));
-    for (const tool of TOOLS) {
-      if (taken.has(tool.name)) continue;
-      pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
-    }
+    for (const tool of TOOLS) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(pi, tool);
   });
 }
 `;
