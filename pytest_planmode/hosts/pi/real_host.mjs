@@ -92,8 +92,13 @@ const PI_VERSION = codingAgent.version;
 // $TMPDIR/jiti; each run's TMPDIR is its sandbox's, so every sandbox links
 // jiti/ to one directory of this process: a module is transpiled once per
 // process, not once per run (it is still evaluated by every new runtime).
-const JITI_CACHE = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-jiti-"));
-process.on("exit", () => fs.rmSync(JITI_CACHE, { recursive: true, force: true }));
+// Pi's credential file goes there too (one per run): it is not a file the
+// extension wrote.
+const HOST_TMP = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-pi-host-"));
+const JITI_CACHE = path.join(HOST_TMP, "jiti");
+fs.mkdirSync(JITI_CACHE);
+process.on("exit", () => fs.rmSync(HOST_TMP, { recursive: true, force: true }));
+let runCount = 0;
 
 // ---------------------------------------------------------------- containment
 // Writes through node:fs outside the run's sandbox root are refused and
@@ -137,7 +142,7 @@ function guarded(name, positions, fn, kind, opener = false) {
     if (run) {
       for (const index of positions) {
         const target = args[index];
-        if (target === undefined || typeof target === "number" || inside(run.sandbox.root, pathArg(target)) || inside(JITI_CACHE, pathArg(target))) continue;
+        if (target === undefined || typeof target === "number" || inside(run.sandbox.root, pathArg(target)) || inside(HOST_TMP, pathArg(target))) continue;
         const error = refusal(run, name, target);
         if (kind === "promise") return Promise.reject(error);
         const cb = args.findLast((a) => typeof a === "function");
@@ -357,7 +362,7 @@ class Run {
     const sb = this.sandbox;
     const handles = this.providers();
     const modelRuntime = await Pi.ModelRuntime.create({
-      authPath: path.join(sb.agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
+      authPath: (this.authPath = path.join(HOST_TMP, `auth-${++runCount}.json`)), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
     });
     for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
     this.modelRuntime = modelRuntime;
@@ -399,6 +404,10 @@ class Run {
       if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
       const all = new Set(this.session.getAllTools().map((t) => t.name));
       for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
+      // In the registry's order, then the extension's own.
+      const order = [...(this.listedActive ?? []), ...this.extraTools];
+      const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+      active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
       this.hostPi.setActiveTools(active);
     }
     return {};
@@ -954,6 +963,7 @@ async function close(run) {
   try { if (run.session && !run.session.isIdle) await run.session.abort(); } catch (error) { run.error("close", error); }
   run.unsubscribe?.();
   try { await run.runtime?.dispose(); } catch (error) { run.error("close", error); }
+  if (run.authPath) realFs.rmSync(run.authPath, { force: true });
   clock.reset();
 }
 
