@@ -946,7 +946,8 @@ async function runScript(request) {
     const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
     const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d) && !inside(sandbox.sessionDir, d))
       .map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
-    return { results, trace: run.trace, errors: run.errors, state, files, createdDirs };
+    // Copies: what Pi does while the host closes the run is not the run's.
+    return { results, trace: run.trace.slice(), errors: run.errors.slice(), state, files, createdDirs };
   } finally {
     await close(run);
     current = null;
