@@ -494,7 +494,14 @@ class Run {
 
   async toolCall(step) {
     this.requireSession();
-    if (!this.llm) return { refused: "no LLM call is waiting: a tool call comes from a model turn (agent_start first)" };
+    // A tool call comes from a model turn: outside a run, the host opens one
+    // (an empty prompt) whose first turn makes the call.
+    let opened = false;
+    if (!this.llm && !this.running && this.session.isIdle) {
+      await this.agentStart({ prompt: "" });
+      opened = true;
+    }
+    if (!this.llm) return { refused: "no LLM call is waiting: a tool call comes from a model turn" };
     const name = String(step.tool);
     const toolCallId = String(step.toolCallId ?? `call-${++this.callSeq}`);
     if (step.execute) this.execute.add(toolCallId);
@@ -512,7 +519,7 @@ class Run {
     const out = this.toolResults.get(toolCallId);
     if (seen) {
       const ran = out && out.text !== MARKER;
-      return { tool: name, reached: true, allowed: true, input: seen.input, ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
+      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
     }
     const text = out?.text ?? null;
     const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
