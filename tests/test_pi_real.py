@@ -541,3 +541,38 @@ def test_d9_a_follow_up_while_streaming_is_delivered_in_the_same_run(real: Real,
     assert answer["results"][-1]["state"]["llmCalls"] == 2
     history = answer["results"][-1]["state"]["history"]
     assert [m["role"] for m in history if m["role"] != "system"][:3] == ["user", "assistant", "user"]
+
+
+@pytest.mark.whole_suite
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_example_through_real_pi_on_the_whole_pi_plan_mode_suite(version: str) -> None:
+    """The documented example command, through real Pi: every pi-plan-mode
+    case passes, is a listed expected failure, or is answered unsupported."""
+    installed(version)
+    root = PLAN_EXAMPLE.parent
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--planmode-target=pi:{PLAN_EXAMPLE}",
+            f"--planmode-pi={version}",
+            f"--planmode-expectations={root / 'planmode-expectations.json'}",
+            *(
+                [f"--planmode-expectations={root / 'planmode-expectations-pi-1.6.json'}"]
+                if version == "1.6.0"
+                else []
+            ),
+            str(Path(install.__file__).resolve().parents[2] / "fixtures" / "planmode"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+        check=False,
+    )
+    tail = "\n".join(done.stdout.splitlines()[-15:])
+    assert done.returncode == 0, tail
+    assert " passed" in tail and " failed" not in tail, tail
