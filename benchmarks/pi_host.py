@@ -1,6 +1,14 @@
-"""What running an extension through the mock Pi host costs, and where.
+"""What running an extension through a Pi host costs, and where.
 
-    python benchmarks/pi_host.py [--cases N] [--repeat R]
+    python benchmarks/pi_host.py [--cases N] [--repeat R] [--pi mock,0.84.2,1.6.0]
+
+First, side by side: cases per second and the host's peak resident memory
+for the example extension (`examples/pi-extension/index.mjs`) through the
+mock host and each real Pi named by `--pi` (installed with `planmode pi
+install`), for the multi-module TypeScript example
+(`examples/pi-extension-ts/index.ts`) through each real Pi, and for `exec:`
+on the reference; the same `planmode.bash.check` cases for all (host start-up
+and handshake excluded; median of R rounds).
 
 The same suite cases (the fixture cases of `planmode.bash.check` and
 `planmode.powershell.check`) are sent, side by side in one run, to
@@ -107,12 +115,78 @@ def process_start(repeat: int) -> float:
     return statistics.median(times)
 
 
+TS_EXAMPLE = EXAMPLE.parent.parent / "pi-extension-ts" / "index.ts"
+
+
+def peak_rss_mb(host: PiHost) -> float | None:
+    """The host process's peak resident memory (Linux), in MB."""
+    proc = host._proc
+    if proc is None:
+        return None
+    try:
+        status = Path(f"/proc/{proc.pid}/status").read_text(encoding="ascii")
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+def side_by_side(hosts: list[str], cases: int, repeat: int) -> None:
+    """Cases/s and peak RSS per host and extension, with exec: alongside."""
+    requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation == "planmode.bash.check"][
+        :cases
+    ]
+    rows: list[tuple[str, float, float | None]] = []
+    for which in hosts:
+        for entry in (EXAMPLE, TS_EXAMPLE):
+            if which == "mock" and entry.suffix == ".ts":
+                continue  # the mock needs a TypeScript loader (tsx) of its own
+            target = PiTarget(str(entry), timeout=120, pi=which)
+            try:
+                target.handshake()
+                rates = [rate(target, requests) for _ in range(repeat)]
+                rows.append(
+                    (
+                        f"pi:{entry.parent.name}/{entry.name} on {which}",
+                        statistics.median(rates),
+                        peak_rss_mb(target.host),
+                    )
+                )
+            finally:
+                target.close()
+    exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
+    try:
+        exec_target.handshake()
+        rows.append(
+            (
+                "exec:python -m pytest_planmode.serve",
+                statistics.median(rate(exec_target, requests) for _ in range(repeat)),
+                None,
+            )
+        )
+    finally:
+        exec_target.close()
+    print(f"{len(requests)} planmode.bash.check cases, median of {repeat} rounds")
+    print(f"  {'target':52s} {'cases/s':>9s} {'peak RSS':>10s}")
+    for name, value, rss in rows:
+        print(f"  {name:52s} {value:9.1f} {'' if rss is None else f'{rss:7.0f} MB':>10s}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=300, help="cases per round (default 300)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--compare", action="store_true", help="also run with the host's cheap wins off")
+    parser.add_argument(
+        "--pi", default="mock,0.84.2,1.6.0", help="hosts side by side (default mock,0.84.2,1.6.0)"
+    )
+    parser.add_argument("--side-by-side-only", action="store_true", help="skip the mock's breakdown")
     args = parser.parse_args()
+    side_by_side([h.strip() for h in args.pi.split(",") if h.strip()], args.cases, args.repeat)
+    if args.side_by_side_only:
+        return
     requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation in OPERATIONS][: args.cases]
     pi = PiTarget(str(EXAMPLE), timeout=60)
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)

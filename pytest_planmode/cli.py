@@ -9,6 +9,7 @@
     planmode validate FILE                check a pi-plan-mode.json or opl-modes.json
     planmode report summary|diff|badge|html FILE ...   views of a JSON report
     planmode check ...                    decide one command (see `planmode check -h`)
+    planmode pi install [VERSION ...]     install the real Pi for pi: targets (0.84.2, 1.6.0)
 
 Exit status: 0 success, 1 a check found problems (or a command was blocked),
 2 usage error.
@@ -358,6 +359,11 @@ def build_parser() -> argparse.ArgumentParser:
     from pytest_planmode.reports.cli import add_report_command
 
     add_report_command(sub)
+
+    # The real Pi for pi: targets (pytest_planmode/hosts/pi/install.py).
+    from pytest_planmode.hosts.pi.cli import add_pi_command
+
+    add_pi_command(sub)
 
     try:
         from pytest_planmode.cli_check import add_check_command

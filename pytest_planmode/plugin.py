@@ -56,6 +56,13 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "to load TypeScript extensions.",
     ),
     (
+        "pi",
+        {"metavar": "WHICH"},
+        "Which Pi hosts pi: targets: 'mock' (default; the kit's model of Pi 0.84.2) or a real "
+        "Pi release, '0.84.2' or '1.6.0', installed beforehand with 'planmode pi install "
+        "VERSION'. Cases whose steps the real Pi cannot take are reported unsupported.",
+    ),
+    (
         "expectations",
         {"metavar": "[NAME=]FILE", "action": "append"},
         "JSON file mapping case id -> reason for cases the target is known to fail. They run "

@@ -132,6 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # The project's own tests draw the same examples on every run (the
     # derandomized profile), so a newcomer's first run is the CI run.
     hypothesis_profiles.register()
+    config.addinivalue_line("markers", "whole_suite: runs a whole example through a target (slow)")
     if not config.getoption("hypothesis_profile", None):
         hypothesis_profiles.load(hypothesis_profiles.CI)
     # The fast gate, the slowest tests listed under CI, and a line while a

@@ -40,5 +40,6 @@ def resolve_target(
         from pytest_planmode.targets.pi_target import PiTarget
 
         node = (option("pi-node") if option else None) or "node"
-        return PiTarget(spec[len("pi:") :].strip(), node=str(node), timeout=timeout)
+        pi = option("pi") if option else None
+        return PiTarget(spec[len("pi:") :].strip(), node=str(node), timeout=timeout, pi=pi)
     raise TargetError(f"unknown target {spec!r}: expected {KINDS}")

@@ -1,4 +1,4 @@
-"""`pi:<extension entry module>`: run a Pi extension itself through the mock Pi host.
+"""`pi:<extension entry module>`: run a Pi extension itself through a Pi host.
 
 No code from the extension's author: each case is translated once, in the
 kit (`pytest_planmode/targets/pi/`), into a host script; the host loads the
@@ -7,9 +7,17 @@ extension did; the translation reads the operation's effect fields from that.
 The target declares ``"observes": "effects"``: it never reports the
 reference's explanations (reasons, codes, internal state).
 
+Which Pi hosts the extension is the user's choice, `--planmode-pi=WHICH`
+(ini `planmode_pi`): `mock` (the default: the kit's model of Pi 0.84.2,
+`hosts/pi/host.mjs`) or a Pi release, `0.84.2` or `1.6.0`, installed with
+`planmode pi install VERSION` and run by `hosts/pi/real_host.mjs` inside the
+real Pi runtime. A step the real Pi cannot take answers the case
+`unsupported` with the host's reason.
+
 One host process serves the session (so one per xdist worker). The Node
-command that runs the host is `node` unless `--planmode-pi-node=CMD` (ini
-`planmode_pi_node`) names another, such as `tsx` for TypeScript extensions.
+command that runs the mock host is `node` unless `--planmode-pi-node=CMD` (ini
+`planmode_pi_node`) names another, such as `tsx` for TypeScript extensions;
+the real host runs on the Node its install chose (Pi loads TypeScript itself).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_planmode import PROTOCOL_VERSION
-from pytest_planmode.hosts.pi.client import HostError, PiHost, Sandbox
+from pytest_planmode.hosts.pi import install
+from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, HostError, PiHost, Sandbox
 from pytest_planmode.targets.base import Handshake, Outcome, TargetError, parse_handshake
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
 from pytest_planmode.targets.pi.translation import ExtensionError
@@ -35,6 +44,12 @@ EXTENSIONS = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
 #: creating and removing a sandbox's few directories there costs a small
 #: fraction of what it costs on disk (see benchmarks/pi_host.py).
 MEMORY_SCRATCH = "/dev/shm"
+#: `--planmode-pi` values besides a Pi version.
+MOCK = "mock"
+DEFAULT_PI = MOCK
+#: Runs per real-host process before it is replaced (each run leaves about
+#: 0.14 MB behind in Pi's runtime).
+RECYCLE_EVERY = 400
 
 
 def scratch_parent() -> str | None:
@@ -59,8 +74,11 @@ def _package(entry: Path) -> dict[str, Any]:
 
 
 class PiTarget:
-    def __init__(self, entry: str, *, node: str = "node", timeout: float = 5.0) -> None:
+    def __init__(
+        self, entry: str, *, node: str = "node", timeout: float = 5.0, pi: str | None = None
+    ) -> None:
         self.description = f"pi:{entry}"
+        which = (pi or DEFAULT_PI).strip()
         if not entry:
             raise TargetError("pi: needs the path of the extension's entry module, e.g. pi:src/index.mjs")
         path = Path(entry).expanduser().resolve()
@@ -71,7 +89,24 @@ class PiTarget:
                 f"pi:{entry}: expected a JavaScript or TypeScript module ({', '.join(EXTENSIONS)})"
             )
         self.entry = path
-        self.host = PiHost(node, timeout=max(timeout, 5.0))
+        #: The Pi release hosting the extension, or None for the mock host.
+        self.pi_version: str | None = None
+        if which == MOCK:
+            self.host = PiHost(node, timeout=max(timeout, 5.0))
+        else:
+            try:
+                found = install.find(install.check_version(which))
+            except install.InstallError as exc:
+                raise TargetError(f"--planmode-pi={which}: {exc}") from None
+            self.pi_version = found.version
+            # Importing Pi takes seconds; a run may wait on its 20 s watchdog.
+            self.host = PiHost(
+                found.node,
+                timeout=max(timeout, 60.0),
+                script=REAL_HOST_SCRIPT,
+                script_args=(str(found.root),),
+                recycle_every=RECYCLE_EVERY,
+            )
         self._scratch: Path | None = None
         self.commands: frozenset[str] = frozenset()
         self.hello_answer: dict[str, Any] = {}
@@ -101,7 +136,10 @@ class PiTarget:
                 "version": str(package.get("version") or ""),
                 "language": language,
                 "host": (
-                    f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} "
+                    f"Pi {hello.get('pi')} (real; host {hello.get('hostVersion')}) "
+                    f"on Node {hello.get('node')}"
+                    if hello.get("real")
+                    else f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} "
                     f"on Node {hello.get('node')}"
                 ),
             },
@@ -143,6 +181,13 @@ class PiTarget:
             script = translation.script(payload, sandbox)
             answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
             run = HostRun.from_answer(answer)
+            refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
+            if refused:
+                step, why = refused[0]
+                return Outcome(
+                    "unsupported",
+                    message=f"Pi {self.pi_version} cannot take the case's {step} step: {why}",
+                )
             escapes = [entry for entry in run.trace if "escape" in entry]
             if escapes:
                 first = escapes[0]

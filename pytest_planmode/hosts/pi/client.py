@@ -8,10 +8,12 @@ only below its own sandbox root.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -22,6 +24,11 @@ from typing import IO, Any
 from pytest_planmode.pipe_lines import EOF, Flood, LineReader
 
 HOST_SCRIPT = Path(__file__).with_name("host.mjs")
+#: The host that runs extensions inside an installed real Pi (install.py).
+REAL_HOST_SCRIPT = Path(__file__).with_name("real_host.mjs")
+#: Seconds a host gets to exit after its input closes before its process
+#: group is killed.
+GRACE = 2.0
 STDERR_TAIL = 2000
 #: The longest answer line the client takes from the host (a run's trace).
 MAX_ANSWER = 256 << 20
@@ -79,9 +86,22 @@ class PiHost:
     """One host process: `node host.mjs` (or the configured Node command,
     e.g. `tsx` for TypeScript extensions)."""
 
-    def __init__(self, node: str = "node", *, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        node: str = "node",
+        *,
+        timeout: float = 30.0,
+        script: Path = HOST_SCRIPT,
+        script_args: tuple[str, ...] = (),
+        recycle_every: int = 0,
+    ) -> None:
         self.node = node
         self.timeout = timeout
+        self.script = script
+        self.script_args = script_args
+        #: Start a new process after this many runs (0: never), bounding the
+        #: memory a long-lived Pi runtime accumulates.
+        self.recycle_every = recycle_every
         self._proc: subprocess.Popen[bytes] | None = None
         self._reader: LineReader | None = None
         self._stderr: IO[bytes] | None = None
@@ -103,7 +123,7 @@ class PiHost:
             raise HostError(f"the Pi host's node command {self.node!r} cannot be parsed: {exc}") from None
         if not words:
             raise HostError("the Pi host's node command is empty (expected e.g. 'node' or 'tsx')")
-        return [*words, str(HOST_SCRIPT)]
+        return [*words, str(self.script), *self.script_args]
 
     def start(self) -> dict[str, Any]:
         """Start the process (if needed) and return its handshake."""
@@ -145,7 +165,9 @@ class PiHost:
     ) -> dict[str, Any]:
         """Run one host script in a fresh runtime; the host's answer (results,
         trace, errors, state, files written under the sandbox)."""
-        if self.process_per_run and self._runs > 0:
+        if (self.process_per_run and self._runs > 0) or (
+            self.recycle_every and self._runs >= self.recycle_every
+        ):
             self.close()
         self.start()
         message = {
@@ -225,10 +247,17 @@ class PiHost:
             try:
                 if proc.stdin is not None:
                     proc.stdin.close()
-                status = proc.wait(timeout=5)
+                status = proc.wait(timeout=GRACE)
             except (OSError, subprocess.TimeoutExpired):
-                proc.kill()
+                # A run stuck in microtasks ignores SIGTERM: the whole group
+                # (the host and whatever it started) is killed.
+                _kill_group(proc.pid, signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.5)
+                _kill_group(proc.pid, signal.SIGKILL)
                 proc.wait()
+            # Children the host left behind share its process group.
+            _kill_group(proc.pid, signal.SIGKILL)
             if reader is not None:
                 reader.stopping.set()
                 reader.thread.join(1.0)
@@ -238,3 +267,8 @@ class PiHost:
             self._stderr.close()
             self._stderr = None
         return status
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

@@ -1,0 +1,6 @@
+export interface Verdict {
+  allowed: boolean;
+  reason: string;
+}
+
+export type Segment = readonly string[];

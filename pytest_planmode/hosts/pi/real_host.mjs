@@ -1,0 +1,1007 @@
+// The real-Pi host: runs host scripts against one Pi extension loaded by the
+// real Pi runtime (an installed @earendil-works/pi-coding-agent release).
+//
+//   node real_host.mjs PI_INSTALL_ROOT
+//
+// It speaks the same JSON Lines as the mock host (host.mjs):
+//
+//   {"id": 1, "op": "hello"}
+//     -> {"id": 1, "ok": {"host": ..., "pi": VERSION, "real": true, "api": {"steps": [...]}}}
+//   {"id": 2, "op": "run", "extension": PATH, "sandbox": {...}, "script": [STEP, ...], "options": {...}}
+//     -> {"id": 2, "ok": {"results": [...], "trace": [...], "errors": [...], "state": {...}, "files": {...}}}
+//   a request that fails as a whole -> {"id": N, "error": "what went wrong"}
+//
+// Each run builds a new Pi session runtime with Pi's SDK, the way Pi's rpc
+// mode does: settings in memory (no compaction, no retry), no skills, prompt
+// templates, themes or context files, a fixed system prompt, the extension
+// loaded from its path and, loaded last, the host's own inline extension
+// (the recorder). Assistant turns come from pi-ai's scripted faux provider:
+// each LLM call waits for the script's next `tool_call` or `agent_end` step,
+// so tool calls always come from a model turn. Allowed built-in tools never
+// run: the recorder, last in the `tool_call` chain, records that the call
+// passed every earlier handler and blocks it with a marker reason.
+// Extension tools run only when the step says `execute: true`.
+//
+// Time is virtual: @sinonjs/fake-timers is installed before Pi is imported
+// (setTimeout, setInterval, Date); `advance` steps move it. Pi evaluates a
+// `.mjs` extension once per process and a `.ts` one on every new runtime and
+// `/reload`: the process is reused across runs and recycled by the client.
+// A step Pi cannot express is refused with {refused: "why"}.
+
+import events from "node:events";
+import fs from "node:fs";
+import module, { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import worker_threads from "node:worker_threads";
+
+const EPOCH = Date.UTC(2026, 0, 1);
+const HOST_VERSION = "1";
+const MARKER = "planmode-host: allowed (not run)";
+const BUILTIN = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]);
+const REAL_LIMIT_MS = 20000;
+const QUIET_TICKS = 3;
+const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
+const STALE_PATTERN = /stale/i;
+const ALL_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+// A run's abort signal collects a listener per LLM call.
+events.defaultMaxListeners = 200;
+
+// Pi 0.84's undici calls markAsUncloneable (Node >= 22.10).
+if (typeof worker_threads.markAsUncloneable !== "function") worker_threads.markAsUncloneable = () => {};
+
+const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, setImmediate: globalThis.setImmediate };
+const realTick = () => new Promise((resolve) => real.setImmediate(resolve));
+const ioInFlight = () => process.getActiveResourcesInfo().some((r) => !IDLE_RESOURCES.has(r));
+
+// The protocol owns stdout: whatever Pi or the extension prints goes to stderr.
+const protocolWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => process.stderr.write(...args);
+console.log = console.error;
+console.info = console.error;
+
+const piRoot = process.argv[2];
+if (!piRoot || !fs.existsSync(path.join(piRoot, "node_modules", "@earendil-works", "pi-coding-agent"))) {
+  process.stderr.write(`real_host.mjs: ${piRoot ?? "(no argument)"} is not a Pi install root\n`);
+  process.exit(2);
+}
+const require = createRequire(path.join(piRoot, "package.json"));
+const FakeTimers = require("@sinonjs/fake-timers");
+const clock = FakeTimers.withGlobal(globalThis).install({
+  now: EPOCH,
+  toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+});
+
+function entryOf(name) {
+  const dir = path.join(piRoot, "node_modules", ...name.split("/"));
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  const dot = pkg.exports?.["."];
+  const rel = (typeof dot === "string" ? dot : dot?.import ?? dot?.default) ?? pkg.main ?? "index.js";
+  return { url: pathToFileURL(path.join(dir, typeof rel === "string" ? rel : rel.default)).href, version: pkg.version };
+}
+
+const codingAgent = entryOf("@earendil-works/pi-coding-agent");
+const Pi = await import(codingAgent.url);
+const Ai = await import(entryOf("@earendil-works/pi-ai").url);
+const PI_VERSION = codingAgent.version;
+
+// Pi's TypeScript loader (jiti) keeps transpiled modules under
+// $TMPDIR/jiti; each run's TMPDIR is its sandbox's, so every sandbox links
+// jiti/ to one directory of this process: a module is transpiled once per
+// process, not once per run (it is still evaluated by every new runtime).
+// Pi's credential file goes there too (one per run): it is not a file the
+// extension wrote.
+const HOST_TMP = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-pi-host-"));
+const JITI_CACHE = path.join(HOST_TMP, "jiti");
+fs.mkdirSync(JITI_CACHE);
+process.on("exit", () => fs.rmSync(HOST_TMP, { recursive: true, force: true }));
+let runCount = 0;
+
+// ---------------------------------------------------------------- containment
+// Writes through node:fs outside the run's sandbox root are refused and
+// traced ({escape}); with options.traceWrites, files written inside it are
+// traced ({write, path[, real]}) relative to the root: where an export went.
+
+const realFs = { ...fs };
+const realFsp = { ...fs.promises };
+const WRITERS = {
+  writeFile: [0], appendFile: [0], mkdir: [0], rm: [0], rmdir: [0], unlink: [0], rename: [0, 1],
+  copyFile: [1], symlink: [1], link: [1], truncate: [0], cp: [1], chmod: [0], utimes: [0],
+};
+const TRACED_WRITES = { writeFile: 0, writeFileSync: 0, rename: 1, renameSync: 1, copyFile: 1, copyFileSync: 1, link: 1, linkSync: 1 };
+const writesFlags = (flags) => (typeof flags === "string" ? /[wax+]/.test(flags) : typeof flags === "number" && (flags & 3) !== 0);
+const pathArg = (target) => String(target instanceof URL ? target.pathname : target);
+
+function traceWrite(name, args) {
+  const run = current;
+  const index = TRACED_WRITES[name];
+  if (!run || index === undefined || !run.options.traceWrites || typeof args[index] !== "string") return;
+  const target = path.resolve(args[index]);
+  if (!inside(run.sandbox.root, target) || inside(run.sandbox.sessionDir, target)) return;
+  const rel = (p) => path.relative(run.sandbox.root, p).split(path.sep).join("/");
+  let landed = target;
+  try { landed = path.join(realFs.realpathSync(path.dirname(target)), path.basename(target)); } catch { landed = target; }
+  run.trace.push({ t: run.now(), write: name, path: rel(target), ...(landed !== target ? { real: rel(landed) } : {}) });
+}
+
+function refusal(run, name, target) {
+  run.trace.push({ t: run.now(), escape: name, path: String(target) });
+  const error = new Error(`EACCES: permission denied, ${name} '${target}' (outside the sandbox)`);
+  error.code = "EACCES";
+  return error;
+}
+
+function guarded(name, positions, fn, kind, opener = false) {
+  return function guard(...args) {
+    const run = current;
+    if (opener && !writesFlags(args[1])) return fn.apply(this, args);
+    traceWrite(opener ? "writeFile" : name, args);
+    if (run) {
+      for (const index of positions) {
+        const target = args[index];
+        if (target === undefined || typeof target === "number" || inside(run.sandbox.root, pathArg(target)) || inside(HOST_TMP, pathArg(target))) continue;
+        const error = refusal(run, name, target);
+        if (kind === "promise") return Promise.reject(error);
+        const cb = args.findLast((a) => typeof a === "function");
+        if (kind === "callback" && cb) { real.setImmediate(() => cb(error)); return undefined; }
+        throw error;
+      }
+    }
+    return fn.apply(this, args);
+  };
+}
+
+for (const [name, positions] of Object.entries(WRITERS)) {
+  if (typeof realFs[name] === "function") fs[name] = guarded(name, positions, realFs[name], "callback");
+  if (typeof realFs[`${name}Sync`] === "function") fs[`${name}Sync`] = guarded(`${name}Sync`, positions, realFs[`${name}Sync`], "sync");
+  if (typeof realFsp[name] === "function") fs.promises[name] = guarded(name, positions, realFsp[name], "promise");
+}
+fs.open = guarded("open", [0], realFs.open, "callback", true);
+fs.openSync = guarded("openSync", [0], realFs.openSync, "sync", true);
+fs.promises.open = guarded("open", [0], realFsp.open, "promise", true);
+module.syncBuiltinESMExports();
+
+function directories(root) {
+  const out = new Set();
+  const walk = (dir) => {
+    let names;
+    try { names = realFs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) if (d.isDirectory()) { out.add(path.join(dir, d.name)); walk(path.join(dir, d.name)); }
+  };
+  walk(root);
+  return out;
+}
+
+const STEPS = {};
+const errorText = (error) => (error instanceof Error ? error.message : String(error));
+const json = (value) => {
+  try { return value === undefined ? undefined : JSON.parse(JSON.stringify(value)); } catch { return String(value); }
+};
+const inside = (root, target) => {
+  const rel = path.relative(path.resolve(root), path.resolve(target));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+const textOf = (content) => (typeof content === "string" ? content
+  : Array.isArray(content) ? content.map((c) => (c?.type === "text" ? c.text : "")).join("") : "");
+
+// ---------------------------------------------------------------- a run
+
+class Run {
+  constructor(request) {
+    this.extensionPath = path.resolve(String(request.extension));
+    this.sandbox = request.sandbox;
+    this.options = { holdPrompts: false, ...(request.options ?? {}) };
+    this.trace = [];
+    this.errors = [];
+    this.pending = new Set();
+    this.answers = [];
+    this.openPrompts = [];
+    this.thinkingLevel = "off";
+    this.calls = new Map(); // toolCallId -> what the recorder saw
+    this.toolResults = new Map(); // toolCallId -> tool_execution_end
+    this.llm = null; // the waiting LLM call: {context, respond}
+    this.llmCalls = 0;
+    this.contexts = []; // what the model saw, per LLM call (after every context handler)
+    this.runtime = null;
+    this.session = null;
+    this.sessions = 1;
+    this.callSeq = 0;
+    this.execute = new Set();
+    this.faux = null;
+    this.running = null; // the prompt promise of the open agent run
+    this.catalogue = null; // models of a `models` step (before start)
+    this.current = null;
+    this.extraTools = []; // Pi built-ins a `register_tool` step activates at start
+    this.builtinsListed = false; // a `registry` step names the active built-ins
+    this.companions = []; // extension files standing for other extensions' tools
+    this.inactive = new Set(); // their tools listed inactive
+  }
+
+  now() { return Date.now() - EPOCH; }
+  error(where, error) { this.errors.push({ t: this.now(), where, message: errorText(error) }); }
+  record(call, args) { this.trace.push({ t: this.now(), call, args: json(args) }); }
+
+  track(promise) {
+    const p = Promise.resolve(promise).catch((e) => this.error("background", e));
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  // Until nothing but the virtual clock (or the script) can move the run.
+  async settle() {
+    let idle = 0;
+    const started = performance.now();
+    while (performance.now() - started < REAL_LIMIT_MS) {
+      await realTick();
+      idle = ioInFlight() ? 0 : idle + 1;
+      if (idle >= QUIET_TICKS) break;
+    }
+  }
+
+  // The scripted model: every LLM call waits here for the script. One
+  // faux provider per provider of the catalogue (a `models` step), else
+  // one scripted model.
+  providers() {
+    const run = this;
+    if (typeof Ai.fauxProvider !== "function") throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
+    const turn = (context) => new Promise((respond) => {
+      run.llmCalls += 1;
+      run.llm = { context, respond };
+      run.llmWaiting?.();
+    });
+    const many = [];
+    for (let i = 0; i < 10000; i++) many.push(turn);
+    const byProvider = new Map();
+    for (const m of this.catalogue ?? [{ provider: "planmode", id: "scripted" }]) {
+      if (!byProvider.has(m.provider)) byProvider.set(m.provider, []);
+      byProvider.get(m.provider).push({ id: String(m.id), name: m.name, reasoning: m.reasoning !== false });
+    }
+    const handles = [];
+    for (const [provider, models] of byProvider) {
+      const faux = Ai.fauxProvider({ provider, models });
+      faux.setResponses(many);
+      // A catalogue model supports the thinking levels it lists, else all
+      // seven (Pi's map names the levels beyond high a model supports).
+      for (const model of faux.models) {
+        const entry = (this.catalogue ?? []).find((m) => m.provider === provider && String(m.id) === model.id);
+        if (!entry || !model.reasoning) continue;
+        const listed = Array.isArray(entry.thinkingLevels) ? entry.thinkingLevels.map(String) : null;
+        model.thinkingLevelMap = Object.fromEntries(ALL_LEVELS.map((level) => [level, listed && !listed.includes(level) ? null : level]));
+      }
+      handles.push(faux);
+    }
+    return handles;
+  }
+
+  recorder() {
+    const run = this;
+    return {
+      name: "planmode-host",
+      hidden: true,
+      factory: (pi) => {
+        run.hostPi = pi;
+        pi.on("tool_call", (event) => {
+          run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
+          if (BUILTIN.has(event.toolName) || !run.execute.has(event.toolCallId)) return { block: true, reason: MARKER };
+          return undefined;
+        });
+        pi.on("context", (event) => {
+          run.contexts.push(json(event.messages));
+          return undefined;
+        });
+        pi.on("input", (event) => {
+          if (event.source === "extension") run.record("pi.sendUserMessage", [event.text]);
+          return undefined;
+        });
+        pi.on("thinking_level_select", (event) => {
+          run.trace.push({ t: run.now(), thinking: event.level, previous: event.previousLevel });
+        });
+        pi.on("model_select", (event) => {
+          if (event.source === "set") run.record("pi.setModel", [{ provider: event.model?.provider, id: event.model?.id }]);
+        });
+      },
+    };
+  }
+
+  ui() {
+    const run = this;
+    const rec = (name) => (...args) => run.record(`ui.${name}`, args);
+    const ask = (name, kind) => async (...args) => {
+      let answer = run.answers.shift();
+      const entry = { t: run.now(), call: `ui.${name}`, args: json(args.filter((a) => typeof a !== "object" || Array.isArray(a))), answer: answer ?? null };
+      run.trace.push(entry);
+      if (answer === undefined && run.options.holdPrompts) {
+        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.promptOpened?.(); });
+        entry.answer = answer ?? null;
+      }
+      if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
+      if (kind === "select") {
+        const options = Array.isArray(args[1]) ? args[1] : [];
+        const label = String(answer.select ?? answer.label ?? "");
+        const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
+        if (found === undefined) run.error("ui.select", new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));
+        return found;
+      }
+      if (kind === "confirm") return Boolean(answer.confirm ?? answer.value);
+      return answer.input ?? answer.value;
+    };
+    const ui = {
+      select: ask("select", "select"),
+      confirm: ask("confirm", "confirm"),
+      input: ask("input", "input"),
+      editor: ask("editor", "input"),
+      custom: async (...args) => { run.record("ui.custom", args.slice(1)); return undefined; },
+      onTerminalInput: () => () => {},
+      getEditorText: () => run.editorText ?? "",
+      setEditorText: (text) => { run.editorText = text; run.record("ui.setEditorText", [text]); },
+      pasteToEditor: (text) => { run.editorText = text; run.record("ui.pasteToEditor", [text]); },
+      getEditorComponent: () => undefined,
+      getAllThemes: () => [],
+      getTheme: () => undefined,
+      setTheme: () => ({ success: false, error: "themes are not available in this host" }),
+      getToolsExpanded: () => false,
+      theme: {
+        fg: (c, t) => `\u001b[38;pi:${c}m${t}\u001b[39m`,
+        bg: (c, t) => `\u001b[48;pi:${c}m${t}\u001b[49m`,
+        bold: (t) => t, italic: (t) => t, underline: (t) => t, dim: (t) => t, strikethrough: (t) => t,
+      },
+    };
+    for (const name of ["notify", "setStatus", "setWidget", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator",
+      "setHiddenThinkingLabel", "setTitle", "setFooter", "setHeader", "setEditorComponent", "addAutocompleteProvider", "setToolsExpanded"]) {
+      ui[name] = rec(name);
+    }
+    return ui;
+  }
+
+  async start(step) {
+    const run = this;
+    const sb = this.sandbox;
+    const handles = this.providers();
+    const modelRuntime = await Pi.ModelRuntime.create({
+      authPath: (this.authPath = path.join(HOST_TMP, `auth-${++runCount}.json`)), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
+    });
+    for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
+    this.modelRuntime = modelRuntime;
+    const [provider, ...rest] = String(this.current ?? "").split("/");
+    const model = handles.map((h) => h.getModel(rest.join("/"))).find((m) => m && m.provider === provider)
+      ?? handles[0].getModel();
+    const tools = !this.builtinsListed && this.extraTools.length ? ["read", "bash", "edit", "write", ...this.extraTools] : undefined;
+    if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
+    const flags = new Map(Object.entries(step.flags ?? {}));
+    const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+      const services = await Pi.createAgentSessionServices({
+        cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
+        resourceLoaderOptions: {
+          additionalExtensionPaths: [run.extensionPath],
+          extensionFactories: [run.recorder()],
+          noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true,
+          systemPrompt: "You are Pi, a coding agent.",
+        },
+      });
+      const created = await Pi.createAgentSessionFromServices({
+        services, sessionManager, sessionStartEvent, model: run.session?.model ?? model, thinkingLevel: run.thinkingLevel,
+        ...(tools ? { tools } : {}),
+      });
+      return { ...created, services, diagnostics: services.diagnostics };
+    };
+    this.createRuntime = createRuntime;
+    const sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
+    this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
+    for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
+    this.runtime.setRebindSession(async () => { await run.bind(); });
+    await this.bind();
+    if ((this.inactive.size || this.builtinsListed) && this.hostPi) {
+      // The registry's active set: Pi's built-ins as listed, listed tools
+      // not active left out, every other tool (the extension's) kept.
+      const builtins = this.builtins();
+      const listedActive = new Set(this.listedActive ?? []);
+      let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
+      if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
+      const all = new Set(this.session.getAllTools().map((t) => t.name));
+      for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
+      // In the registry's order, then the extension's own.
+      const order = [...(this.listedActive ?? []), ...this.extraTools];
+      const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+      active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
+      this.hostPi.setActiveTools(active);
+    }
+    return {};
+  }
+
+  async bind() {
+    const run = this;
+    const runtime = this.runtime;
+    const session = runtime.session;
+    if (this.session && this.session !== session) this.sessions += 1;
+    this.session = session;
+    this.unsubscribe?.();
+    this.unsubscribe = session.subscribe((event) => {
+      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+    });
+    await session.bindExtensions({
+      uiContext: this.ui(),
+      mode: "rpc",
+      commandContextActions: {
+        waitForIdle: () => session.waitForIdle(),
+        newSession: async (options) => runtime.newSession(options),
+        fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
+        navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
+        switchSession: async (file, options) => runtime.switchSession(file, options),
+        reload: async () => { await session.reload(); },
+      },
+      onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
+    });
+    this.recordShortcuts();
+  }
+
+  // What each load of the extension registered (tools, shortcuts), as calls.
+  recordShortcuts() {
+    for (const tool of this.session?.getAllTools() ?? []) {
+      if (tool.sourceInfo?.path === this.extensionPath) this.record("pi.registerTool", [{ name: tool.name }]);
+    }
+    for (const ext of this.session?.extensionRunner?.extensions ?? []) {
+      for (const [key, shortcut] of ext.shortcuts ?? []) {
+        if (!String(ext.path ?? "").startsWith("<inline:")) this.record("pi.registerShortcut", [key, { description: shortcut.description }]);
+      }
+    }
+  }
+
+  requireSession() {
+    if (!this.session) throw new Error('no Pi session yet: the script needs a "start" step first');
+    return this.session;
+  }
+
+  // Run `promise` until it settles, an LLM call waits for the script, or a
+  // prompt opens with no answer; then let Pi's own I/O settle.
+  async until(promise) {
+    let watchdog;
+    const calls = this.llmCalls;
+    const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
+    waits.push(new Promise((resolve) => { this.promptOpened = resolve; }));
+    // A new LLM call (the run the step started, or the next turn) waits for the script.
+    waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llmCalls > calls) resolve(); }));
+    await Promise.race(waits);
+    real.clearTimeout(watchdog);
+    this.promptOpened = null;
+    this.llmWaiting = null;
+    await this.settle();
+  }
+
+  // The open agent run's next assistant turn.
+  respond(message) {
+    const waiting = this.llm;
+    if (!waiting) return false;
+    this.llm = null;
+    waiting.respond(message);
+    return true;
+  }
+
+  // Pi aborts the open run of a session it leaves: the waiting LLM call
+  // ends aborted, and the run with it.
+  async abortOpenRun() {
+    const session = this.session;
+    if (!session || session.isIdle) return;
+    const aborting = this.track(session.abort());
+    this.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
+    await this.until(aborting);
+    this.running = null;
+  }
+
+  async toolCall(step) {
+    this.requireSession();
+    // A tool call comes from a model turn: outside a run, the host opens one
+    // (an empty prompt) whose first turn makes the call.
+    let opened = false;
+    if (!this.llm && !this.running && this.session.isIdle) {
+      await this.agentStart({ prompt: "" });
+      opened = true;
+    }
+    if (!this.llm) return { refused: "no LLM call is waiting: a tool call comes from a model turn" };
+    const name = String(step.tool);
+    const toolCallId = String(step.toolCallId ?? `call-${++this.callSeq}`);
+    if (step.execute) this.execute.add(toolCallId);
+    let input = step.input === undefined ? {} : json(step.input);
+    // `validate: false`: the script gives only the arguments that matter to
+    // it; Pi checks the tool's schema before tool_call, so the host supplies
+    // placeholders for the required arguments it leaves out.
+    if (step.validate === false) {
+      const schema = this.session.getAllTools().find((t) => t.name === name)?.parameters;
+      if (schema) input = { ...placeholder(schema), ...input };
+    }
+    this.respond(Ai.fauxAssistantMessage(Ai.fauxToolCall(name, input, { id: toolCallId }), { stopReason: "toolUse" }));
+    await this.until(this.running ?? this.session.waitForIdle());
+    const seen = this.calls.get(toolCallId);
+    const out = this.toolResults.get(toolCallId);
+    if (seen) {
+      const ran = out && out.text !== MARKER;
+      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
+    }
+    const text = out?.text ?? null;
+    const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
+    return { tool: name, reached: !refusedByPi, allowed: false, blocked: !refusedByPi, reason: text, ...(refusedByPi ? { error: text } : {}) };
+  }
+
+  async agentStart(step) {
+    const session = this.requireSession();
+    if (this.running) return { error: "an agent run is already open" };
+    const prompt = session.prompt(String(step.prompt ?? ""));
+    this.running = this.track(prompt.finally(() => { this.running = null; }));
+    await this.until(this.running);
+    return {};
+  }
+
+  async agentEnd(step) {
+    this.requireSession();
+    if (!this.llm) return { refused: "no LLM call is waiting: agent_end answers a model turn (agent_start first)" };
+    const outcome = String(step.outcome ?? "completed");
+    if (outcome === "aborted") {
+      const running = this.running;
+      await this.session.abort();
+      if (running) await this.until(running);
+      return {};
+    }
+    const message = outcome === "error"
+      ? Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed" })
+      : Ai.fauxAssistantMessage(String(step.reply ?? "done"));
+    this.respond(message);
+    await this.until(this.running ?? this.session.waitForIdle());
+    return {};
+  }
+
+  state() {
+    const session = this.session;
+    let commands = [];
+    let shortcuts = [];
+    let flags = {};
+    try {
+      const runner = session?.extensionRunner;
+      commands = runner ? runner.getRegisteredCommands().map((c) => c.invocationName ?? c.name) : [];
+      flags = runner ? Object.fromEntries([...runner.getFlags()].map(([k, f]) => [k, f.default ?? null])) : {};
+    } catch (error) { this.error("state", error); }
+    return {
+      now: this.now(),
+      pi: PI_VERSION,
+      activeTools: session ? session.getActiveToolNames() : [],
+      tools: session ? session.getAllTools().map((t) => ({ name: t.name, source: t.sourceInfo?.source ?? null, ...(t.exposure ? { exposure: t.exposure } : {}) })) : [],
+      thinkingLevel: session?.thinkingLevel ?? this.thinkingLevel,
+      model: session?.model ? `${session.model.provider}/${session.model.id}` : null,
+      commands,
+      shortcuts,
+      flags,
+      sessions: this.sessions,
+      unusedAnswers: this.answers.length,
+      root: this.sandbox.root,
+      cwd: this.sandbox.cwd,
+      history: json(session?.messages ?? []),
+      systemPrompt: session?.systemPrompt ?? null,
+      llmCalls: this.llmCalls,
+    };
+  }
+
+  hostTools(tools, replace) {
+    const companions = { "user-extension": [], "project-extension": [] };
+    const builtins = [];
+    for (const t of tools) {
+      const name = String(t.name);
+      const source = t.source ?? "builtin";
+      if (source === "builtin" || source === "built-in") {
+        if (!this.builtins().has(name)) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool` };
+        if (t.exposure !== undefined && t.exposure !== null && t.exposure !== "direct") return { refused: `Pi's built-in ${name} is direct; its exposure is Pi's own` };
+        builtins.push({ name, active: t.active !== false });
+      } else if (source in companions) {
+        if (t.exposure !== undefined && t.exposure !== null && !this.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+        companions[source].push({ name, active: t.active !== false, exposure: t.exposure ?? undefined, properties: t.properties ?? {} });
+      } else {
+        return { refused: `a tool from ${source} is not scripted in the real-Pi host` };
+      }
+    }
+    if (replace) {
+      // Pi always has its built-ins: those the registry does not list are inactive.
+      this.extraTools = builtins.filter((b) => b.active).map((b) => b.name);
+      this.listedActive = tools.filter((t) => t.active !== false).map((t) => String(t.name));
+      this.builtinsListed = true;
+    } else {
+      for (const b of builtins) if (b.active) this.extraTools.push(b.name);
+    }
+    for (const [source, list] of Object.entries(companions)) {
+      if (!list.length) continue;
+      const dir = source === "user-extension" ? path.join(this.sandbox.agentDir, "extensions") : path.join(this.sandbox.cwd, ".pi", "extensions");
+      realFs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.js`);
+      realFs.writeFileSync(file, companionSource(list));
+      this.companions.push(file);
+      for (const t of list) if (!t.active) this.inactive.add(t.name);
+    }
+    return {};
+  }
+
+  hasExposure() {
+    const [major] = PI_VERSION.split(".").map(Number);
+    return major >= 1;
+  }
+
+  async setActive(change) {
+    const session = this.requireSession();
+    if (!this.hostPi) return { refused: "the host's own extension did not load" };
+    this.hostPi.setActiveTools(change(session.getActiveToolNames()));
+    await this.settle();
+    return { active: session.getActiveToolNames() };
+  }
+
+  builtins() {
+    if (!this.builtinNames) {
+      const names = Object.keys(Pi).filter((k) => /^create[A-Za-z]+ToolDefinition$/.test(k)).map((k) => k.slice(6, -14).toLowerCase());
+      this.builtinNames = new Set(names);
+    }
+    return this.builtinNames;
+  }
+
+  rootFor(step) {
+    const root = step.root ?? "agent";
+    const base = { agent: this.sandbox.agentDir, cwd: this.sandbox.cwd, home: this.sandbox.home }[root];
+    if (!base) throw new Error(`unknown root ${JSON.stringify(root)} (agent, cwd or home)`);
+    const target = path.resolve(base, String(step.path ?? ""));
+    if (!inside(this.sandbox.root, target)) throw new Error(`${step.path} is outside the sandbox`);
+    return target;
+  }
+}
+
+// ---------------------------------------------------------------- steps: one handler each
+
+const refuse = (why) => async () => ({ refused: why });
+
+Object.assign(STEPS, {
+  start: (run, step) => run.start(step),
+  command: async (run, step) => {
+    const session = run.requireSession();
+    const name = String(step.name);
+    if (!session.extensionRunner?.getCommand(name)) return { error: `unknown command /${name}` };
+    const args = String(step.args ?? "");
+    const done = run.track(session.prompt(args ? `/${name} ${args}` : `/${name}`));
+    if (step.wait === false) { await run.settle(); return {}; }
+    await run.until(done);
+    return {};
+  },
+  ui: async (run, step) => {
+    const answers = [...(step.answers ?? [])];
+    while (answers.length && run.openPrompts.length) run.openPrompts.shift()(answers.shift());
+    run.answers.push(...answers);
+    await run.settle();
+    return {};
+  },
+  dismiss: async (run) => {
+    const open = run.openPrompts.splice(0);
+    for (const resolve of open) resolve({ cancel: true });
+    await run.settle();
+    return { dismissed: open.length };
+  },
+  agent_start: (run, step) => run.agentStart(step),
+  // A key press: Pi's interactive mode calls the extension's shortcut
+  // handler with a fresh context; its own thinking cycle is not bound here.
+  shortcut: async (run, step) => {
+    const session = run.requireSession();
+    if (step.thinkingCycle) return { refused: "Pi's own key bindings (the thinking cycle) belong to its terminal UI" };
+    const runner = session.extensionRunner;
+    const shortcut = runner.getShortcuts({}).get(String(step.key).toLowerCase());
+    if (!shortcut) return { error: `no shortcut ${step.key}`, thinkingCycled: false };
+    await run.until(run.track(Promise.resolve(shortcut.handler(runner.createContext()))));
+    return { thinkingCycled: false };
+  },
+  // Pi emits context before every LLM call: the waiting call's context is
+  // what the model sees after every extension's context handler.
+  context: async (run) => {
+    run.requireSession();
+    if (!run.llm) return { refused: "no LLM call is waiting: Pi emits context only before an LLM call" };
+    const messages = run.contexts.at(-1) ?? [];
+    return { context: { messages }, history: messages, session: run.sessions };
+  },
+  tool_call: (run, step) => run.toolCall(step),
+  agent_end: (run, step) => run.agentEnd(step),
+  advance: async (run, step) => {
+    await clock.tickAsync(Math.max(0, Number(step.ms) || 0));
+    await run.settle();
+    return {};
+  },
+  settle: async (run) => { await run.settle(); return {}; },
+  state: async (run) => ({ state: run.state() }),
+  write_file: async (run, step) => {
+    const target = run.rootFor(step);
+    realFs.mkdirSync(path.dirname(target), { recursive: true });
+    const content = typeof step.content === "string" ? step.content : `${JSON.stringify(step.content, null, 2)}\n`;
+    realFs.writeFileSync(target, content);
+    return {};
+  },
+  edit_file: async (run, step) => {
+    const target = run.rootFor(step);
+    let doc = {};
+    try { doc = JSON.parse(fs.readFileSync(target, "utf8")); } catch { doc = {}; }
+    realFs.writeFileSync(target, `${JSON.stringify({ ...doc, ...(step.set ?? {}) }, null, 2)}\n`);
+    await run.settle();
+    return {};
+  },
+  delete_file: async (run, step) => { realFs.rmSync(run.rootFor(step), { force: true }); await run.settle(); return {}; },
+  thinking: async (run, step) => {
+    const session = run.requireSession();
+    session.setThinkingLevel(String(step.level));
+    await run.settle();
+    return { thinkingLevel: session.thinkingLevel };
+  },
+  reload: async (run) => {
+    const session = run.requireSession();
+    await run.until(run.track(session.reload()));
+    run.recordShortcuts();
+    return {};
+  },
+  new_session: async (run) => {
+    run.requireSession();
+    await run.abortOpenRun();
+    let answer;
+    await run.until(run.track(run.runtime.newSession().then((a) => { answer = a; })));
+    return answer ?? {};
+  },
+  set_cwd: async (run, step) => {
+    if (run.session) return { refused: "Pi's working directory is fixed when its session starts; the host cannot move it mid-session" };
+    const target = path.resolve(String(step.path ?? ""));
+    if (!inside(run.sandbox.root, target)) return { error: `${step.path} is outside the sandbox` };
+    realFs.mkdirSync(target, { recursive: true });
+    run.sandbox = { ...run.sandbox, cwd: target };
+    process.chdir(target);
+    return {};
+  },
+  models: async (run, step) => {
+    if (run.session) return { refused: "the model catalogue is Pi's own once its session starts; the host sets it only before" };
+    for (const [key, auth] of Object.entries(step.auth ?? {})) {
+      if (auth?.ok === false || auth?.delay) return { refused: `authentication behaviour for ${key} (failures, latency) is not scripted in the real-Pi host` };
+    }
+    if (step.behaviour && Object.keys(step.behaviour).length) return { refused: "model behaviour (latency, refusals) is not scripted in the real-Pi host" };
+    if (step.available || step.scoped) return { refused: "available and scoped models are not scripted in the real-Pi host" };
+    run.catalogue = [...(run.catalogue ?? []), ...(step.catalogue ?? []).map((m) => ({ ...m }))];
+    if (step.current) run.current = String(step.current);
+    return {};
+  },
+  register_tool: async (run, step) => {
+    if (run.session) return { refused: "a tool registered mid-session by another extension is not scripted in the real-Pi host" };
+    return run.hostTools([step], false);
+  },
+  // Pi's tools before it starts: its own built-ins (those listed active are
+  // enabled) and tools of other extensions, written as extension files where
+  // Pi discovers them (user: the agent directory, project: .pi/ in cwd).
+  registry: async (run, step) => {
+    if (run.session) return { refused: "Pi's registry is its own once its session starts" };
+    return run.hostTools(step.tools ?? [], true);
+  },
+  set_registry: refuse("Pi has no API to unregister a tool: its registry cannot shrink mid-session"),
+  // Another extension changes the active set (the host's inline extension
+  // calls pi.setActiveTools, as any extension may).
+  set_active: async (run, step) => run.setActive(() => (step.tools ?? []).map(String)),
+  activate: async (run, step) => run.setActive((active) => [...active, ...(step.names ?? []).map(String)]),
+  deactivate: async (run, step) => run.setActive((active) => active.filter((n) => !(step.names ?? []).includes(n))),
+  queue: async (run, step) => {
+    const session = run.requireSession();
+    if (!run.running) return { refused: "no agent run is streaming: a queued prompt waits for one" };
+    run.track(session.prompt(String(step.prompt ?? ""), { streamingBehavior: "followUp" }));
+    await run.settle();
+    return {};
+  },
+  resume: async (run, step) => {
+    run.requireSession();
+    if (Array.isArray(step.entries)) return { refused: "a stored session with given entries is not scripted in the real-Pi host" };
+    const file = run.session.sessionFile;
+    if (!file || !fs.existsSync(file)) return { refused: "Pi has not written this session to a file yet (it does after the first assistant reply): there is nothing to resume" };
+    await run.abortOpenRun();
+    let answer;
+    await run.until(run.track(run.runtime.switchSession(file).then((a) => { answer = a; })));
+    return answer ?? {};
+  },
+  restart: async (run) => {
+    run.requireSession();
+    const sessionManager = run.session.sessionManager;
+    const file = run.session.sessionFile;
+    await run.abortOpenRun();
+    run.unsubscribe?.();
+    await run.runtime.dispose();
+    const reopened = file && fs.existsSync(file) ? Pi.SessionManager.open(file, run.sandbox.sessionDir) : sessionManager;
+    run.session = null;
+    run.runtime = await Pi.createAgentSessionRuntime(run.createRuntime, { cwd: run.sandbox.cwd, agentDir: run.sandbox.agentDir, sessionManager: reopened });
+    run.runtime.setRebindSession(async () => { await run.bind(); });
+    await run.bind();
+    return {};
+  },
+  label: async (run, step) => {
+    const session = run.requireSession();
+    const targetId = session.sessionManager.getLeafId();
+    if (!targetId) return { refused: "an empty session has no entry to label" };
+    session.sessionManager.appendLabelChange(targetId, String(step.label));
+    return { targetId };
+  },
+  navigate_tree: async (run, step) => {
+    const session = run.requireSession();
+    if (step.label === undefined) return { refused: "navigating to a scripted branch is not scripted in the real-Pi host" };
+    const manager = session.sessionManager;
+    const entry = manager.getEntries().filter((e) => e.type === "label" && e.label === step.label).at(-1);
+    if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
+    const done = run.track(session.navigateTree(entry.targetId, {}));
+    await run.until(done);
+    return {};
+  },
+  unregister_tool: refuse("Pi has no API to unregister a tool"),
+  expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
+  set_model: refuse("model changes are not scripted yet in the real-Pi host"),
+  unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
+  agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
+  emit: refuse("Pi emits events itself; a script cannot emit one"),
+  compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
+  fail_next: refuse("Pi's own API calls cannot be made to fail from outside"),
+  stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
+});
+
+// A value a JSON schema accepts, with every required property filled.
+function placeholder(schema, depth = 0) {
+  if (!schema || typeof schema !== "object" || depth > 5) return undefined;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (schema.anyOf ?? schema.oneOf) return placeholder((schema.anyOf ?? schema.oneOf)[0], depth + 1);
+  if (type === "object" || schema.properties) {
+    const out = {};
+    for (const key of schema.required ?? []) out[key] = placeholder(schema.properties?.[key], depth + 1);
+    return out;
+  }
+  if (type === "array") return Array.from({ length: Number(schema.minItems ?? 0) }, () => placeholder(schema.items, depth + 1));
+  if (type === "number" || type === "integer") return Number(schema.minimum ?? 1);
+  if (type === "boolean") return false;
+  if (schema.enum) return schema.enum[0];
+  if (schema.const !== undefined) return schema.const;
+  return "placeholder";
+}
+
+// An extension file registering tools that stand for another extension's.
+function companionSource(tools) {
+  const defs = tools.map((t) => {
+    const properties = Object.fromEntries(Object.entries(t.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
+    return {
+      name: t.name, label: t.name, description: `${t.name} (extension tool)`,
+      parameters: { type: "object", properties, required: Object.keys(properties) },
+      ...(t.exposure && t.exposure !== "direct" ? { exposure: t.exposure } : {}),
+    };
+  });
+  return `const TOOLS = ${JSON.stringify(defs)};
+// Registered once every extension has loaded, and only under names no
+// extension registered (the extension under test owns its own tools).
+// A tool named like one of Pi's built-ins overrides it at load, as an
+// extension's does.
+const BUILTIN = new Set(${JSON.stringify([...BUILTIN])});
+const register = (pi, tool) => pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
+export default function (pi) {
+  for (const tool of TOOLS) if (BUILTIN.has(tool.name)) register(pi, tool);
+  pi.on("session_start", () => {
+    const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin").map((t) => t.name));
+    for (const tool of TOOLS) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(pi, tool);
+  });
+}
+`;
+}
+
+// ---------------------------------------------------------------- files under the sandbox
+
+function snapshot(root) {
+  const out = new Map();
+  const walk = (dir) => {
+    let names;
+    try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const d of names) {
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) walk(full);
+      else if (d.isFile()) out.set(full, fs.readFileSync(full));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function changedFiles(root, before, after) {
+  const files = {};
+  for (const [full, bytes] of after) {
+    const old = before.get(full);
+    if (!old || !old.equals(bytes)) files[path.relative(root, full).split(path.sep).join("/")] = bytes.toString("utf8");
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------- the loop
+
+let current = null;
+
+async function runScript(request) {
+  const sandbox = request.sandbox;
+  for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
+    if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
+    if (key !== "root" && !inside(sandbox.root, sandbox[key])) throw new Error(`sandbox.${key} is outside sandbox.root`);
+  }
+  for (const key of ["cwd", "home", "agentDir", "tmp"]) realFs.mkdirSync(sandbox[key], { recursive: true });
+  try { realFs.symlinkSync(JITI_CACHE, path.join(sandbox.tmp, "jiti")); } catch { /* already linked */ }
+  clock.reset();
+  clock.setSystemTime(EPOCH);
+  process.env.HOME = sandbox.home;
+  process.env.USERPROFILE = sandbox.home;
+  process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
+  process.env.TMPDIR = sandbox.tmp;
+  process.chdir(sandbox.cwd);
+  const before = snapshot(sandbox.root);
+  const dirsBefore = directories(sandbox.root);
+  const run = new Run(request);
+  current = run;
+  const results = [];
+  try {
+    for (const step of request.script ?? []) {
+      const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
+      results.push(record);
+      const handler = STEPS[step?.do];
+      if (!handler) throw new Error(`unknown step ${JSON.stringify(step?.do)}; steps: ${Object.keys(STEPS).join(", ")}`);
+      try {
+        Object.assign(record, (await handler(run, step)) ?? {}, { pending: false, doneAt: run.now() });
+      } catch (error) {
+        Object.assign(record, { pending: false, threw: errorText(error), doneAt: run.now() });
+      }
+      record.traceTo = run.trace.length;
+      if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${step?.do} ${JSON.stringify(record).slice(0, 300)}\n`);
+    }
+    const state = run.state();
+    const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
+    const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d) && !inside(sandbox.sessionDir, d))
+      .map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
+    // Copies: what Pi does while the host closes the run is not the run's.
+    return { results, trace: run.trace.slice(), errors: run.errors.slice(), state, files, createdDirs };
+  } finally {
+    await close(run);
+    current = null;
+  }
+}
+
+async function close(run) {
+  for (const resolve of run.openPrompts.splice(0)) resolve({ cancel: true });
+  // An open agent run ends with a plain reply, then the session goes.
+  for (let i = 0; i < 5 && run.llm; i++) {
+    run.respond(Ai.fauxAssistantMessage("done"));
+    await run.settle();
+  }
+  try { if (run.session && !run.session.isIdle) await run.session.abort(); } catch (error) { run.error("close", error); }
+  run.unsubscribe?.();
+  try { await run.runtime?.dispose(); } catch (error) { run.error("close", error); }
+  if (run.authPath) realFs.rmSync(run.authPath, { force: true });
+  clock.reset();
+}
+
+function hello() {
+  return {
+    host: "pytest-planmode real Pi host", hostVersion: HOST_VERSION, pi: PI_VERSION, real: true,
+    node: process.version, api: { steps: Object.keys(STEPS) },
+  };
+}
+
+async function main() {
+  const out = (obj) => protocolWrite(`${JSON.stringify(obj)}\n`);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let request;
+    try { request = JSON.parse(line); } catch (error) { out({ id: null, error: `not JSON: ${errorText(error)}` }); continue; }
+    const id = request?.id ?? null;
+    try {
+      if (request.op === "hello") out({ id, ok: hello() });
+      else if (request.op === "run") out({ id, ok: await runScript(request) });
+      else out({ id, error: `unknown op ${JSON.stringify(request.op)} (hello or run)` });
+    } catch (error) {
+      out({ id, error: errorText(error) });
+    }
+  }
+  // End of input: whatever an extension left open (watchers, sockets) ends too.
+  process.exit(0);
+}
+
+process.on("unhandledRejection", (error) => { if (current) current.error("unhandled rejection", error); });
+void STALE_PATTERN;
+main();
