@@ -13,7 +13,7 @@ import pytest
 from pytest_planmode import lineup
 from pytest_planmode.contract import operations
 from pytest_planmode.contract.virtual_paths import sandbox
-from pytest_planmode.harness.options import Options, TargetFiles, expectations_files
+from pytest_planmode.harness.options import Options, TargetFiles, expectations_files, target_option
 from pytest_planmode.targets import Handshake, Outcome, Target, TargetError, resolve_target
 
 
@@ -61,7 +61,7 @@ class Targets:
                     timeout=options.timeout,
                     startup_timeout=options.startup_timeout,
                     max_line=options.max_line,
-                    option=lambda name: options.pi_node if name == "pi-node" else None,
+                    option=lambda name: target_option(options, name),
                 )
                 started.append((target, target.handshake()))
         except TargetError as exc:

@@ -48,6 +48,8 @@ class Options:
     expectations: tuple[str, ...]
     write_expectations: tuple[str, ...]
     pi_node: str | None
+    #: Which Pi hosts pi: targets (`--planmode-pi`); None for the default.
+    pi: str | None
     is_worker: bool
     #: Examples per property check when exploring; None for the fixed examples.
     explore: int | None = None
@@ -82,6 +84,7 @@ def read_options(config: pytest.Config, target_specs: list[str]) -> Options:
     if html_path:
         check_writable(html_path, "--planmode-html")
     pi_node = raw_option(config, "pi-node")
+    pi = raw_option(config, "pi")
     from pytest_planmode.hypothesis_profiles import explore_examples
 
     try:
@@ -105,9 +108,16 @@ def read_options(config: pytest.Config, target_specs: list[str]) -> Options:
         expectations=tuple(raw_option(config, "expectations") or ()),
         write_expectations=tuple(raw_option(config, "write-expectations") or ()),
         pi_node=str(pi_node) if pi_node else None,
+        pi=str(pi) if pi else None,
         is_worker=hasattr(config, "workerinput"),
         explore=explore,
     )
+
+
+def target_option(options: Options, name: str) -> str | None:
+    """The value of a target kind's own option (`pi-node`, `pi`), as the
+    target loader asks for it."""
+    return {"pi-node": options.pi_node, "pi": options.pi}.get(name)
 
 
 @dataclass
