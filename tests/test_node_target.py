@@ -524,7 +524,8 @@ def test_expectations_ratchet_from_the_wrong_variant(tmp_path: Path) -> None:
     written = json.loads(expectations.read_text(encoding="utf-8"))
     assert set(written) == expected
     assert all(isinstance(reason, str) and reason.strip() for reason in written.values())
-    assert first.status == 1
+    # Every failure is recorded in the file the run wrote: the update run succeeds.
+    assert first.status == 0, first.output[-3000:]
 
     gated = run_suite(tmp_path, WRONG_TARGET, *only, f"--planmode-expectations={expectations}")
     assert gated.status == 0, gated.output[-3000:]
