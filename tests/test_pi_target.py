@@ -65,9 +65,12 @@ def verdict_matches(target: PiTarget, case: Case) -> bool:
     return outcome.output["allowed"] == case.expect["allowed"]
 
 
-def run_documented_command(tmp_path: Path, example: Path, expectations: Path) -> dict[str, Any]:
+def run_documented_command(
+    tmp_path: Path, example: Path, expectations: Path, *selection: Path
+) -> dict[str, Any]:
     """`pytest --planmode-target=pi:EXAMPLE --planmode-expectations=FILE`,
-    green; its report's target entry."""
+    green (on the fixture files `selection` only, when given); its report's
+    target entry."""
     report = tmp_path / "report.json"
     args = [
         sys.executable,
@@ -79,6 +82,7 @@ def run_documented_command(tmp_path: Path, example: Path, expectations: Path) ->
         f"--planmode-target=pi:{example.relative_to(ROOT)}",
         f"--planmode-expectations={expectations.relative_to(ROOT)}",
         f"--planmode-report={report}",
+        *map(str, selection),
     ]
     try:
         import xdist  # noqa: F401
@@ -93,6 +97,32 @@ def run_documented_command(tmp_path: Path, example: Path, expectations: Path) ->
     return data
 
 
+FIXTURES = ROOT / "pytest_planmode" / "fixtures"
+#: Small fixture files that reach every operation the example translates.
+PLANMODE_SLICE = [
+    FIXTURES / "planmode" / name
+    for name in ("bash_power.toml", "tools_power.toml", "settings-document.toml", "export_power.toml")
+]
+OPLMODES_SLICE = [
+    FIXTURES / "oplmodes" / name
+    for name in ("bash-sandbox-found.toml", "lazy-tools.toml", "power.toml", "mutation-edges.toml")
+]
+
+
+def test_the_documented_command_is_green_on_a_slice(tmp_path: Path) -> None:
+    """The documented command on a few fixture files that reach every
+    operation of the example; the whole run is the whole_suite test below."""
+    data = run_documented_command(tmp_path, EXAMPLE, EXPECTATIONS, *PLANMODE_SLICE)
+    ops = data["operations"]
+    judged = ("planmode.bash.check", "planmode.powershell.check", "planmode.tools.authorize")
+    for op in (*judged, "planmode.lifecycle.run", "planmode.export.run", "planmode.tools.freeze"):
+        assert ops[op]["failed"] == 0, (op, ops[op])
+        assert ops[op]["passed"] + ops[op]["xfailed"] > 0, (op, ops[op])
+    for op in judged:
+        assert ops[op]["passed"] > 0, (op, ops[op])
+
+
+@pytest.mark.whole_suite
 def test_the_documented_command_is_green(tmp_path: Path) -> None:
     data = run_documented_command(tmp_path, EXAMPLE, EXPECTATIONS)
     assert data["implementation"]["name"] == "planmode-pi-extension-example"
@@ -232,6 +262,22 @@ def test_pi_node_option_reaches_the_host(tmp_path: Path) -> None:
         target.handshake()
 
 
+def test_the_opl_example_command_is_green_on_a_slice(tmp_path: Path) -> None:
+    example = ROOT / "examples" / "pi-extension-opl" / "index.mjs"
+    expectations = example.with_name("planmode-expectations.json")
+    data = run_documented_command(tmp_path, example, expectations, *OPLMODES_SLICE)
+    ops = data["operations"]
+    for op in (
+        "oplmodes.bash.check",
+        "oplmodes.tools.active",
+        "oplmodes.tools.load",
+        "oplmodes.modes.script",
+    ):
+        assert ops[op]["failed"] == 0, (op, ops[op])
+        assert ops[op]["passed"] > 0, (op, ops[op])
+
+
+@pytest.mark.whole_suite
 def test_the_opl_example_command_is_green(tmp_path: Path) -> None:
     example = ROOT / "examples" / "pi-extension-opl" / "index.mjs"
     data = run_documented_command(tmp_path, example, example.with_name("planmode-expectations.json"))
