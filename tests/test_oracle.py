@@ -1,5 +1,5 @@
 """The oracle finds what nobody listed: a target that answers like the
-reference except for one narrow class of commands (`tests/targets/leaky.py`)
+reference except for one narrow class of commands (`tests/targets/leaky_gate.py`)
 is caught by the sweep, unaided, and so is a target that lets a whole
 program family through.
 
@@ -26,7 +26,7 @@ from pytest_planmode.strategies import sandbox_table
 from pytest_planmode.targets.reference.adapter import ReferenceAdapter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "targets"))
-import leaky
+import leaky_gate as leaky
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox needs Linux")
 
