@@ -393,7 +393,17 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         True,
         "file -C/--compile (writes a .mgc file)",
     ),
-    Rule("bat pager", r"bat" + END + LATER + r"--pager(?=[\s=]|$)", True, "bat --pager (runs a program)"),
+    Rule(
+        "bat pager",
+        r"bat"
+        + END
+        + LATER
+        + r"(?:--pager(?=[\s=]|$)|--paging(?:=|[ \t]+)a(?:l(?:w(?:a(?:ys?)?)?)?)?"
+        + END
+        + r")",
+        True,
+        "bat --pager, --paging always (runs a pager)",
+    ),
     Rule(
         "ps environment",
         r"ps" + END + LATER + r"(?!-)" + _BSD_PS + r"*e" + _BSD_PS + r"*" + END,

@@ -574,7 +574,9 @@ _PER_PROGRAM_OPTIONS: dict[str, OptionRule] = {
         short="z",
         value_short="ABCEefgjMmrTt",
     ),
-    "bat": OptionRule(long=("--pager",)),
+    # `--paging always` starts the pager (less) even when the output is no
+    # terminal: an explicit pager request (§ Safe shell subcommands).
+    "bat": OptionRule(long=("--pager",), values=(("--paging", ("always",)),)),
     "date": OptionRule(long=("--set",), short="s", value_short="dfIr"),
     # `file -C` compiles a magic file and writes it next to the source:
     # reference choice beyond reference-choices.md (closes a hole).
