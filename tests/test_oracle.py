@@ -12,7 +12,6 @@ classes from the look of each trick: neither is written from the other.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,7 +104,7 @@ FAMILIES = sorted({p.name for p in sandbox_table.PROGRAMS} - UNREACHABLE)
 
 @pytest.mark.parametrize("program", FAMILIES)
 def test_a_leaky_family_is_caught(sandbox: Sandbox, program: str) -> None:
-    if shutil.which(program, path=world.BASE_ENV["PATH"]) is None:
+    if world.which(program) is None:
         pytest.skip(f"inconclusive: {program} is not installed, so none of its commands can run")
     found = first_finding(sandbox, leaky.family_target(program), list(BASH_GATES.values()))
     assert found is not None, f"the oracle did not catch a target that allows every {program!r} command"
