@@ -561,11 +561,6 @@ def test_the_example_through_real_pi_on_the_whole_pi_plan_mode_suite(version: st
             f"--planmode-target=pi:{PLAN_EXAMPLE}",
             f"--planmode-pi={version}",
             f"--planmode-expectations={root / 'planmode-expectations.json'}",
-            *(
-                [f"--planmode-expectations={root / 'planmode-expectations-pi-1.6.json'}"]
-                if version == "1.6.0"
-                else []
-            ),
             str(Path(install.__file__).resolve().parents[2] / "fixtures" / "planmode"),
         ],
         capture_output=True,

@@ -105,7 +105,7 @@ def test_the_probe_workflow_gives_the_reference_allowlist_on_every_case() -> Non
 @pytest.mark.parametrize(
     "case_id",
     [
-        "planmode.tools.freeze.explicit.active-grep-left-out",
+        "planmode.tools.freeze.explicit.active-grep-left-out-active-set",
         "planmode.tools.freeze.explicit.unknown-name-pending",
         "planmode.tools.freeze.explicit.override-opted-in",
         "planmode.tools.freeze.exposure.codemode-without-activation",
