@@ -23,6 +23,60 @@ ANY_TEXT = "$anyText"
 ANY_TEXT_BUT = "$anyTextBut"
 
 
+#: `{"$textWith": ["grep", "inactive in Pi"]}` matches a string holding
+#: each text listed, ignoring case; `{"$textWithout": [...]}` one holding
+#: none of them; both keys together, both conditions. For what a screen
+#: shows: the spec names the words a row or a notice holds, not its wording.
+TEXT_WITH = "$textWith"
+TEXT_WITHOUT = "$textWithout"
+_TEXT_KEYS = frozenset({TEXT_WITH, TEXT_WITHOUT})
+
+#: `{"$has": [pattern, ...]}` matches a list holding, for each pattern, an
+#: item that matches it (a different item for each, in any order; other
+#: items allowed): what was shown among whatever else was shown.
+HAS = "$has"
+
+
+def is_text_with(expected: Any) -> bool:
+    """True for a well-formed `$textWith` / `$textWithout` matcher."""
+    return (
+        isinstance(expected, dict)
+        and bool(expected)
+        and set(expected) <= _TEXT_KEYS
+        and all(isinstance(v, list) and all(isinstance(t, str) for t in v) for v in expected.values())
+    )
+
+
+def is_has(expected: Any) -> bool:
+    return isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(HAS), list)
+
+
+def _text_with(expected: dict[str, list[str]], actual: Any, path: str) -> list[str]:
+    if not isinstance(actual, str):
+        return [f"{path}: expected a text, got {_show(actual)}"]
+    folded = actual.casefold()
+    lacking = [t for t in expected.get(TEXT_WITH, []) if t.casefold() not in folded]
+    holding = [t for t in expected.get(TEXT_WITHOUT, []) if t.casefold() in folded]
+    found = []
+    if lacking:
+        found.append(f"{path}: expected a text holding {_show(lacking)}, got {_show(actual)}")
+    if holding:
+        found.append(f"{path}: expected a text without {_show(holding)}, got {_show(actual)}")
+    return found
+
+
+def _has(expected: list[Any], actual: Any, path: str) -> list[str]:
+    if not isinstance(actual, list):
+        return [f"{path}: expected a list, got {_show(actual)}"]
+    unused = list(range(len(actual)))
+    for want in expected:
+        match = next((i for i in unused if not mismatches(want, actual[i], path)), None)
+        if match is None:
+            return [f"{path}: no item matches {_show(want)}; got {_show(actual)}"]
+        unused.remove(match)
+    return []
+
+
 def is_any_text(expected: Any) -> bool:
     return isinstance(expected, dict) and len(expected) == 1 and expected.get(ANY_TEXT) is True
 
@@ -62,7 +116,11 @@ def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
     any order (for outputs the spec defines as sets); an expected
     `{"$anyText": true}` matches any non-blank string (text whose wording is
     open); an expected `{"$anyTextBut": [...]}` matches any non-blank string
-    other than those listed (text the spec says changes, wording open).
+    other than those listed (text the spec says changes, wording open);
+    an expected `{"$textWith": [...]}` / `{"$textWithout": [...]}` matches a
+    string holding each / none of the texts listed, ignoring case; an
+    expected `{"$has": [...]}` matches a list holding an item for each
+    pattern listed, among others (what a screen showed among the rest).
     Scalars match by JSON equality: `1` is not `true`, `1` equals `1.0`.
     """
     if is_any_text(expected):
@@ -76,6 +134,10 @@ def mismatches(expected: Any, actual: Any, path: str = "output") -> list[str]:
         return [f"{path}: expected any text but {_show(excluded)}, got {_show(actual)}"]
     if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
         return _unordered(expected[UNORDERED], actual, path)
+    if is_text_with(expected):
+        return _text_with(expected, actual, path)
+    if is_has(expected):
+        return _has(expected[HAS], actual, path)
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [f"{path}: expected an object, got {_show(actual)}"]

@@ -1,6 +1,10 @@
 """What an implementation seen from outside can answer: the class of every
-output field (`contract.base.effect` / `explanation`), followed through
-nested models, lists, maps and unions.
+output field (`contract.base.effect` / `explanation` / `screen`), followed
+through nested models, lists, maps and unions.
+
+A `screen` field (what the extension showed the user) counts as an effect
+everywhere here: a `must` case may pin it, and it stays in an answer with
+the explanations left out. It is optional, so it is not a missing effect.
 
 Four questions are answered here, all by walking an output model beside a
 JSON value:
@@ -12,6 +16,7 @@ JSON value:
 - :func:`missing_effects`: which effect fields does an answer lack?
 - :func:`effect_mismatches`: does an answer that fails a case still fail
   it with every explanation field left out?
+- :func:`screen_pins`: which screen fields does a case's `expect` pin?
 
 Paths are written as in mismatch messages: `verdicts[].reason`,
 `modes.review.toolsSource`.
@@ -28,7 +33,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from pytest_planmode.contract.base import FieldClass, field_class
-from pytest_planmode.matching import UNORDERED, mismatches
+from pytest_planmode.matching import HAS, UNORDERED, mismatches
 
 
 def _alternatives(annotation: Any) -> list[Any]:
@@ -109,29 +114,36 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _walk_pins(shape: Shape, expected: Any, path: str) -> Iterator[str]:
+def _walk_pins(shape: Shape, expected: Any, path: str, kind: FieldClass = "explanation") -> Iterator[str]:
     if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(UNORDERED), list):
         expected = expected[UNORDERED]
+    if isinstance(expected, dict) and len(expected) == 1 and isinstance(expected.get(HAS), list):
+        expected = expected[HAS]
     if isinstance(expected, list) and shape.items is not None:
         for item in expected:
-            yield from _walk_pins(shape.items, item, f"{path}[]")
+            yield from _walk_pins(shape.items, item, f"{path}[]", kind)
     elif isinstance(expected, dict) and shape.models:
         candidates = _candidates(shape.models, expected)
         for key, value in expected.items():
             fields = _fields(candidates, key)
-            if any(cls == "explanation" for cls, _ in fields):
+            if any(cls == kind for cls, _ in fields):
                 yield _join(path, key)
                 continue
             for _, annotation in fields:
-                yield from _walk_pins(shape_of(annotation), value, _join(path, key))
+                yield from _walk_pins(shape_of(annotation), value, _join(path, key), kind)
     elif isinstance(expected, dict) and shape.values is not None:
         for key, value in expected.items():
-            yield from _walk_pins(shape.values, value, _join(path, key))
+            yield from _walk_pins(shape.values, value, _join(path, key), kind)
 
 
 def explanation_pins(output: type[BaseModel], expect: dict[str, Any]) -> list[str]:
     """Every explanation field `expect` pins, in order, without repeats."""
     return list(dict.fromkeys(_walk_pins(Shape(models=(output,)), expect, "")))
+
+
+def screen_pins(output: type[BaseModel], expect: dict[str, Any]) -> list[str]:
+    """Every screen field `expect` pins, in order, without repeats."""
+    return list(dict.fromkeys(_walk_pins(Shape(models=(output,)), expect, "", "screen")))
 
 
 def _strip(shape: Shape, value: Any) -> Any:
@@ -140,6 +152,8 @@ def _strip(shape: Shape, value: Any) -> Any:
     if isinstance(value, dict) and len(value) == 1 and isinstance(value.get(UNORDERED), list) and shape.items:
         # An expected set (`{"$unordered": [...]}`) is stripped item by item.
         return {UNORDERED: [_strip(shape.items, item) for item in value[UNORDERED]]}
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get(HAS), list) and shape.items:
+        return {HAS: [_strip(shape.items, item) for item in value[HAS]]}
     if isinstance(value, dict) and shape.models:
         candidates = _candidates(shape.models, value)
         out: dict[str, Any] = {}

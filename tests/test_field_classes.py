@@ -38,8 +38,8 @@ def test_effect_fields_are_required_and_explanations_optional(name: str) -> None
     for model, through_effects in output_models(OPS[name].output):
         for field_name, info in model.model_fields.items():
             cls = field_class(info)
-            if cls == "explanation" and info.is_required():
-                problems.append(f"{model.__name__}.{field_name}: an explanation must be optional")
+            if cls in ("explanation", "screen") and info.is_required():
+                problems.append(f"{model.__name__}.{field_name}: an {cls} field must be optional")
             if cls == "effect" and through_effects and not info.is_required():
                 problems.append(f"{model.__name__}.{field_name}: an effect must be required")
     assert not problems, f"{name}: " + "; ".join(problems)
@@ -119,10 +119,10 @@ def test_schemas_publish_the_class_of_every_output_property(name: str) -> None:
     for where, node in [("(top)", schema), *schema.get("$defs", {}).items()]:
         for prop, body in node.get("properties", {}).items():
             cls = body.get(CLASS_KEYWORD)
-            if cls not in ("effect", "explanation"):
+            if cls not in ("effect", "explanation", "screen"):
                 problems.append(f"{where}.{prop}")
-            elif cls == "explanation" and prop in node.get("required", []):
-                problems.append(f"{where}.{prop} (explanation listed as required)")
+            elif cls != "effect" and prop in node.get("required", []):
+                problems.append(f"{where}.{prop} ({cls} listed as required)")
     assert not problems, f"{name}: properties without {CLASS_KEYWORD}: {problems}"
 
 

@@ -14,9 +14,17 @@ Every output field is declared with :func:`effect` or :func:`explanation`:
 *explanation*
     a reason, cause, code, basis or internal state that helps people read a
     trace. Optional: absent is fine; present, it must have the right shape.
+*screen*
+    what the extension visibly shows the user through Pi's UI (a select's
+    entries, an input's title and prefill, a notification, a status or
+    widget text, the editor's text), in the order it showed them. An effect
+    a host that records the UI reads back, so a `must` case may pin it where
+    the spec states what is shown; optional, so an implementation without a
+    screen (a decision library) may leave it out, and then a case that pins
+    it fails naming the field.
 
-The class is published in the JSON Schemas as ``"x-planmode": "effect"`` or
-``"x-planmode": "explanation"``.
+The class is published in the JSON Schemas as ``"x-planmode": "effect"``,
+``"x-planmode": "explanation"`` or ``"x-planmode": "screen"``.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
-FieldClass = Literal["effect", "explanation"]
+FieldClass = Literal["effect", "explanation", "screen"]
 
 #: The JSON Schema keyword that carries a field's class.
 CLASS_KEYWORD = "x-planmode"
@@ -62,7 +70,7 @@ class _Classed:
     def __call__(self, schema: dict[str, Any]) -> None:
         schema.update(self.extra)
         schema[CLASS_KEYWORD] = self.kind
-        if self.kind == "explanation":
+        if self.kind != "effect":
             schema.pop("default", None)
 
 
@@ -88,6 +96,17 @@ def explanation(
             )
     return Field(
         default=None, description=description, json_schema_extra=_Classed("explanation", schema), **kwargs
+    )
+
+
+def screen(*, description: str | None = None, schema: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """A screen field: what the extension showed the user (see the module's
+    docstring). Optional like an explanation, pinned like an effect."""
+    for forbidden in ("default", "default_factory"):
+        if forbidden in kwargs:
+            raise TypeError(f"a screen field is optional and absent by default: it takes no {forbidden}")
+    return Field(
+        default=None, description=description, json_schema_extra=_Classed("screen", schema), **kwargs
     )
 
 

@@ -27,8 +27,9 @@ from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract import host_events as host
-from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation, screen
 from pytest_planmode.contract.events import EventScript, Observation
+from pytest_planmode.contract.screen import SCREEN_DESCRIPTION, ScreenEntry
 from pytest_planmode.contract.virtual_paths import ROOTED_PATTERN, TYPED_PATTERN
 
 #: Pi's own thinking levels (a level Pi can be at). `inherit` is a setting
@@ -411,6 +412,7 @@ class LifecycleRunOutput(ContractOutput):
     exports: list[ExportObserved] = effect()
     notices: list[Notice] = effect(description="The notices shown, in order.")
     final: FinalState = effect()
+    screen: list[ScreenEntry] | None = screen(description=SCREEN_DESCRIPTION)
 
 
 # --------------------------------------------------------------------------
@@ -464,6 +466,7 @@ class ExportRunOutput(ContractOutput):
     created_directories: list[str] = effect()
     state_after: StateAfter = effect()
     settings_after: dict[str, Any] = effect(description="The settings after the export (never edited).")
+    screen: list[ScreenEntry] | None = screen(description=SCREEN_DESCRIPTION)
 
 
 class LifecycleVocabulary(ContractInput):

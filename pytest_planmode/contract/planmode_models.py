@@ -26,8 +26,9 @@ from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract import host_events as host
-from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation, screen
 from pytest_planmode.contract.events import EventScript, ScriptEvent
+from pytest_planmode.contract.screen import SCREEN_DESCRIPTION, ScreenEntry
 
 AUTH_BUDGET_MS = 2000
 
@@ -247,6 +248,7 @@ class FreshOutput(ContractOutput):
     planning_model: str = effect(description="The planning session's model: never switched.")
     planning_thinking: str = effect()
     settings_written: bool = effect(description="Always false: menu choices are one-shot.")
+    screen: list[ScreenEntry] | None = screen(description=SCREEN_DESCRIPTION)
 
 
 class TransitionFault(ScriptEvent):

@@ -22,8 +22,9 @@ from pydantic import Field, model_validator
 
 from pytest_planmode.contract import Operation
 from pytest_planmode.contract import host_events as host
-from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
+from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation, screen
 from pytest_planmode.contract.events import EventScript, Observation, ScriptEvent
+from pytest_planmode.contract.screen import SCREEN_DESCRIPTION, ScreenEntry
 
 Source = Literal["built-in", "user-extension", "project-extension", "override"]
 Verdict = Literal["allow", "deny"]
@@ -360,6 +361,7 @@ class ToolsAuthorizeOutput(ContractOutput):
         description="The effective contract's frozen allowlist at the end (null: none resolved)."
     )
     pending: list[str] | None = explanation()
+    screen: list[ScreenEntry] | None = screen(description=SCREEN_DESCRIPTION)
 
 
 FREEZE = Operation(

@@ -33,6 +33,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     parse_input,
+    screen,
     step_trace,
 )
 
@@ -137,6 +138,8 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         "createdDirectories": sorted(created),
         "stateAfter": {"planMode": plans.status_mode(status) in ("planning", "ready")},
         "settingsAfter": settings_after,
+        # What the export itself showed (its input, its notices).
+        "screen": screen(trace, lambda text: plans.unmap_value(text, sandbox)),
     }
 
 

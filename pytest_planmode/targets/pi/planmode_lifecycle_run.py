@@ -43,6 +43,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
+    screen,
     step_trace,
 )
 
@@ -291,6 +292,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             "cwd": plans.virtual_path(str(run.state.get("cwd") or sandbox.cwd), sandbox),
             "written": [{"path": path, "content": content} for path, content in written.items()],
         },
+        "screen": screen(run.trace, lambda text: plans.unmap_value(text, sandbox)),
     }
 
 

@@ -44,6 +44,7 @@ from pytest_planmode.targets.pi.translation import (
     calls,
     parse_input,
 )
+from pytest_planmode.targets.pi.translation import screen as screen_entries
 
 OPERATION = "planmode.models.fresh"
 _LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -173,6 +174,10 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         "planningModel": str(planning.get("model")),
         "planningThinking": str(planning.get("thinkingLevel")),
         "settingsWritten": written is not None and not _same_json(written, _content(case)),
+        # From the fresh screen on (the ready menu before it is the way there).
+        "screen": screen_entries(run.trace[int(run.results[opened].get("traceFrom", 0)) :])
+        if case.action == "screen"
+        else screen_entries(run.trace[lo:]),
     }
 
 

@@ -30,6 +30,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     parse_input,
+    screen,
 )
 
 OPERATION = "planmode.tools.authorize"
@@ -208,7 +209,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             }
         )
     command_errors(run)
-    return {"verdicts": verdicts}
+    return {"verdicts": verdicts, "screen": screen(run.trace)}
 
 
 TRANSLATION = Translation(

@@ -191,3 +191,52 @@ def answer_index(
             taken.add(j)
             return j
     return None
+
+
+#: A terminal style sequence (the hosts' theme colours): not shown as text.
+_STYLE = re.compile(r"\x1b\[[^m]*m")
+#: `ctx.ui` calls that show text, and where it is: `(title, items)` from the
+#: call's arguments (the screen field, contract/screen.py).
+_SHOWN: dict[str, Callable[[list[Any]], tuple[Any, Any]]] = {
+    "ui.select": lambda a: (a[0] if a else None, a[1] if len(a) > 1 else []),
+    "ui.input": lambda a: (a[0] if a else None, a[1:2]),
+    "ui.editor": lambda a: (a[0] if a else None, a[1:2]),
+    "ui.confirm": lambda a: (a[0] if a else None, a[1:2]),
+    "ui.notify": lambda a: (None, a[:1]),
+    "ui.setStatus": lambda a: (a[0] if a else None, a[1:2]),
+    "ui.setWidget": lambda a: (a[0] if a else None, a[1] if len(a) > 1 else []),
+    "ui.setEditorText": lambda a: (None, a[:1]),
+    "ui.pasteToEditor": lambda a: (None, a[:1]),
+    "ui.setTitle": lambda a: (a[0] if a else None, []),
+}
+
+
+def _shown_text(value: Any) -> str:
+    return _STYLE.sub("", value)
+
+
+def screen(trace: list[dict[str, Any]], unmap: Callable[[str], str] = str) -> list[dict[str, Any]]:
+    """What the extension showed the user, in order, from the `ui.*` calls
+    the host recorded: one screen entry per call that shows text (a select's
+    entries, an input's prefill, a notification, a status or widget text,
+    the editor's text). Texts that are not strings (a widget factory, a
+    status cleared with undefined) show nothing; `unmap` turns the sandbox's
+    paths back into the case's."""
+    entries: list[dict[str, Any]] = []
+    for record in trace:
+        read = _SHOWN.get(str(record.get("call")))
+        if read is None:
+            continue
+        title, items = read(list(record.get("args") or []))
+        if isinstance(items, str):
+            items = items.split("\n")
+        texts = (
+            [unmap(_shown_text(item)) for item in items if isinstance(item, str)]
+            if isinstance(items, list)
+            else []
+        )
+        heading = unmap(_shown_text(title)) if isinstance(title, str) else None
+        kind = str(record["call"]).removeprefix("ui.")
+        lines = ([heading] if heading else []) + texts
+        entries.append({"ui": kind, "title": heading, "items": texts, "text": "\n".join(lines)})
+    return entries

@@ -13,6 +13,7 @@ from pytest_planmode.contract.planmode_lifecycle import (
     LifecycleRunOutput,
     PathEntry,
 )
+from pytest_planmode.contract.screen import ScreenEntry, entry
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import lifecycle, messages
 from pytest_planmode.reference.planmode import lifecycle_events as ev
@@ -176,6 +177,57 @@ def model_fs(
     return exporting.ModelFileSystem.of(entries, also=(cwd, home, *roots))
 
 
+#: The Settings row of the toggle shortcut (reference wording).
+SHORTCUT_ROW = "Plan mode shortcut"
+
+
+def shortcut_row(loaded: str | None, configured: str | None) -> str:
+    """§ Toggle shortcut: "Settings shows the configured value separately
+    from the value loaded at startup" (reference wording)."""
+    row = f"{SHORTCUT_ROW}: {configured or 'disabled'}"
+    if loaded != configured:
+        row += f" (loaded at startup: {loaded or 'none'}; applies after /reload or a restart)"
+    return row
+
+
+def lifecycle_screen(events: list[Any], trace: list[dict[str, Any]]) -> list[ScreenEntry]:
+    """What the run showed, in order: each notice as a notification, and
+    the Settings screen after each save through it that sets the shortcut
+    (its shortcut row). A save's shortcut observation is matched to its
+    event by instant, in event order."""
+    saves = [
+        e
+        for e in events
+        if isinstance(e, host.SettingsWrite | host.SettingsScreen) and "toggleShortcut" in e.settings
+    ]
+    through_settings: set[int] = set()
+    used: set[int] = set()
+    for save in saves:
+        index = next(
+            (
+                i
+                for i, obs in enumerate(trace)
+                if i not in used
+                and obs["type"] == "shortcut"
+                and not obs["registered"]
+                and obs["at"] == save.at
+            ),
+            None,
+        )
+        if index is None:
+            continue  # a rejected save changes nothing
+        used.add(index)
+        if isinstance(save, host.SettingsScreen):
+            through_settings.add(index)
+    shown: list[ScreenEntry] = []
+    for i, obs in enumerate(trace):
+        if obs["type"] == "notice":
+            shown.append(entry("notify", None, [obs["text"]]))
+        elif i in through_settings:
+            shown.append(entry("custom", "Settings", [shortcut_row(obs["loaded"], obs["configured"])]))
+    return shown
+
+
 @handler(planmode_lifecycle.RUN)
 def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
     result = lifecycle.run(
@@ -232,6 +284,7 @@ def run(inp: LifecycleRunInput) -> LifecycleRunOutput:
             "exports": only("export"),
             "notices": [{"text": obs["text"], "code": obs["code"]} for obs in only("notice")],
             "final": final,
+            "screen": lifecycle_screen(list(inp.events), trace),
         }
     )
 
@@ -275,14 +328,24 @@ def export_once(inp: ExportRunInput, fs: exporting.FileSystem) -> ExportRunOutpu
         "plan_mode": had_plan_mode and not written,
         "source_kept": not (written and source == "ready"),
     }
+    preview = (
+        None
+        if result.destination is None
+        else exporting.preview(result.destination, inp.request.preview_width)
+    )
+    # § Export destination: "every export input previews the concrete
+    # resolved destination". A cancelled export is the one whose input was
+    # opened (and dismissed); `/plan export [path]` exports at once.
+    shown = (
+        [] if preview is None or not inp.request.cancel else [entry("input", f"Export plan to {preview}", [])]
+    )
     return output(
         ExportRunOutput,
         result,
-        preview=None
-        if result.destination is None
-        else exporting.preview(result.destination, inp.request.preview_width),
+        preview=preview,
         state_after=state_after,
         settings_after=dict(inp.settings),
+        screen=shown,
     )
 
 

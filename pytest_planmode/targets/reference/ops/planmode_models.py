@@ -18,6 +18,7 @@ from pytest_planmode.contract.planmode_models import (
     SwitchOutput,
     TransitionResult,
 )
+from pytest_planmode.contract.screen import ScreenEntry, entry
 from pytest_planmode.reference.planmode import model_fresh, model_switch
 from pytest_planmode.reference.planmode.model_switch import Behaviour
 from pytest_planmode.targets.reference.convert import output, value
@@ -130,6 +131,27 @@ def switch(inp: SwitchInput) -> SwitchOutput:
     return output(SwitchOutput, result)
 
 
+#: The fresh screen's title (reference wording).
+FRESH_TITLE = "Start fresh and implement"
+
+
+def fresh_screen(action: str, result: model_fresh.FreshResult) -> list[ScreenEntry]:
+    """§ Implementation model and thinking: the ready-plan fresh screen's
+    rows, reporting each configured candidate outside the catalogue as
+    unavailable ("Settings and the ready-plan fresh screen report that they
+    are unavailable"); then what Start reported, and the warnings (reference
+    wording). The saved-plan direct action shows no screen."""
+    shown: list[ScreenEntry] = []
+    if action == "screen":
+        rows = [f"Model: {result.initial_model}", f"Thinking: {result.initial_thinking}"]
+        rows += [f"{name}: unavailable, skipped" for name in result.unavailable]
+        shown.append(entry("select", FRESH_TITLE, [*rows, "Start"]))
+    if result.notice is not None:
+        shown.append(entry("notify", None, [result.notice.message]))
+    shown += [entry("notify", None, [warning.message]) for warning in result.warnings]
+    return shown
+
+
 @handler(planmode_models.FRESH)
 def fresh(inp: FreshInput) -> FreshOutput:
     settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
@@ -167,6 +189,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
         planning_model=inp.current_model,
         planning_thinking=inp.thinking_level,
         settings_written=False,
+        screen=fresh_screen(inp.action, result),
     )
 
 

@@ -14,6 +14,7 @@ from pytest_planmode.contract.planmode_tools import (
     ToolsPickerInput,
     ToolsPickerOutput,
 )
+from pytest_planmode.contract.screen import ScreenEntry, entry
 from pytest_planmode.reference.planmode import tool_events as ev
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
 from pytest_planmode.reference.planmode.tool_freeze import freeze as freeze_policy
@@ -99,6 +100,26 @@ def picker(inp: ToolsPickerInput) -> ToolsPickerOutput:
     return output(ToolsPickerOutput, chosen, rows=picker_rows(registry, chosen))
 
 
+#: The title of the Plan policy tools picker (reference wording).
+PICKER_TITLE = "Plan policy tools"
+
+
+def picker_screen(trace: list[dict[str, Any]]) -> list[ScreenEntry]:
+    """§ Enable inactive built-in search tools in Pi / § Default Plan policy
+    tools: each time the picker opens it shows its rows, one select entry
+    per row (`[x] grep (inactive in Pi)`: selected, name, label; reference
+    wording). Showing the open picker again shows nothing new."""
+    return [
+        entry(
+            "select",
+            PICKER_TITLE,
+            [f"[{'x' if row['selected'] else ' '}] {row['name']} ({row['label']})" for row in obs["rows"]],
+        )
+        for obs in trace
+        if obs["type"] == "picker" and obs["event"] == "open" and obs["rows"] is not None
+    ]
+
+
 @handler(planmode_tools.AUTHORIZE)
 def authorize(inp: ToolsAuthorizeInput) -> ToolsAuthorizeOutput:
     result = replay(
@@ -111,5 +132,6 @@ def authorize(inp: ToolsAuthorizeInput) -> ToolsAuthorizeOutput:
             "verdicts": [entry for entry in trace if entry["type"] == "verdict"],
             "allowlist": list(result.allowlist) if result.allowlist is not None else None,
             "pending": list(result.pending) if result.pending is not None else None,
+            "screen": picker_screen(trace),
         }
     )
