@@ -107,7 +107,9 @@ def _fixtures_export(args: argparse.Namespace) -> int:
             'not checked; lists match element by element, except {"$unordered": [...]}, which '
             'matches the same items in any order; {"$anyText": true} matches any non-blank '
             'string; {"$anyTextBut": [...]} matches any non-blank string but those listed; '
-            "scalars by JSON equality"
+            '{"$textWith": [...]} / {"$textWithout": [...]} match a string holding each / none '
+            'of the texts listed, ignoring case; {"$has": [...]} matches a list holding an item '
+            "for each pattern, among others; scalars by JSON equality"
         ),
         "files": files,
         "cases": len(cases),
