@@ -19,6 +19,7 @@ from pytest_planmode.matching import mismatches
 from pytest_planmode.observability import effects_only, explanation_pins, missing_effects, screen_pins
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import model_fresh, tool_workflow
+from pytest_planmode.reference.planmode import shortcut as toggle
 from pytest_planmode.targets.pi.translation import screen
 from pytest_planmode.targets.pi_target import PiTarget
 from pytest_planmode.targets.reference.ops import planmode_lifecycle as lifecycle_ops
@@ -119,6 +120,14 @@ def tools_row(name: str, label: str) -> Any:
 
 def test_settings_showing_only_the_configured_shortcut_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lifecycle_ops, "shortcut_row", lambda loaded, configured: f"Shortcut: {configured}")
+    found = reference_problems(SHORTCUT)
+    assert found and found[0].startswith("output.screen"), found
+
+
+def test_a_save_that_leaves_the_configured_shortcut_unshown_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reference core's planted bug: a save through Settings does not
+    # record the configured value, so Settings shows only the loaded one.
+    monkeypatch.setattr(toggle, "configure", lambda state, configured: state)
     found = reference_problems(SHORTCUT)
     assert found and found[0].startswith("output.screen"), found
 
