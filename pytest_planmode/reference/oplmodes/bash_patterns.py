@@ -463,10 +463,15 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         r"tsc"
         + END
         + LATER
-        + r"(?i:--(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b)"
+        # tsc reads its long options with one dash too (`-incremental`).
+        # `--noEmit false` turns emitting back on (tsc reads an explicit
+        # boolean after a flag).
+        + r"(?i:--?(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b"
+        + r"|--?noEmit(?:[ \t]+|[=:])['\"]?false['\"]?)"
         + r"(?=[\s=;&|()<>`]|$)",
         True,
-        "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build",
+        "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build (with one "
+        "dash or two), --noEmit false",
     ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(
