@@ -304,7 +304,7 @@ _READS.update({"tsc": "tsc", "jest": "camel", "vitest": "camel", "go": "go"})
 
 
 def _runner(
-    name: str, options: str, prefix: tuple[str, ...] = (), operands: tuple[str, ...] = (), **valued: str
+    name: str, options: str, prefix: tuple[str, ...] = (), operands: tuple[str, ...] = (), /, **valued: str
 ) -> Program:
     base = _p(name, options, operands, **valued)
     return Program(
