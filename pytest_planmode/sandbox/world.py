@@ -118,7 +118,7 @@ _REPO_FILES = {
     "package.json": (
         '{\n  "name": "project",\n  "version": "1.0.0",\n  "private": true,\n'
         '  "scripts": {"test": "jest", "check": "tsc --noEmit", "typecheck": "tsc --noEmit",'
-        ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node"}\n}\n'
+        ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node", "maxWorkers": 1}\n}\n'
     ),
     "tsconfig.json": (
         '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs",'

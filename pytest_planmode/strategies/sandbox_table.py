@@ -296,7 +296,8 @@ POOLS.update(
         "pkg": ["typescript", "left-pad"],
         "outfile": ["report.out", "../outside.out", world.HOME + "/planted.out"],
         "outdir": ["build-out", "../outside-dir", "/tmp/planted-dir"],
-        "npmconfig": ["registry=http://198.51.100.7/", "script-shell=/bin/sh", "prefix=/tmp/p"],
+        "registry": ["http://198.51.100.7/"],
+        "word": ["x"],
         "tscproject": ["tsconfig.json", "."],
     }
 )
@@ -339,17 +340,17 @@ _VITEST = dict(
     _t="testpattern",
     LONGdir="dir",
     LONGapi="number",
-    LONGbrowser="text",
+    LONGbrowser="word",
 )
 _NPM_OPTIONS = "--json --silent --parseable --long --global -g --all --dry-run --offline --ignore-scripts"
 _NPM_VALUED = dict(
-    LONGregistry="text",
+    LONGregistry="registry",
     LONGprefix="outdir",
     LONGscript_shell="program",
     LONGuserconfig="file",
     LONGcache="outdir",
-    LONGworkspace="text",
-    _w="text",
+    LONGworkspace="word",
+    _w="word",
 )
 
 _TSC_FLAGS = (
@@ -453,8 +454,8 @@ _PYTEST_VALUED = dict(
     LONGbasetemp="outdir",
     _p="pyplugin",
     LONGlog_file="outfile",
-    LONGoverride_ini="text",
-    _o="text",
+    LONGoverride_ini="word",
+    _o="word",
     _k="testpattern",
     LONGrootdir="dir",
     _c="file",
@@ -486,11 +487,11 @@ _CARGO_FLAGS = (
 _CARGO_VALUED = dict(
     LONGtarget_dir="outdir",
     LONGconfig="cargoconfig",
-    _Z="text",
+    _Z="word",
     LONGartifact_dir="outdir",
     LONGout_dir="outdir",
     LONGmanifest_path="file",
-    LONGmessage_format="text",
+    LONGmessage_format="word",
 )
 _GO_FLAGS = "-v -json -cover -c -work -x -n -a -race -short -failfast"
 _BIOME_SUBCOMMANDS = ["lint", "format", "check", "ci", "init", "migrate", "start", "clean"]
@@ -532,11 +533,11 @@ RUNNER_PROGRAMS: list[Program] = [
     *[_runner("cargo", _CARGO_FLAGS, (sub,), **_CARGO_VALUED) for sub in ("test", "check")],
     _runner("ruff", "--version --help", ()),
     *[_runner("ruff", "--fix --diff --no-cache --statistics --watch --show-files", (sub,), ("dir",),
-              LONGcache_dir="outdir", LONGoutput_file="outfile", LONGconfig="text")
+              LONGcache_dir="outdir", LONGoutput_file="outfile", LONGconfig="word")
       for sub in ("check", "format", "clean")],
     _runner("biome", "--version --help", ()),
     *[_runner("biome", "--write --fix --unsafe --staged --changed", (sub,), ("dir",), LONGlog_path="outdir",
-              LONGreporter="text", LONGconfig_path="dir") for sub in _BIOME_SUBCOMMANDS],
+              LONGreporter="word", LONGconfig_path="dir") for sub in _BIOME_SUBCOMMANDS],
     _runner("pip", "--user --dry-run --no-deps -q", ("install",), ("pkg",), _t="outdir", LONGtarget="outdir",
             LONGprefix="outdir", _r="file"),
     *[_runner("pip", "-q --verbose", (sub,)) for sub in ("list", "freeze", "show", "config", "cache")],
