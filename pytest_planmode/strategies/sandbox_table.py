@@ -371,7 +371,7 @@ _TSC_VALUED = dict(
     LONGrootDir="dir",
 )
 _JEST_FLAGS = (
-    "--json --coverage --clearCache --updateSnapshot -u --ci --listTests --showConfig --runInBand -i "
+    "--coverage --clearCache --updateSnapshot -u --ci --listTests --showConfig --runInBand -i "
     "--silent --verbose --init --watch --watchAll --onlyChanged -o --lastCommit --debug --logHeapUsage "
     "--passWithNoTests --no-cache --detectOpenHandles --useStderr"
 )
@@ -510,7 +510,8 @@ def _with(program: Program, extra: dict[str, str | None]) -> Program:
 
 RUNNER_PROGRAMS: list[Program] = [
     _runner("tsc", _TSC_FLAGS, ("--noEmit",), **_TSC_VALUED),
-    _runner("jest", _JEST_FLAGS, **_JEST),
+    # `--json`: jest writes `--outputFile` only with it.
+    _runner("jest", _JEST_FLAGS, ("--json",), **_JEST),
     _with(_runner("vitest", _VITEST_FLAGS, ("run",), **_VITEST), {"--coverage.reportsDirectory": "outdir"}),
     _runner("vitest", "", (), ("vitcmd",)),
     *[_runner("npm", _NPM_OPTIONS, (sub,), **_NPM_VALUED) for sub in _NPM_SUBCOMMANDS],

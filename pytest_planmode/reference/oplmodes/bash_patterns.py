@@ -466,12 +466,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         # tsc reads its long options with one dash too (`-incremental`).
         # `--noEmit false` turns emitting back on (tsc reads an explicit
         # boolean after a flag).
-        + r"(?i:--?(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b"
+        + r"(?i:--?(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build|watch)|-[bw]"
         + r"|--?noEmit(?:[ \t]+|[=:])['\"]?false['\"]?)"
         + r"(?=[\s=;&|()<>`]|$)",
         True,
         "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build (with one "
-        "dash or two), --noEmit false",
+        "dash or two), --noEmit false, --watch/-w (never ends)",
     ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(

@@ -345,6 +345,10 @@ _TSC_OPTIONS = OptionRule(
         "--build",
         "-b",
         "--init",
+        # Watch mode never ends (as jest --watch): only forms that report to
+        # the terminal and end (reference-choices.md § Both shell gates).
+        "--watch",
+        "-w",
     ),
     fold_case=True,
     # tsc reads `-incremental` as `--incremental` (its parser strips one or
@@ -691,8 +695,15 @@ _JS_TEST = OptionRule(
         "--watchAll",
         "--init",
         "--clearCache",
+        # They run git (or hg) to find changed files: a program the line
+        # does not name (found by the sandbox).
+        "--onlyChanged",
+        "--lastCommit",
+        "--changedSince",
+        "--changedFilesWithAncestor",
+        "--changed",
     ),
-    short="u",
+    short="uo",
     # `--output-file` is `--outputFile` to both parsers (camel-case
     # expansion): every spelling the program accepts is read.
     kebab_case=True,
