@@ -138,6 +138,23 @@ def test_a_leaky_family_is_caught(sandbox: Sandbox, program: str) -> None:
     print(f"{program}: {found}")
 
 
+RUNNER_FAMILIES = sorted({p.name for p in sandbox_table.RUNNER_PROGRAMS})
+
+
+@pytest.mark.whole_suite
+@pytest.mark.parametrize("program", RUNNER_FAMILIES)
+def test_a_leaky_runner_family_is_caught(sandbox: Sandbox, program: str) -> None:
+    """A target allowing every command of one test runner, compiler or
+    package manager is caught by the runner sweep (each command starts a
+    runtime: whole-suite runs only)."""
+    if world.which(program) is None:
+        pytest.skip(f"inconclusive: {program} is not installed, so none of its commands can run")
+    target = leaky.family_target(program)
+    found = first_finding(sandbox, target, list(BASH_GATES.values()), sandbox_table.RUNNER_PROGRAMS)
+    assert found is not None, f"the oracle did not catch a target that allows every {program!r} command"
+    print(f"{program}: {found}")
+
+
 def test_the_leaky_targets_only_leak_their_class() -> None:
     target = leaky.class_target("tree-next-word")
     gate = BASH_GATES["planmode.bash.check"]
