@@ -642,6 +642,8 @@ class TestRunnerBaselines:
         assert not baseline.covers(Effect("exec", "execve(...)", "node", "/usr/bin/git"))
         assert not baseline.covers(Effect("secret", "the value of $X appeared", ""))
         assert not baseline.covers(Effect("network", "connect(...)", "node", "198.51.100.7"))
+        # A bare form cut short by the time limit is no baseline to judge by.
+        assert baseline.complete and not runners.Baseline.of([made], complete=False).complete
 
     @needs_linux
     def test_a_compiler_form_beyond_the_admitted_one_is_seen(self, sandbox: Sandbox) -> None:

@@ -108,13 +108,19 @@ class Sandbox:
         observation = observe(raw.trace, (raw.stdout, raw.stderr), shell=shell_path, programs=named)
         effects = tuple(observation.effects)
         admitted: tuple[Effect, ...] = ()
+        unfinished: list[str] = []
         if runs_project:
-            baselines = [self.baseline(form) for form in runners.forms_of(command)]
+            forms = runners.forms_of(command)
+            baselines = [self.baseline(form) for form in forms]
+            unfinished = [form for form, b in zip(forms, baselines, strict=True) if not b.complete]
             admitted = tuple(e for e in effects if any(b.covers(e) for b in baselines))
             effects = tuple(e for e in effects if e not in admitted)
         status, reason = "observed", ""
         if raw.trace_cut:
             status, reason = "inconclusive", "its trace grew past the sandbox's cap"
+        elif unfinished:
+            status = "inconclusive"
+            reason = f"the admitted form it is judged against ({', '.join(unfinished)}) did not end in time"
         elif raw.timed_out:
             reason = f"timed out after {timeout:g} s"
             status = "observed" if effects else "inconclusive"
@@ -134,9 +140,11 @@ class Sandbox:
             bash = shutil.which("bash", path=world.BASE_ENV["PATH"]) or "/bin/bash"
             argv = [bash, "-c", form]
             named = tuple(programs_in(form))
-            raw = self._zygote.run(argv, timeout=max(self.timeout, runners.RUNNER_TIMEOUT), cap=self.cap)
+            # Twice a command's time: a bare form cut short would excuse too little.
+            raw = self._zygote.run(argv, timeout=2 * max(self.timeout, runners.RUNNER_TIMEOUT), cap=self.cap)
             observed = observe(raw.trace, (raw.stdout, raw.stderr), shell=bash, programs=named)
-            self._baselines[form] = runners.Baseline.of(observed.effects)
+            complete = not raw.timed_out and not raw.trace_cut
+            self._baselines[form] = runners.Baseline.of(observed.effects, complete)
         return self._baselines[form]
 
 

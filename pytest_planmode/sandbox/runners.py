@@ -113,9 +113,13 @@ class Baseline:
     created: frozenset[str]
     programs: frozenset[str]
     addresses: frozenset[str]
+    #: False when the bare form did not end in time (a loaded machine):
+    #: what it would have done is unknown, so commands judged against it
+    #: are inconclusive.
+    complete: bool = True
 
     @staticmethod
-    def of(effects: Iterable[object]) -> Baseline:
+    def of(effects: Iterable[object], complete: bool = True) -> Baseline:
         places: set[str] = set()
         created: set[str] = set()
         programs: set[str] = set()
@@ -133,7 +137,9 @@ class Baseline:
                 programs.add(os.path.basename(path))
             elif kind == "network":
                 addresses.add(path)
-        return Baseline(frozenset(places), frozenset(created), frozenset(programs), frozenset(addresses))
+        return Baseline(
+            frozenset(places), frozenset(created), frozenset(programs), frozenset(addresses), complete
+        )
 
     def covers(self, effect: object) -> bool:
         kind = getattr(effect, "kind", "")

@@ -709,6 +709,9 @@ _JS_TEST = OptionRule(
     kebab_case=True,
 )
 
+#: vitest's `-w` is `--watch` (jest's `-w` is `--maxWorkers N`, harmless).
+_VITEST_TEST = replace(_JS_TEST, short=_JS_TEST.short + "w")
+
 #: Leading words that make vitest do something other than run the tests
 #: once (`vitest init` writes a configuration; `watch`/`dev`/`serve` never end).
 _VITEST_COMMANDS = ("init", "watch", "dev", "serve")
@@ -820,7 +823,7 @@ _OTHER_RULES = (
         ),
         why="project tests",
     ),
-    ProgramRule(program="vitest", source=RC, options=_JS_TEST, shape=vitest_shape, why="project tests"),
+    ProgramRule(program="vitest", source=RC, options=_VITEST_TEST, shape=vitest_shape, why="project tests"),
     ProgramRule(program="jest", source=RC, options=_JS_TEST, why="project tests"),
 )
 
