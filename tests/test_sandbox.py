@@ -626,6 +626,8 @@ class TestRunnerBaselines:
         assert a == b == "/tmp/*/ssr/.*"
         assert runners.place("coverage/lcov.info") == world.REPO + "/coverage/lcov.info"
         assert runners.place("report.json") != runners.place("r1.json")
+        assert runners.place("/tmp/SxbnRSFQZgHXdEhicAbcd/ssr") == "/tmp/*/ssr"
+        assert runners.place("node_modules/.vite") == world.REPO + "/node_modules/.vite"
 
     def test_a_command_starts_from_the_form_its_subcommand_words_select(self) -> None:
         assert runners.forms_of("npm test --silent && jest -i") == ["npm test", "jest"]

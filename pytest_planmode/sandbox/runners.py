@@ -13,7 +13,7 @@ form once per sandbox, then excuse the same effects in the same places.
 
 Places are compared with random-looking name parts (hashes, time stamps,
 random directory names: six or more letters, digits, `_` and `-` holding a
-digit)
+digit, or sixteen or more in mixed case)
 folded to `*`, so two runs of the same form have the same places. A
 write is excused where the baseline wrote the same place or inside a
 directory the baseline created; a program execution where the baseline
@@ -72,6 +72,9 @@ PROGRAMS = frozenset([*FORMS, "npx", "pnpm", "pip"])
 RUNNER_TIMEOUT = 30.0
 
 _RANDOM = re.compile(r"[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
+#: A random name may hold no digit: sixteen or more name characters in
+#: mixed case are folded too.
+_LONG_RANDOM = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{16,}(?![A-Za-z0-9_-])")
 _OPERATORS = frozenset([";", "&&", "||", "|", "&", "(", ")", "|&"])
 
 
@@ -79,7 +82,16 @@ def place(path: str) -> str:
     """`path` resolved against the working tree, with random-looking name
     parts folded to `*`."""
     resolved = os.path.normpath(path if path.startswith("/") else os.path.join(world.REPO, path))
-    return _RANDOM.sub(lambda m: "*" if len(m.group()) >= 6 else m.group(), resolved)
+    return _RANDOM.sub(_fold, _LONG_RANDOM.sub(_fold_long, resolved))
+
+
+def _fold(match: re.Match[str]) -> str:
+    return "*" if len(match.group()) >= 6 else match.group()
+
+
+def _fold_long(match: re.Match[str]) -> str:
+    text = match.group()
+    return "*" if any(c.isupper() for c in text) and any(c.islower() for c in text) else text
 
 
 def forms_of(command: str) -> list[str]:
