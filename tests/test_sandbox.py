@@ -647,6 +647,23 @@ class TestRunnerBaselines:
         # A bare form cut short by the time limit is no baseline to judge by.
         assert baseline.complete and not runners.Baseline.of([made], complete=False).complete
 
+    def test_where_names_each_runner_and_install_explains_a_missing_npm(
+        self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        from pytest_planmode.cli import main
+        from pytest_planmode.sandbox import install
+
+        monkeypatch.setenv(install.ENV, str(tmp_path / "tools"))
+        main(["sandbox", "where"])
+        out = capsys.readouterr().out
+        assert f"install directory: {tmp_path / 'tools'} (absent)" in out
+        for program in ("jest", "tsc", "vitest", "npm", "pytest", "go", "cargo", "ruff", "biome"):
+            assert f"  {program}: " in out
+        monkeypatch.setattr(install.shutil, "which", lambda name: None)
+        assert main(["sandbox", "install"]) == 1
+        assert "npm is not on PATH" in capsys.readouterr().err
+        assert not (tmp_path / "tools").exists()
+
     @needs_linux
     def test_a_compiler_form_beyond_the_admitted_one_is_seen(self, sandbox: Sandbox) -> None:
         """`tsc --noEmit` writes nothing; `-incremental` (one dash) writes
