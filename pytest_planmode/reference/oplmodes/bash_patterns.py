@@ -473,6 +473,17 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build (with one "
         "dash or two), --noEmit false, --watch/-w (never ends)",
     ),
+    Rule(
+        "package manager writes elsewhere",
+        r"(?:npm|pnpm|yarn)"
+        + END
+        + LATER
+        + r"--(?:cache|logs-dir|cache-folder|cache-dir|modules-folder|global-folder|store-dir|prefix)"
+        + r"(?=[\s=;&|()<>`]|$)",
+        True,
+        "npm/pnpm/yarn --cache, --logs-dir, --cache-folder, --cache-dir, --modules-folder, --global-folder, "
+        "--store-dir, --prefix (the package manager writes its cache or log there)",
+    ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(
         "find write or exec",

@@ -728,7 +728,18 @@ def vitest_shape(args: Sequence[str]) -> str | None:
 # at another configuration (reference choice, closes a hole: `npm test
 # --script-shell=./evil`).
 _NPM = OptionRule(
-    long=("--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--shell")
+    long=(
+        "--script-shell",
+        "--node-options",
+        "--userconfig",
+        "--globalconfig",
+        "--prefix",
+        "--shell",
+        # npm writes its cache and debug log where these point (seen in the
+        # sandbox: `npm ls --cache=/tmp/c` made /tmp/c/_logs).
+        "--cache",
+        "--logs-dir",
+    )
 )
 
 # `cargo --config 'target.<triple>.runner="…"'` runs a program of its choice
