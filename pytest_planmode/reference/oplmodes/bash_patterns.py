@@ -478,11 +478,13 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         r"(?:npm|pnpm|yarn)"
         + END
         + LATER
-        + r"--(?:cache|logs-dir|cache-folder|cache-dir|modules-folder|global-folder|store-dir|prefix)"
+        + r"--(?:cache|logs-dir|cache-folder|cache-dir|modules-folder|global-folder|store-dir|prefix"
+        + r"|userconfig|globalconfig)"
         + r"(?=[\s=;&|()<>`]|$)",
         True,
         "npm/pnpm/yarn --cache, --logs-dir, --cache-folder, --cache-dir, --modules-folder, --global-folder, "
-        "--store-dir, --prefix (the package manager writes its cache or log there)",
+        "--store-dir, --prefix (the package manager writes its cache or log there), --userconfig, "
+        "--globalconfig (another configuration: npm ls --userconfig FILE asked the registry)",
     ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(
