@@ -21,7 +21,7 @@ from pytest_planmode.contract import (
 )
 from pytest_planmode.reference.oplmodes import events as opl_events
 from pytest_planmode.reference.oplmodes import lifecycle as opl_lifecycle
-from pytest_planmode.reference.oplmodes import model_override
+from pytest_planmode.reference.oplmodes import models_override
 from pytest_planmode.reference.planmode import (
     lifecycle,
     lifecycle_events,
@@ -58,7 +58,7 @@ TABLES = [
         models_switch.SessionEvent,
         models_switch._SESSION_EVENTS,
     ),
-    (oplmodes_models.ModelEvent, opl_models_ops._EVENTS, model_override.Event, model_override._EVENTS),
+    (oplmodes_models.ModelEvent, opl_models_ops._EVENTS, models_override.Event, models_override._EVENTS),
     (oplmodes_modes.ModesEvent, opl_modes_ops._EVENTS, opl_events.SessionEvent, opl_lifecycle._EVENTS),
 ]
 
