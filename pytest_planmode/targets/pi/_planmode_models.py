@@ -82,7 +82,7 @@ def behaviour(b: contract.ModelBehaviour | None) -> dict[str, Any]:
     }
 
 
-def opening_steps(case: contract.SwitchInput | contract.FreshInput) -> list[host_steps.Step]:
+def opening_steps(case: contract.ModelsSwitchInput | contract.ModelsFreshInput) -> list[host_steps.Step]:
     """Pi's registry for the case, an empty settings document (the case's
     settings are written once the trigger's state is reached) and the start
     of the session at the case's thinking level."""

@@ -32,7 +32,7 @@ OPERATION = "oplmodes.plans.resolve"
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
-    case = parse_input(OPERATION, contract.PlanResolveInput, payload)
+    case = parse_input(OPERATION, contract.PlansResolveInput, payload)
     if case.source == "resume":
         raise Unsupported(
             "a plan filename read back on resume reaches the extension only inside its own "

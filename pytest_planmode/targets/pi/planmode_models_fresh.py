@@ -51,8 +51,8 @@ _LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _THINKING = re.compile(r"thinking\W+(" + "|".join(reversed(_LEVELS)) + r")\b", re.IGNORECASE)
 
 
-def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
-    case = parse_input(OPERATION, contract.FreshInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsFreshInput:
+    case = parse_input(OPERATION, contract.ModelsFreshInput, payload)
     if case.pick is not None or case.pick_thinking is not None:
         raise Unsupported(
             "pick / pickThinking choose in the fresh screen's model and thinking rows, whose row "
@@ -61,7 +61,7 @@ def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
     return case
 
 
-def build(case: contract.FreshInput) -> tuple[ScriptBuilder, int, int, int]:
+def build(case: contract.ModelsFreshInput) -> tuple[ScriptBuilder, int, int, int]:
     """The script; the indices of the step opening the screen (or menu),
     of the state step just before Start, and of Start."""
     b = ScriptBuilder()
@@ -100,7 +100,7 @@ def build(case: contract.FreshInput) -> tuple[ScriptBuilder, int, int, int]:
     return b, opened, state, start
 
 
-def _content(case: contract.FreshInput) -> str:
+def _content(case: contract.ModelsFreshInput) -> str:
     return models.settings_content(case.settings)
 
 
@@ -108,7 +108,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step
     return build(parse(payload))[0].steps
 
 
-def _names(case: contract.FreshInput) -> list[str]:
+def _names(case: contract.ModelsFreshInput) -> list[str]:
     step = models.registry_step(
         current=case.current_model,
         scoped=case.scoped_models,

@@ -43,8 +43,8 @@ from pytest_planmode.targets.pi.translation import (
 OPERATION = "planmode.models.session"
 
 
-def parse(payload: Mapping[str, Any]) -> contract.SessionScriptInput:
-    return parse_input(OPERATION, contract.SessionScriptInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsSessionInput:
+    return parse_input(OPERATION, contract.ModelsSessionInput, payload)
 
 
 class Plan:
@@ -69,7 +69,7 @@ class Plan:
         return t - off
 
 
-def build(case: contract.SessionScriptInput) -> Plan:
+def build(case: contract.ModelsSessionInput) -> Plan:
     plan = Plan()
     b = plan.builder
     writes = [e.settings for e in case.events if isinstance(e, host.SettingsWrite)]

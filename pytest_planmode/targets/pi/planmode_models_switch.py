@@ -40,11 +40,11 @@ from pytest_planmode.targets.pi.translation import (
 OPERATION = "planmode.models.switch"
 
 
-def parse(payload: Mapping[str, Any]) -> contract.SwitchInput:
-    return parse_input(OPERATION, contract.SwitchInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsSwitchInput:
+    return parse_input(OPERATION, contract.ModelsSwitchInput, payload)
 
 
-def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
+def build(case: contract.ModelsSwitchInput) -> tuple[ScriptBuilder, int, int | None]:
     """The host script, the index of the trigger step and of the probe."""
     trigger, how = contract.TRIGGERS[contract.trigger_key(case.trigger)]
     builder = ScriptBuilder()

@@ -9,13 +9,13 @@ from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models
 from pytest_planmode.contract import planmode_models as models
 from pytest_planmode.contract.planmode_models import (
-    FreshInput,
-    FreshOutput,
     ModelBehaviour,
-    SessionScriptInput,
-    SessionScriptOutput,
-    SwitchInput,
-    SwitchOutput,
+    ModelsFreshInput,
+    ModelsFreshOutput,
+    ModelsSessionInput,
+    ModelsSessionOutput,
+    ModelsSwitchInput,
+    ModelsSwitchOutput,
     TransitionResult,
 )
 from pytest_planmode.reference.planmode import models_fresh, models_switch
@@ -43,7 +43,7 @@ class _Translation:
     settings file, the catalogue and each model's answers are tracked
     because a host event changes only the fields it gives."""
 
-    def __init__(self, inp: SessionScriptInput) -> None:
+    def __init__(self, inp: ModelsSessionInput) -> None:
         self.walk = models.PlanWalk()
         self.document: dict[str, Any] = dict(inp.settings)
         self.known: dict[str, ModelBehaviour] = dict(inp.models)
@@ -112,7 +112,7 @@ _SESSION_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[models_switc
 
 
 @handler(planmode_models.SWITCH)
-def switch(inp: SwitchInput) -> SwitchOutput:
+def switch(inp: ModelsSwitchInput) -> ModelsSwitchOutput:
     settings = models_switch.read_settings(inp.settings, inp.settings_read_failed)
     trigger, how = models.TRIGGERS[models.trigger_key(inp.trigger)]
     result = models_switch.switch(
@@ -127,11 +127,11 @@ def switch(inp: SwitchInput) -> SwitchOutput:
         ),
         settings,
     )
-    return output(SwitchOutput, result)
+    return output(ModelsSwitchOutput, result)
 
 
 @handler(planmode_models.FRESH)
-def fresh(inp: FreshInput) -> FreshOutput:
+def fresh(inp: ModelsFreshInput) -> ModelsFreshOutput:
     settings = models_switch.read_settings(inp.settings, inp.settings_read_failed)
     opened = models_switch.catalogue(inp.scoped_models, inp.available_models)
     if inp.action == "screen":
@@ -159,7 +159,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
     )
     walked = result.walked
     return output(
-        FreshOutput,
+        ModelsFreshOutput,
         result,
         outcome=walked.outcome,
         applied=walked.applied,
@@ -171,7 +171,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
 
 
 @handler(planmode_models.SESSION)
-def session(inp: SessionScriptInput) -> SessionScriptOutput:
+def session(inp: ModelsSessionInput) -> ModelsSessionOutput:
     translate = _Translation(inp)
     events = [step for e in inp.events for step in translate(e)]
     result = models_switch.run_session(
@@ -215,4 +215,4 @@ def session(inp: SessionScriptInput) -> SessionScriptOutput:
                 ended_at=done.elapsed_ms,
             )
         )
-    return output(SessionScriptOutput, result, transitions=transitions)
+    return output(ModelsSessionOutput, result, transitions=transitions)
