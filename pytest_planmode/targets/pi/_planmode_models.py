@@ -120,6 +120,9 @@ def registry_step(
         "do": "models",
         "catalogue": catalogue,
         "behaviour": {name: behaviour(models.get(name)) for name in dict.fromkeys(names)},
+        # The models the case gives answers for (the others take the
+        # defaults): a real Pi authenticates per provider.
+        "given": list(models),
         "available": list(available),
         "scoped": list(scoped),
         "current": current,
