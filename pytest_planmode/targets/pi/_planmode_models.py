@@ -153,6 +153,15 @@ def answer(label: str | None) -> dict[str, Any]:
     return {"do": "ui", "answers": [{"cancel": True} if label is None else {"select": label}]}
 
 
+#: A first exchange with the model, before anything switches: Pi writes the
+#: session file with the first assistant reply (until then entries stay in
+#: memory, and appending one cannot fail).
+FIRST_REPLY: tuple[dict[str, Any], ...] = (
+    {"do": "agent_start", "prompt": "Hello."},
+    {"do": "agent_end", "outcome": "completed"},
+)
+
+
 def fault_step(how: str | None) -> dict[str, Any]:
     """The host condition of a transition that fails after its switch: the
     step after an accepted model change fails. An implementation's handoff

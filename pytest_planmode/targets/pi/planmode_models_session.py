@@ -111,6 +111,8 @@ def build(case: contract.SessionScriptInput) -> Plan:
     if case.settings_read_failed:
         b.add({"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE})
     b.add({"do": "start", "thinkingLevel": case.thinking_level})
+    if any(isinstance(e, contract.TransitionFault) for e in case.events):
+        b.add(*models.FIRST_REPLY)
     walk = contract.PlanWalk()
     events = list(case.events)
     for index, event in enumerate(events):

@@ -50,6 +50,8 @@ def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
     builder.add(
         *models.opening_steps(case),
     )
+    if case.transition_fails:
+        builder.add(*models.FIRST_REPLY)
     settings = [
         {
             "do": "write_file",
