@@ -538,7 +538,9 @@ class Run {
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+      // Compaction only when a step asks; it then summarises everything
+      // but the last message (a few tokens kept).
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false } });
       const services = await Pi.createAgentSessionServices({
         cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
         resourceLoaderOptions: {
@@ -862,10 +864,25 @@ Object.assign(STEPS, {
   // Pi emits context before every LLM call: the waiting call's context is
   // what the model sees after every extension's context handler.
   context: async (run) => {
-    run.requireSession();
+    const session = run.requireSession();
+    // Outside a run (an aborted or settled one), the next LLM call comes
+    // with the next prompt: the host opens a run with an empty one.
+    let opened = false;
+    // A waiting LLM call whose context a step already read: what changed
+    // since shows in the next call, after the model's plain reply and the
+    // user's next (empty) prompt.
+    if (run.llm && run.contextRead === run.llmCalls) {
+      run.respond(Ai.fauxAssistantMessage("done"));
+      await run.until(run.running ?? session.waitForIdle());
+    }
+    if (!run.llm && !run.running && session.isIdle) {
+      await run.agentStart({ prompt: "" });
+      opened = true;
+    }
     if (!run.llm) return { refused: "no LLM call is waiting: Pi emits context only before an LLM call" };
     const messages = run.contexts.at(-1) ?? [];
-    return { context: { messages }, history: messages, session: run.sessions };
+    run.contextRead = run.llmCalls;
+    return { context: { messages }, history: messages, session: run.sessions, ...(opened ? { openedRun: true } : {}) };
   },
   tool_call: (run, step) => run.toolCall(step),
   agent_end: (run, step) => run.agentEnd(step),
@@ -1101,7 +1118,24 @@ Object.assign(STEPS, {
   expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
   agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
   emit: refuse("Pi emits events itself; a script cannot emit one"),
-  compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
+  // /compact: Pi's own compaction (an open run is aborted first), its
+  // summarising model call answered with the step's summary; extensions see
+  // session_before_compact (they may cancel or supply the summary) and
+  // session_compact.
+  compact: async (run, step) => {
+    const session = run.requireSession();
+    await run.abortOpenRun();
+    let outcome = null;
+    const done = run.track(session.compact().then(
+      () => { outcome = { cancelled: false }; },
+      (error) => { outcome = /cancelled/i.test(errorText(error)) ? { cancelled: true } : { error: errorText(error) }; },
+    ));
+    for (let i = 0; i < 4 && !outcome; i++) {
+      await run.until(done);
+      if (!outcome && run.llm) run.respond(Ai.fauxAssistantMessage(String(step.summary ?? "Summary of the conversation so far.")));
+    }
+    return outcome ?? { error: "Pi's compaction did not finish" };
+  },
   stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
 });
 
