@@ -351,3 +351,87 @@ def test_cases_resting_on_mock_answers_differ_as_real_pi_does(real: Real, case_i
     outcome = real.target.request(c.operation, c.input)
     assert outcome.kind == "output", outcome.message
     assert REAL_PI_FACTS[case_id] in mismatches(c.expect, outcome.output)
+
+
+# ---------------------------------------------------------------- lifecycle steps
+
+#: Shows the session events Pi emits to extensions, with what they carry.
+WATCH = textwrap.dedent(
+    """
+    export default (pi) => {
+      pi.on("session_compact", (e, ctx) => { ctx.ui.notify(`compact ${e.compactionEntry.summary}`, "info"); });
+      pi.on("session_start", (e, ctx) => {
+        const stored = ctx.sessionManager.getEntries().filter((x) => x.customType === "stored").map((x) => x.data.n);
+        if (stored.length) ctx.ui.notify(`stored ${stored.join(",")}`, "info");
+        ctx.ui.notify(`start ${e.reason}`, "info");
+      });
+      pi.on("session_tree", (_e, ctx) => {
+        const branch = ctx.sessionManager.getBranch().filter((x) => x.customType === "stored").map((x) => x.data.n);
+        ctx.ui.notify(`branch ${branch.join(",")}`, "info");
+      });
+    };
+    """
+)
+
+
+def watch(tmp: Path) -> Path:
+    path = tmp / "watch.mjs"
+    path.write_text(WATCH, encoding="utf-8")
+    return path
+
+
+def test_compaction_is_pis_own_with_a_scripted_summary(real: Real, tmp_path: Path) -> None:
+    script = [
+        {"do": "start"},
+        {"do": "agent_start", "prompt": "first"},
+        {"do": "agent_end", "outcome": "completed", "reply": "one"},
+        {"do": "agent_start", "prompt": "second"},
+        {"do": "agent_end", "outcome": "completed", "reply": "two"},
+        {"do": "compact", "summary": "They talked twice."},
+        {"do": "context"},
+    ]
+    answer = real.run(watch(tmp_path), script)
+    assert answer["results"][5] == {**answer["results"][5], "cancelled": False}
+    context = answer["results"][6]
+    assert context["openedRun"] is True
+    summaries = [m for m in context["context"]["messages"] if m["role"] == "compactionSummary"]
+    assert len(summaries) == 1 and "They talked twice." in summaries[0]["summary"]
+    assert [text for _, text in notes(answer) if text.startswith("compact")] == ["compact They talked twice."]
+
+
+def test_resume_of_a_stored_session_and_tree_navigation_to_a_scripted_branch(
+    real: Real, tmp_path: Path
+) -> None:
+    stored = [{"type": "custom", "customType": "stored", "data": {"n": 1}}]
+    branch = [
+        {"type": "custom", "customType": "stored", "data": {"n": 2}},
+        {"type": "custom", "customType": "stored", "data": {"n": 3}},
+    ]
+    script = [
+        {"do": "start"},
+        {"do": "resume", "entries": stored},
+        {"do": "navigate_tree", "entries": branch},
+        {"do": "state"},
+    ]
+    answer = real.run(watch(tmp_path), script)
+    assert [text for _, text in notes(answer)] == ["start startup", "stored 1", "start resume", "branch 2,3"]
+    assert answer["results"][-1]["state"]["sessions"] == 2
+
+
+def test_a_stale_pi_object_throws_pis_stale_error(real: Real, tmp_path: Path) -> None:
+    script = [{"do": "start"}, {"do": "new_session"}, {"do": "stale_call", "method": "getActiveTools"}]
+    answer = real.run(watch(tmp_path), script)
+    assert "stale" in str(answer["results"][-1]["threw"]).lower()
+
+
+def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Path) -> None:
+    script = [
+        {"do": "start"},
+        {"do": "register_tool", "name": "lookup", "source": "user-extension", "properties": {"q": "string"}},
+        {"do": "register_tool", "name": "hidden_one", "source": "user-extension", "active": False},
+        {"do": "register_tool", "name": "grep", "source": "builtin"},
+    ]
+    answer = real.run(watch(tmp_path), script)
+    assert "lookup" in answer["results"][1]["active"]
+    assert "hidden_one" not in answer["results"][2]["active"]
+    assert "fixed when its session starts" in answer["results"][3]["refused"]

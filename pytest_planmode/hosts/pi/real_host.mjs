@@ -440,6 +440,8 @@ class Run {
       name: "planmode-host",
       hidden: true,
       factory: (pi) => {
+        // The host extension's pi of a runtime Pi has replaced is stale.
+        if (run.hostPi && run.hostPi !== pi) run.stalePi = run.hostPi;
         run.hostPi = pi;
         pi.on("tool_call", (event) => {
           run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
@@ -882,7 +884,9 @@ Object.assign(STEPS, {
     if (!run.llm) return { refused: "no LLM call is waiting: Pi emits context only before an LLM call" };
     const messages = run.contexts.at(-1) ?? [];
     run.contextRead = run.llmCalls;
-    return { context: { messages }, history: messages, session: run.sessions, ...(opened ? { openedRun: true } : {}) };
+    // The history: the session's messages, before context handlers.
+    const history = json(session.messages ?? messages);
+    return { context: { messages }, history, session: run.sessions, ...(opened ? { openedRun: true } : {}) };
   },
   tool_call: (run, step) => run.toolCall(step),
   agent_end: (run, step) => run.agentEnd(step),
@@ -1015,9 +1019,31 @@ Object.assign(STEPS, {
     await run.settle();
     return {};
   },
+  // Before start: a tool of Pi's or of another extension (see hostTools).
+  // Mid-session: another extension registers a tool (the host's own
+  // extension calls pi.registerTool, as any extension may); active unless
+  // the step says not.
   register_tool: async (run, step) => {
-    if (run.session) return { refused: "a tool registered mid-session by another extension is not scripted in the real-Pi host" };
-    return run.hostTools([step], false);
+    if (!run.session) return run.hostTools([step], false);
+    const name = String(step.name);
+    const source = step.source ?? "builtin";
+    if (["builtin", "built-in", "sdk"].includes(source)) return { refused: `Pi's ${source} tools are fixed when its session starts` };
+    if (!run.hostPi) return { refused: "the host's own extension did not load" };
+    if (step.exposure !== undefined && step.exposure !== null && step.exposure !== "direct" && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+    if (run.session.getAllTools().some((t) => t.name === name)) return { refused: `Pi already has a tool named ${name}: another extension's registration would replace it` };
+    const properties = Object.fromEntries(Object.entries(step.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
+    run.hostPi.registerTool({
+      name, label: name, description: `${name} (extension tool)`,
+      parameters: { type: "object", properties, required: Object.keys(properties) },
+      ...(step.exposure && step.exposure !== "direct" ? { exposure: String(step.exposure) } : {}),
+      execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
+    });
+    await run.settle();
+    const active = run.session.getActiveToolNames();
+    if (step.active === false && active.includes(name)) run.hostPi.setActiveTools(active.filter((n) => n !== name));
+    else if (step.active !== false && !active.includes(name) && !step.exposure) run.hostPi.setActiveTools([...active, name]);
+    await run.settle();
+    return { active: run.session.getActiveToolNames() };
   },
   // Pi's tools before it starts: its own built-ins (those listed active are
   // enabled) and tools of other extensions, written as extension files where
@@ -1041,7 +1067,20 @@ Object.assign(STEPS, {
   },
   resume: async (run, step) => {
     run.requireSession();
-    if (Array.isArray(step.entries)) return { refused: "a stored session with given entries is not scripted in the real-Pi host" };
+    if (Array.isArray(step.entries)) {
+      // Another stored session: a session file written by Pi's session
+      // manager (its header, then the entries), resumed as /resume does.
+      const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
+      const problem = appendEntries(stored, step.entries);
+      if (problem) return { refused: problem };
+      const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
+      realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
+      realFs.writeFileSync(stored.getSessionFile(), lines);
+      await run.abortOpenRun();
+      let answer;
+      await run.until(run.track(run.runtime.switchSession(stored.getSessionFile()).then((a) => { answer = a; })));
+      return answer ?? {};
+    }
     const file = run.session.sessionFile;
     if (!file || !fs.existsSync(file)) return { refused: "Pi has not written this session to a file yet (it does after the first assistant reply): there is nothing to resume" };
     await run.abortOpenRun();
@@ -1072,8 +1111,28 @@ Object.assign(STEPS, {
   },
   navigate_tree: async (run, step) => {
     const session = run.requireSession();
-    if (step.label === undefined) return { refused: "navigating to a scripted branch is not scripted in the real-Pi host" };
     const manager = session.sessionManager;
+    if (Array.isArray(step.entries)) {
+      // A branch holding these entries, from the root: appended through
+      // Pi's session manager, then /tree goes there. With no entries, /tree
+      // goes to the first prompt, which leaves its parent as the leaf.
+      await run.abortOpenRun();
+      let targetId;
+      if (step.entries.length) {
+        const saved = manager.getLeafId();
+        manager.resetLeaf();
+        const problem = appendEntries(manager, step.entries);
+        targetId = manager.getLeafId();
+        if (saved) manager.branch(saved);
+        if (problem) return { refused: problem };
+      } else {
+        targetId = manager.getEntries().find((e) => e.type === "message" && e.message?.role === "user")?.id;
+        if (!targetId) return { refused: "the session has no prompt yet: /tree has no earlier point to go to" };
+      }
+      await run.until(run.track(session.navigateTree(targetId, {})));
+      return {};
+    }
+    if (step.label === undefined) return { refused: "a tree navigation names a label or the entries of a branch" };
     const entry = manager.getEntries().filter((e) => e.type === "label" && e.label === step.label).at(-1);
     if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
     const done = run.track(session.navigateTree(entry.targetId, {}));
@@ -1136,8 +1195,27 @@ Object.assign(STEPS, {
     }
     return outcome ?? { error: "Pi's compaction did not finish" };
   },
-  stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
+  // A call on a pi object of a runtime Pi has replaced (reload, another
+  // session): the host's own extension's, which Pi treats as any other's.
+  stale_call: async (run, step) => {
+    if (!run.stalePi) return { error: "no stale runtime yet (reload or replace the session first)" };
+    try { run.stalePi[String(step.method ?? "getActiveTools")](); return { threw: null }; } catch (error) { return { threw: errorText(error) }; }
+  },
 });
+
+// Stored entries appended to a session through Pi's session manager, each
+// as Pi writes its kind: an extension's `custom` entry, a `message`, a
+// `custom_message`. Another kind is refused (its text says which).
+function appendEntries(manager, entries) {
+  for (const entry of entries) {
+    const type = entry?.type ?? "custom";
+    if (type === "custom") manager.appendCustomEntry(String(entry.customType ?? ""), entry.data);
+    else if (type === "message" && entry.message) manager.appendMessage(entry.message);
+    else if (type === "custom_message") manager.appendCustomMessageEntry(String(entry.customType ?? ""), entry.content ?? "", entry.display ?? true, entry.details);
+    else return `a stored ${JSON.stringify(type)} entry is not one the host writes (custom, message, custom_message)`;
+  }
+  return null;
+}
 
 // A value a JSON schema accepts, with every required property filled.
 function placeholder(schema, depth = 0) {
