@@ -663,6 +663,15 @@ class Run {
     this.running = null;
   }
 
+  // The open agent run ends with the model's plain replies (what the user
+  // waits for before Pi lets them navigate).
+  async finishOpenRun() {
+    for (let i = 0; i < 5 && this.llm; i++) {
+      this.respond(Ai.fauxAssistantMessage("done"));
+      await this.until(this.running ?? this.session.waitForIdle());
+    }
+  }
+
   async toolCall(step) {
     this.requireSession();
     // A tool call comes from a model turn: outside a run, the host opens one
@@ -1115,8 +1124,9 @@ Object.assign(STEPS, {
     if (Array.isArray(step.entries)) {
       // A branch holding these entries, from the root: appended through
       // Pi's session manager, then /tree goes there. With no entries, /tree
-      // goes to the first prompt, which leaves its parent as the leaf.
-      await run.abortOpenRun();
+      // goes to the session's first entry.
+      // Pi navigates only when idle: an open run first ends with a reply.
+      await run.finishOpenRun();
       let targetId;
       if (step.entries.length) {
         const saved = manager.getLeafId();
@@ -1126,8 +1136,10 @@ Object.assign(STEPS, {
         if (saved) manager.branch(saved);
         if (problem) return { refused: problem };
       } else {
-        targetId = manager.getEntries().find((e) => e.type === "message" && e.message?.role === "user")?.id;
-        if (!targetId) return { refused: "the session has no prompt yet: /tree has no earlier point to go to" };
+        // The session's first entry: Pi's own (its model), or a first
+        // prompt, which leaves no entry at all.
+        targetId = manager.getEntries()[0]?.id;
+        if (!targetId) return { refused: "the session has no entry yet: /tree has no earlier point to go to" };
       }
       await run.until(run.track(session.navigateTree(targetId, {})));
       return {};
