@@ -312,9 +312,12 @@ def test_an_unreadable_file_fails_to_read_until_written(real: Real, tmp_path: Pa
 
 # ---------------------------------------------------------------- the example
 
-#: Cases of the three model-switching operations on the example that pass
-#: through real Pi on both versions (the mock passes them too).
+#: Cases on the example that pass through real Pi on both versions (the
+#: mock passes them too): model switching, and lifecycle steps (compaction,
+#: a scripted branch, a stored session).
 PASSING = (
+    "planmode.lifecycle.host.reinjection.keep-injects-exact-plan",
+    "planmode.lifecycle.host.reinjection.keep-branch-without-plan",
     "planmode.models.host.switch.budget.hang-times-out",
     "planmode.models.host.switch.chain.scope-is-the-catalogue",
     "planmode.models.host.settings.read-failure-no-switching",
@@ -334,6 +337,11 @@ REAL_PI_FACTS = {
     # A refused change is a provider without a key: never available, so
     # never authenticated.
     "planmode.models.host.switch.chain.refused-moves-on": "output.authAttempts: expected 2, got 1",
+    # pi.sendUserMessage never throws to its caller: a failed request is an
+    # API error in the run it started, so the extension cannot restore.
+    "planmode.lifecycle.host.reinjection.handoff-failed-here-restores-ready": (
+        'output.final.mode: expected "ready", got "normal"'
+    ),
 }
 
 
@@ -396,7 +404,8 @@ def test_compaction_is_pis_own_with_a_scripted_summary(real: Real, tmp_path: Pat
     assert context["openedRun"] is True
     summaries = [m for m in context["context"]["messages"] if m["role"] == "compactionSummary"]
     assert len(summaries) == 1 and "They talked twice." in summaries[0]["summary"]
-    assert [text for _, text in notes(answer) if text.startswith("compact")] == ["compact They talked twice."]
+    [shown] = [text for _, text in notes(answer) if text.startswith("compact")]
+    assert shown.startswith("compact They talked twice.")
 
 
 def test_resume_of_a_stored_session_and_tree_navigation_to_a_scripted_branch(
