@@ -1039,7 +1039,10 @@ Object.assign(STEPS, {
     if (["builtin", "built-in", "sdk"].includes(source)) return { refused: `Pi's ${source} tools are fixed when its session starts` };
     if (!run.hostPi) return { refused: "the host's own extension did not load" };
     if (step.exposure !== undefined && step.exposure !== null && step.exposure !== "direct" && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
-    if (run.session.getAllTools().some((t) => t.name === name)) return { refused: `Pi already has a tool named ${name}: another extension's registration would replace it` };
+    // A tool named like one of Pi's built-ins overrides it, as an
+    // extension's does; another extension's (or the one under test's) stays.
+    const taken = run.session.getAllTools().find((t) => t.name === name);
+    if (taken && taken.sourceInfo?.source !== "builtin") return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
     const properties = Object.fromEntries(Object.entries(step.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
     run.hostPi.registerTool({
       name, label: name, description: `${name} (extension tool)`,
