@@ -445,8 +445,17 @@ def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Pa
         {"do": "register_tool", "name": "lookup", "source": "user-extension", "properties": {"q": "string"}},
         {"do": "register_tool", "name": "hidden_one", "source": "user-extension", "active": False},
         {"do": "register_tool", "name": "grep", "source": "builtin"},
+        {"do": "register_tool", "name": "read", "source": "user-extension", "properties": {"path": "string"}},
+        {"do": "register_tool", "name": "lookup", "source": "project-extension"},
+        {"do": "state"},
     ]
     answer = real.run(watch(tmp_path), script)
     assert "lookup" in answer["results"][1]["active"]
     assert "hidden_one" not in answer["results"][2]["active"]
     assert "fixed when its session starts" in answer["results"][3]["refused"]
+    # Named like a built-in, it overrides it; named like another
+    # extension's tool, it is refused.
+    assert "read" in answer["results"][4]["active"]
+    assert "already registered a tool named lookup" in answer["results"][5]["refused"]
+    tools = {t["name"]: t["source"] for t in answer["results"][-1]["state"]["tools"]}
+    assert tools["read"] != "builtin"
