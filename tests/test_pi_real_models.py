@@ -459,3 +459,21 @@ def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Pa
     assert "already registered a tool named lookup" in answer["results"][5]["refused"]
     tools = {t["name"]: t["source"] for t in answer["results"][-1]["state"]["tools"]}
     assert tools["read"] != "builtin"
+
+
+def test_a_second_context_read_is_the_next_llm_calls(real: Real, tmp_path: Path) -> None:
+    # Pi emits context once per LLM call: reading it again ends the waiting
+    # turn with a plain reply and reads the next call's, after an empty prompt.
+    script = [
+        {"do": "start"},
+        {"do": "agent_start", "prompt": "first"},
+        {"do": "context"},
+        {"do": "context"},
+        {"do": "state"},
+    ]
+    answer = real.run(watch(tmp_path), script)
+    first, second = answer["results"][2], answer["results"][3]
+    assert "openedRun" not in first and second["openedRun"] is True
+    roles = [m["role"] for m in second["context"]["messages"] if m["role"] != "system"]
+    assert roles[-3:] == ["user", "assistant", "user"]
+    assert answer["results"][-1]["state"]["llmCalls"] == 2
