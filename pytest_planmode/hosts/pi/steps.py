@@ -328,6 +328,9 @@ class Models(Step):
     catalogue: list[JsonObject] | None = None
     auth: dict[str, JsonObject] | None = None
     behaviour: dict[str, JsonObject] | None = None
+    #: The models the case gives answers for (a real Pi authenticates per
+    #: provider; the others take the defaults).
+    given: list[str] | None = None
     available: list[str] | None = None
     scoped: list[str] | None = None
     current: str | None = None

@@ -120,6 +120,9 @@ def registry_step(
     return host_steps.Models(
         catalogue=catalogue,
         behaviour={name: behaviour(models.get(name)) for name in dict.fromkeys(names)},
+        # The models the case gives answers for (the others take the
+        # defaults): a real Pi authenticates per provider.
+        given=list(models),
         available=list(available),
         scoped=list(scoped),
         current=current,
@@ -148,6 +151,15 @@ def ready_steps() -> list[host_steps.Step]:
 
 def answer(label: str | None) -> host_steps.Ui:
     return host_steps.Ui(answers=[{"cancel": True} if label is None else {"select": label}])
+
+
+#: A first exchange with the model, before anything switches: Pi writes the
+#: session file with the first assistant reply (until then entries stay in
+#: memory, and appending one cannot fail).
+FIRST_REPLY: tuple[host_steps.Step, ...] = (
+    host_steps.AgentStart(prompt="Hello."),
+    host_steps.AgentEnd(outcome="completed"),
+)
 
 
 def fault_step(how: str | None) -> host_steps.FailNext:

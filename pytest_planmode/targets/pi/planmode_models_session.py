@@ -88,6 +88,8 @@ def build(case: contract.ModelsSessionInput) -> Plan:
     if case.settings_read_failed:
         b.add(host_steps.UnreadableFile(root="agent", path=models.SETTINGS_FILE))
     b.add(host_steps.Start(thinking_level=case.thinking_level))
+    if any(isinstance(e, contract.TransitionFault) for e in case.events):
+        b.add(*models.FIRST_REPLY)
     walk = contract.PlanWalk()
     events = list(case.events)
     for index, event in enumerate(events):

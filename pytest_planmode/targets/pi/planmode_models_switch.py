@@ -51,6 +51,8 @@ def build(case: contract.ModelsSwitchInput) -> tuple[ScriptBuilder, int, int | N
     builder.add(
         *models.opening_steps(case),
     )
+    if case.transition_fails:
+        builder.add(*models.FIRST_REPLY)
     settings: list[host_steps.Step] = [
         host_steps.WriteFile(
             root="agent", path=models.SETTINGS_FILE, content=models.settings_content(case.settings)
