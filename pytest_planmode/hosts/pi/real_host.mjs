@@ -354,6 +354,7 @@ class Run {
       // an extension that reopens a dismissed dialog cannot spin the host.
       custom: (...args) => {
         run.record("ui.custom", args.slice(1));
+        run.customOpened = true;
         return new Promise(() => { run.promptOpened?.(); });
       },
       onTerminalInput: () => () => {},
@@ -483,7 +484,8 @@ class Run {
     let watchdog;
     const calls = this.llmCalls;
     const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
-    waits.push(new Promise((resolve) => { this.promptOpened = resolve; }));
+    // A custom dialog may open before this wait starts (the command ran up to it at once).
+    waits.push(new Promise((resolve) => { this.promptOpened = resolve; if (this.customOpened) resolve(); }));
     // A new LLM call (the run the step started, or the next turn) waits for the script.
     waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llmCalls > calls) resolve(); }));
     await Promise.race(waits);
@@ -960,6 +962,7 @@ async function runScript(request) {
     for (const step of request.script ?? []) {
       const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
       results.push(record);
+      run.customOpened = false;
       const handler = STEPS[step?.do];
       if (!handler) throw new Error(`unknown step ${JSON.stringify(step?.do)}; steps: ${Object.keys(STEPS).join(", ")}`);
       try {
