@@ -444,6 +444,8 @@ class Run {
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
       if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+      // An extension's pi.appendEntry, traced as the mock traces it.
+      if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
     await session.bindExtensions({
       uiContext: this.ui(),
