@@ -18,7 +18,7 @@ from pytest_planmode.contract import operations
 from pytest_planmode.matching import mismatches
 from pytest_planmode.observability import effects_only, explanation_pins, missing_effects, screen_pins
 from pytest_planmode.reference.planmode import export as exporting
-from pytest_planmode.reference.planmode import model_fresh, tool_workflow
+from pytest_planmode.reference.planmode import models_fresh, tools_authorize
 from pytest_planmode.reference.planmode import shortcut as toggle
 from pytest_planmode.targets.pi.translation import screen
 from pytest_planmode.targets.pi_target import PiTarget
@@ -93,27 +93,27 @@ def test_each_screen_case_is_must_and_passes_on_the_reference(case_id: str) -> N
 
 def test_a_picker_that_keeps_its_first_snapshot_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     first: list[Any] = []
-    rows = tool_workflow.picker_rows
+    rows = tools_authorize.picker_rows
 
     def stale(registry: Any, chosen: Any) -> Any:
         if not first:
             first.append(rows(registry, chosen))
         return first[0]
 
-    monkeypatch.setattr(tool_workflow, "picker_rows", stale)
+    monkeypatch.setattr(tools_authorize, "picker_rows", stale)
     found = reference_problems(PICKER)
     assert found and found[0].startswith("output.screen: no item matches"), found
 
 
 def test_a_picker_that_says_blocked_for_an_inactive_row_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        tool_workflow, "picker_rows", lambda r, c: (tools_row("grep", "blocked by Plan policy"),)
+        tools_authorize, "picker_rows", lambda r, c: (tools_row("grep", "blocked by Plan policy"),)
     )
     assert reference_problems(PICKER)
 
 
 def tools_row(name: str, label: str) -> Any:
-    from pytest_planmode.reference.planmode.tool_picker import PickerRow
+    from pytest_planmode.reference.planmode.tools_picker import PickerRow
 
     return PickerRow(name, label, True)
 
@@ -139,9 +139,9 @@ def test_an_export_input_previewing_the_raw_path_fails(monkeypatch: pytest.Monke
 
 
 def test_a_fresh_screen_silent_about_unavailable_candidates_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    fresh = model_fresh.fresh
+    fresh = models_fresh.fresh
     monkeypatch.setattr(
-        model_fresh, "fresh", lambda *a, **k: dataclasses.replace(fresh(*a, **k), unavailable=())
+        models_fresh, "fresh", lambda *a, **k: dataclasses.replace(fresh(*a, **k), unavailable=())
     )
     found = reference_problems(FRESH)
     assert found and found[0].startswith("output.screen"), found
