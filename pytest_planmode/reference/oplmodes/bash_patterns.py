@@ -479,12 +479,13 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         + END
         + LATER
         + r"--(?:cache|logs-dir|cache-folder|cache-dir|modules-folder|global-folder|store-dir|prefix"
-        + r"|userconfig|globalconfig)"
+        + r"|userconfig|globalconfig|registry)"
         + r"(?=[\s=;&|()<>`]|$)",
         True,
         "npm/pnpm/yarn --cache, --logs-dir, --cache-folder, --cache-dir, --modules-folder, --global-folder, "
         "--store-dir, --prefix (the package manager writes its cache or log there), --userconfig, "
-        "--globalconfig (another configuration: npm ls --userconfig FILE asked the registry)",
+        "--globalconfig (another configuration: npm ls --userconfig FILE asked the registry), --registry "
+        "(another host)",
     ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(

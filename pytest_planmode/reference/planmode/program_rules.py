@@ -739,6 +739,9 @@ _NPM = OptionRule(
         # sandbox: `npm ls --cache=/tmp/c` made /tmp/c/_logs).
         "--cache",
         "--logs-dir",
+        # It sends the request to another host, chosen on the line (seen in
+        # the sandbox: `npm view --registry http://198.51.100.7/`).
+        "--registry",
     )
 )
 
