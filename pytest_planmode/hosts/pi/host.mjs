@@ -102,7 +102,7 @@ export const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
-    "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
+    "set_active", "activate", "deactivate", "expose", "declare", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
     "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "unreadable_file",
@@ -1279,6 +1279,7 @@ class Run {
         return {};
       }
       case "tool_call":
+        if (step.via) return { refused: "a nested call (Pi 1.x's ctx.executeTool) is not modelled by the mock host; run real Pi 1.6.0 (--planmode-pi=1.6.0)" };
         return this.toolCall(step);
       case "registry":
         // Replaces Pi's registry (built-ins included) before the extension
@@ -1313,6 +1314,10 @@ class Run {
         return { active: this.active.slice() };
       case "deactivate":
         this.setActive(this.active.filter((n) => !(step.names ?? []).includes(n)));
+        return { active: this.active.slice() };
+      case "declare":
+        // tool_search's declaration, modelled as activation.
+        this.setActive([...this.active, String(step.name)]);
         return { active: this.active.slice() };
       case "expose": {
         const tool = this.tools.get(String(step.name));

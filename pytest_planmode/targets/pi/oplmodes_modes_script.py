@@ -168,17 +168,16 @@ def _event_steps(
     if isinstance(event, host.AgentStart):
         return [{"do": "agent_start", "prompt": event.prompt}]
     if isinstance(event, host.ToolCall):
-        if event.via is not None:
-            raise Unsupported(f"a nested call through {event.via}: Pi 0.84.2 has no hook for it")
-        return [
-            {
-                "do": "tool_call",
-                "tool": event.tool,
-                "input": dict(event.input),
-                "execute": True,
-                "validate": event.tool in host.SHELL_TOOLS,
-            }
-        ]
+        step = {
+            "do": "tool_call",
+            "tool": event.tool,
+            "input": dict(event.input),
+            "execute": True,
+            "validate": event.tool in host.SHELL_TOOLS,
+        }
+        # A nested call: Pi 1.x's ctx.executeTool through the orchestrator
+        # `via` (the host refuses it on Pi 0.84.2).
+        return [step if event.via is None else {**step, "via": event.via}]
     if isinstance(event, host.AgentSettle):
         return [{"do": "agent_end", "outcome": event.outcome, "beforeSettle": before_settle}]
     if isinstance(event, host.ClockAdvance):

@@ -8,11 +8,19 @@ Pi-level steps it names. The effect read back is one verdict per tool call:
 whether Pi itself refused it (the tool is not registered or not active, so
 it never reached the extension) and whether it was allowed.
 
+On Pi 1.x the tool surface is Pi's own: an exposure is declared by the
+tool's owner (the host's extension standing for the other extension
+registers the tool again to change it), `tools.declare` is Pi's
+`tool_search` loading the tool, and a nested call is the model calling the
+orchestrator, whose code calls the tool through Pi's `ctx.executeTool`
+(`tool_call` with `parentToolCallId`). Pi 0.84.2 has none of these: the host
+refuses them, naming its version.
+
 Inputs a host cannot express are answered `unsupported`, per case: a
 selection stored in the session (its entry format is the extension's own),
 the tools chooser and the Settings screen (menus whose labels the case does
-not give), another extension's held handler, and nested calls through an
-orchestrator tool (Pi 0.84.2 has no hook for them).
+not give), another extension's held handler, and the Pi 1.x steps above on
+Pi 0.84.2.
 """
 
 from __future__ import annotations
@@ -48,6 +56,11 @@ _SOURCES = {
 }
 
 
+#: How Pi shows an exposure: its MCP extension registers a server's
+#: `codemode` exposure (`codemode-deferred`) as the tool exposure `deferred`.
+PI_EXPOSURE = {"codemode-deferred": "deferred"}
+
+
 def parse(payload: Mapping[str, Any]) -> contract.ToolsAuthorizeInput:
     return parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
 
@@ -63,7 +76,9 @@ def host_tool(tool: contract.ToolEntry) -> dict[str, Any]:
         "properties": properties,
     }
     if tool.exposure is not None:
-        step["exposure"] = tool.exposure
+        step["exposure"] = PI_EXPOSURE.get(tool.exposure, tool.exposure)
+    if tool.annotations:
+        step["annotations"] = dict(tool.annotations)
     return step
 
 
@@ -89,9 +104,10 @@ def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
         kind = "activate" if event.type == "tools.activate" else "deactivate"
         return [{"do": kind, "names": list(event.names)}]
     if isinstance(event, contract.ExposeEvent):
-        return [{"do": "expose", "name": event.name, "exposure": event.exposure}]
+        exposure = None if event.exposure is None else PI_EXPOSURE.get(event.exposure, event.exposure)
+        return [{"do": "expose", "name": event.name, "exposure": exposure}]
     if isinstance(event, contract.DeclareEvent):
-        return [{"do": "activate", "names": [event.name]}]
+        return [{"do": "declare", "name": event.name}]
     if isinstance(event, contract.ChooseEvent):
         raise Unsupported(
             "tools.choose goes through the extension's tools chooser, whose row and done labels "
@@ -114,15 +130,11 @@ def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
     if isinstance(event, host.Context):
         return [{"do": "context"}]
     if isinstance(event, host.ToolCall):
-        if event.via is not None:
-            raise Unsupported(
-                f"a nested call through {event.via}: Pi 0.84.2 emits no tool_call for calls an "
-                "orchestrator tool makes itself"
-            )
         # The case gives the arguments that matter to the policy only (a
         # shell command); Pi's schema check of the rest is not the case's.
         validate = event.tool in host.SHELL_TOOLS
-        return [{"do": "tool_call", "tool": event.tool, "input": dict(event.input), "validate": validate}]
+        step = {"do": "tool_call", "tool": event.tool, "input": dict(event.input), "validate": validate}
+        return [step if event.via is None else {**step, "via": event.via}]
     if isinstance(event, host.AgentSettle):
         return [{"do": "agent_end", "outcome": event.outcome}]
     if isinstance(event, host.ClockAdvance):
