@@ -22,6 +22,7 @@ from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, PiHost, Sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
+from pytest_planmode.targets.pi_target import PiTarget
 from tests.pi_examples import PLAN_EXAMPLE, case, planted
 
 NEW = "1.6.0"
@@ -354,6 +355,8 @@ EXPRESSIBLE = [
     "planmode.tools.authorize.host.widen.tool-search-selected",
     "planmode.tools.authorize.host.widen.new-registration",
     "planmode.tools.freeze.exposure.deferred-without-activation",
+    "planmode.tools.authorize.host.widen.hidden-later-extension-tool",
+    "planmode.tools.authorize.host.widen.hidden-later-deferred-redeclared",
 ]
 
 
@@ -384,6 +387,25 @@ def test_a_planted_bug_in_deferred_selection_fails_through_pi_16(pi16: Real, tmp
         'const SELECTABLE_INACTIVE = new Set(["codemode", "deferred", "codemode-deferred"]);',
         'const SELECTABLE_INACTIVE = new Set(["codemode", "codemode-deferred"]);',
     )
-    assert judge(pi16, entry, "planmode.tools.authorize.host.widen.tool-search-selected"), (
-        "the planted bug went unnoticed"
+    for case_id in (
+        "planmode.tools.authorize.host.widen.tool-search-selected",
+        "planmode.tools.authorize.host.widen.hidden-later-deferred-redeclared",
+    ):
+        assert judge(pi16, entry, case_id), f"{case_id}: the planted bug went unnoticed"
+
+
+def test_a_planted_bug_ignoring_hidden_exposure_fails_through_the_mock(tmp_path: Path) -> None:
+    # On real Pi 1.6.0, Pi itself refuses a hidden tool ("Tool NAME not
+    # found"), so the extension's own check is only visible on the mock.
+    entry = planted(
+        tmp_path, "if (!KNOWN_EXPOSURES.has(exposureOf(tool))) {", "if (false && exposureOf(tool)) {"
     )
+    target = PiTarget(str(entry))
+    try:
+        target.handshake()
+        c = case("planmode.tools.authorize.host.widen.hidden-later-extension-tool")
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "output", outcome.message
+        assert mismatches(c.expect, outcome.output), "the planted bug went unnoticed"
+    finally:
+        target.close()
