@@ -302,6 +302,48 @@ def test_agent_before_settle_carries_the_outcome(
     assert pi16.results(ext, script)[-1]["beforeSettle"] == outcome
 
 
+#: Three runs: before /plan start, inside Plan mode, after /plan exit; the
+#: model-visible tools of each run's first LLM call.
+ACROSS_PLAN = [
+    {"do": "start"},
+    {"do": "agent_start", "prompt": "before"},
+    {"do": "model_tools"},
+    {"do": "agent_end"},
+    {"do": "command", "name": "plan", "args": "start"},
+    {"do": "agent_start", "prompt": "planning"},
+    {"do": "model_tools"},
+    {"do": "agent_end"},
+    {"do": "command", "name": "plan", "args": "exit"},
+    {"do": "agent_start", "prompt": "after"},
+    {"do": "model_tools"},
+]
+
+
+def model_visible(results: list[dict[str, Any]]) -> list[tuple[list[str], dict[str, Any]]]:
+    return [(r["tools"], r["schemas"]) for r in results if r.get("do") == "model_tools"]
+
+
+def test_the_example_keeps_the_model_visible_tools_across_plan_start_and_exit(pi16: Real) -> None:
+    # "Plan mode does not call setActiveTools()"; "Neither setting changes
+    # model-visible tool schemas" (pi-plan-mode-settings.md).
+    seen = model_visible(pi16.results(PLAN_EXAMPLE, ACROSS_PLAN))
+    assert len(seen) == 3 and seen[0][0], seen
+    assert seen[1] == seen[0] and seen[2] == seen[0]
+
+
+def test_an_extension_narrowing_the_tools_in_plan_mode_is_seen(pi16: Real, tmp_path: Path) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.registerCommand("plan", { handler: async (args) => pi.setActiveTools(args === "start" ? ["read"] : ["read", "bash", "edit", "write"]) });
+        };
+        """,
+    )
+    tools = [names for names, _ in model_visible(pi16.results(ext, ACROSS_PLAN))]
+    assert tools == [["read", "bash", "edit", "write"], ["read"], ["read", "bash", "edit", "write"]]
+
+
 # ---------------------------------------------------------------- Pi 0.84.2 refuses, naming itself
 
 

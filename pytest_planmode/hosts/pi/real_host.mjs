@@ -1081,6 +1081,20 @@ Object.assign(STEPS, {
   declare,
   tool_call: (run, step) => (step.via ? nestedCall(run, step) : run.toolCall(step)),
   agent_end: settleStep,
+  // The tools Pi declares to the model with the waiting LLM call (its
+  // active set, "the tools declared to the model"), each with the
+  // description and parameter schema Pi holds for it, and the system prompt.
+  model_tools: async (run) => {
+    const session = run.requireSession();
+    if (!run.llm) return { refused: "no LLM call is waiting: the model sees tools only with an LLM call" };
+    const names = session.getActiveToolNames();
+    const all = new Map(session.getAllTools().map((t) => [t.name, t]));
+    return {
+      tools: names,
+      schemas: Object.fromEntries(names.map((n) => [n, json({ description: all.get(n)?.description, parameters: all.get(n)?.parameters })])),
+      systemPrompt: session.systemPrompt ?? null,
+    };
+  },
   // Pi's own settings (settings.json's fields: `defaultTools`), before Pi starts.
   pi_settings: async (run, step) => {
     if (run.session) return { refused: "Pi reads its settings when it starts: restart Pi for a change" };
