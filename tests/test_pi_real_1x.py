@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pytest_planmode.contract.host_events import PiSettings
 from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, PiHost, Sandbox
 from pytest_planmode.matching import mismatches
@@ -276,6 +277,8 @@ def test_pi_settings_default_tools_with_modifiers(
         {"do": "state"},
     ]
     assert state(pi16.results(ext, script))["activeTools"] == active
+    # The contract's reading of the setting (the reference's) is Pi's.
+    assert PiSettings(defaultTools=default_tools, piVersion=NEW).active_built_ins() == active
 
 
 def test_pi_settings_after_start_is_refused(pi16: Real, tmp_path: Path) -> None:
@@ -384,6 +387,15 @@ def test_pi_0842_reads_modifiers_as_names(pi084: Real, tmp_path: Path) -> None:
         {"do": "state"},
     ]
     assert state(pi084.results(ext, script))["activeTools"] == []
+    selected = PiSettings(defaultTools=["+grep", "-write"], piVersion=OLD).active_built_ins()
+    assert not set(selected) & {"read", "bash", "edit", "write", "grep", "find", "ls"}
+
+
+def test_a_case_for_another_pis_modifiers_is_refused(pi16: Real, tmp_path: Path) -> None:
+    ext = extension(tmp_path, "export default () => {};")
+    step = {"do": "pi_settings", "piVersion": OLD, "settings": {"defaultTools": ["+grep"]}}
+    refused = pi16.results(ext, [step])[0]["refused"]
+    assert "reads +name/-name in defaultTools as exact names" in refused
 
 
 # ---------------------------------------------------------------- the cases they make expressible
@@ -399,6 +411,10 @@ EXPRESSIBLE = [
     "planmode.tools.freeze.exposure.deferred-without-activation",
     "planmode.tools.authorize.host.widen.hidden-later-extension-tool",
     "planmode.tools.authorize.host.widen.hidden-later-deferred-redeclared",
+    "planmode.tools.authorize.host.pi-settings.additive-search-tools",
+    "planmode.tools.authorize.host.pi-settings.default-selection-leaves-grep-inactive",
+    "planmode.tools.authorize.host.pi-settings.policy-not-bypassed",
+    "planmode.tools.authorize.host.pi-settings.edit-active-still-blocked",
 ]
 
 
@@ -434,6 +450,21 @@ def test_a_planted_bug_in_deferred_selection_fails_through_pi_16(pi16: Real, tmp
         "planmode.tools.authorize.host.widen.hidden-later-deferred-redeclared",
     ):
         assert judge(pi16, entry, case_id), f"{case_id}: the planted bug went unnoticed"
+
+
+def test_a_planted_bug_taking_activation_for_permission_fails_through_pi_16(
+    pi16: Real, tmp_path: Path
+) -> None:
+    # "defaultPlanTools only grants Plan-mode execution permission and never
+    # activates tools"; the setup "does not bypass blocked policy".
+    entry = planted(
+        tmp_path,
+        "if (!state.allowlist.includes(name)) {",
+        "if (!state.allowlist.includes(name) && !pi.getActiveTools().includes(name)) {",
+    )
+    assert judge(pi16, entry, "planmode.tools.authorize.host.pi-settings.policy-not-bypassed"), (
+        "the planted bug went unnoticed"
+    )
 
 
 def test_a_planted_bug_ignoring_hidden_exposure_fails_through_the_mock(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ export const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
-    "set_active", "activate", "deactivate", "expose", "declare", "models", "set_model", "thinking", "advance",
+    "set_active", "activate", "deactivate", "expose", "declare", "pi_settings", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
     "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "unreadable_file",
@@ -1315,6 +1315,8 @@ class Run {
       case "deactivate":
         this.setActive(this.active.filter((n) => !(step.names ?? []).includes(n)));
         return { active: this.active.slice() };
+      case "pi_settings":
+        return { refused: "Pi's own settings (defaultTools) are not modelled by the mock host; run real Pi (--planmode-pi=1.6.0)" };
       case "declare":
         // tool_search's declaration, modelled as activation.
         this.setActive([...this.active, String(step.name)]);

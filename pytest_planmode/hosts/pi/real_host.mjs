@@ -1098,7 +1098,18 @@ Object.assign(STEPS, {
   // Pi's own settings (settings.json's fields: `defaultTools`), before Pi starts.
   pi_settings: async (run, step) => {
     if (run.session) return { refused: "Pi reads its settings when it starts: restart Pi for a change" };
-    run.piSettings = { ...run.piSettings, ...json(step.settings ?? {}) };
+    const settings = json(step.settings ?? {});
+    // `piVersion`: the Pi release the case's settings are written for; `+name`
+    // and `-name` in defaultTools are modifiers from 0.99, exact names before.
+    const modifiers = Array.isArray(settings.defaultTools) && settings.defaultTools.some((e) => /^[+-]/.test(String(e)));
+    if (modifiers && step.piVersion) {
+      const caseReads = String(step.piVersion).split(".").map(Number);
+      const caseModifies = caseReads[0] > 0 || caseReads[1] >= 99;
+      if (caseModifies !== piAtLeast([0, 99, 0])) {
+        return { refused: `the case's Pi ${step.piVersion} reads +name/-name in defaultTools ${caseModifies ? "as modifiers" : "as exact names"}; Pi ${PI_VERSION} does not` };
+      }
+    }
+    run.piSettings = { ...run.piSettings, ...settings };
     return {};
   },
 });

@@ -158,6 +158,26 @@ def registered_tools(registry: list[contract.ToolEntry]) -> list[contract.ToolEn
     return [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
 
 
+def pi_settings_prelude(
+    registry: list[contract.ToolEntry], settings: Mapping[str, Any], pi: host.PiSettings
+) -> list[dict[str, Any]]:
+    """The prelude when the case gives Pi's own settings: Pi's `defaultTools`
+    (and Pi itself) decide which built-ins are active; the other tools of
+    the registry are registered by their extensions before Pi starts."""
+    tools = registered_tools(registry)
+    pi_step: dict[str, Any] = {"do": "pi_settings", "piVersion": pi.pi_version, "settings": {}}
+    if pi.default_tools is not None:
+        pi_step["settings"]["defaultTools"] = list(pi.default_tools)
+    others = [tool for tool in tools if tool.source != "built-in"]
+    steps = [pi_step, *({"do": "register_tool", **host_tool(tool)} for tool in others)]
+    steps += [{"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": dict(settings)}]
+    steps.append({"do": "start"})
+    inactive = [tool.name for tool in others if not tool.active]
+    if inactive:
+        steps.append({"do": "deactivate", "names": inactive})
+    return steps
+
+
 def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The host steps before a case's events: the case's registry as Pi's,
     its settings as the `pi-plan-mode.json` document, then Pi starts."""
@@ -190,7 +210,10 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
             "format, which the spec does not fix"
         )
     builder = ScriptBuilder()
-    builder.add(*prelude(case.registry, case.settings))
+    if case.pi_settings is not None:
+        builder.add(*pi_settings_prelude(case.registry, case.settings, case.pi_settings))
+    else:
+        builder.add(*prelude(case.registry, case.settings))
     events = list(case.events)
     for index, event in enumerate(events):
         builder.begin(event.at)
