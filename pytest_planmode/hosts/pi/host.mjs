@@ -64,7 +64,8 @@ export const PI_VERSION = "0.84.2";
 export const HOST_VERSION = "1";
 
 // The Pi API surface this host emulates, in one place.
-export const API = {
+export const NO_ANNOTATIONS = "the mock host's getAllTools() carries no tool annotations (Pi 1.x's does; run real Pi 1.6.0 with --planmode-pi=1.6.0)";
+const API = {
   pi: [
     "on", "registerTool", "registerCommand", "registerShortcut", "registerFlag", "getFlag",
     "registerMessageRenderer", "registerEntryRenderer", "registerMarkdownTransformer",
@@ -1284,11 +1285,13 @@ class Run {
       case "registry":
         // Replaces Pi's registry (built-ins included) before the extension
         // loads; the extension's own tools are added when it registers them.
+        if ((step.tools ?? []).some((t) => t?.annotations && Object.keys(t.annotations).length)) return { refused: NO_ANNOTATIONS };
         this.tools = new Map();
         this.active = [];
         for (const t of step.tools ?? []) this.hostTool(t);
         return { active: this.active.slice() };
       case "register_tool":
+        if (step.annotations && Object.keys(step.annotations).length) return { refused: NO_ANNOTATIONS };
         this.hostTool(step);
         return {};
       case "set_registry": {
