@@ -103,7 +103,7 @@ const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
-    "set_active", "activate", "deactivate", "expose", "declare", "pi_settings", "models", "set_model", "thinking", "advance",
+    "set_active", "activate", "deactivate", "expose", "declare", "pi_settings", "model_tools", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
     "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "unreadable_file",
@@ -970,7 +970,15 @@ class Run {
       confirm: ask("confirm", "confirm"),
       input: ask("input", "input"),
       editor: ask("editor", "input"),
-      custom: async (...args) => { rt.record("ui.custom", args.slice(1)); return undefined; },
+      // A custom component is drawn by a terminal and answered by keys: with
+      // none pressed it stays open. The step that opened it ends (as for a
+      // held prompt); the dialog is never answered, so an extension that
+      // reopens a dismissed dialog cannot spin the host.
+      custom: (...args) => {
+        rt.assertActive();
+        rt.record("ui.custom", args.slice(1));
+        return new Promise(() => { run.promptOpened?.(); });
+      },
       getEditorText: () => run.editorText ?? "",
       getEditorComponent: () => undefined,
       getAllThemes: () => [],
@@ -1318,6 +1326,8 @@ class Run {
       case "deactivate":
         this.setActive(this.active.filter((n) => !(step.names ?? []).includes(n)));
         return { active: this.active.slice() };
+      case "model_tools":
+        return { refused: "the mock host sends no LLM requests; run real Pi (--planmode-pi=1.6.0)" };
       case "pi_settings":
         return { refused: "Pi's own settings (defaultTools) are not modelled by the mock host; run real Pi (--planmode-pi=1.6.0)" };
       case "declare":
