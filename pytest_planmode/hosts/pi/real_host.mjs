@@ -257,11 +257,9 @@ class Run {
     this.builtinsListed = false; // a `registry` step names the active built-ins
     this.companions = []; // extension files standing for other extensions' tools
     this.inactive = new Set(); // their tools listed inactive
-<<<<<<< HEAD
     this.script = Array.isArray(request.script) ? request.script : [];
     this.piExtensionNames = new Set(); // Pi 1.x's own extensions loaded (codemode, tool_search)
     this.piSettings = {}; // Pi's own settings (a `pi_settings` step)
-=======
     this.behaviour = new Map(); // provider -> how it answers (DEFAULT_BEHAVIOUR's fields)
     this.unresolved = new Set(); // provider/id Pi's registry cannot resolve
     this.available = null; // provider/id getAvailable() lists (null: all of a configured provider)
@@ -269,7 +267,6 @@ class Run {
     this.scripted = new Map(); // provider -> its handle, once registered with Pi
     this.failing = new Set(); // injected failures armed (fail_next)
     this.failingAfterModelChange = new Set(); // armed by the next accepted pi.setModel
->>>>>>> main
   }
 
   now() { return Date.now() - EPOCH; }
@@ -488,13 +485,7 @@ class Run {
         pi.on("thinking_level_select", (event) => {
           run.trace.push({ t: run.now(), thinking: event.level, previous: event.previousLevel });
         });
-<<<<<<< HEAD
         recordBeforeSettle(run, pi);
-        pi.on("model_select", (event) => {
-          if (event.source === "set") run.record("pi.setModel", [{ provider: event.model?.provider, id: event.model?.id }]);
-        });
-=======
->>>>>>> main
       },
     };
   }
@@ -577,13 +568,9 @@ class Run {
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-<<<<<<< HEAD
-      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...run.piSettings });
-=======
       // Compaction only when a step asks; it then summarises everything
       // but the last message (a few tokens kept).
-      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false } });
->>>>>>> main
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false }, ...run.piSettings });
       const services = await Pi.createAgentSessionServices({
         cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
         resourceLoaderOptions: {
@@ -1269,7 +1256,20 @@ Object.assign(STEPS, {
   },
 });
 
-<<<<<<< HEAD
+// Stored entries appended to a session through Pi's session manager, each
+// as Pi writes its kind: an extension's `custom` entry, a `message`, a
+// `custom_message`. Another kind is refused (its text says which).
+function appendEntries(manager, entries) {
+  for (const entry of entries) {
+    const type = entry?.type ?? "custom";
+    if (type === "custom") manager.appendCustomEntry(String(entry.customType ?? ""), entry.data);
+    else if (type === "message" && entry.message) manager.appendMessage(entry.message);
+    else if (type === "custom_message") manager.appendCustomMessageEntry(String(entry.customType ?? ""), entry.content ?? "", entry.display ?? true, entry.details);
+    else return `a stored ${JSON.stringify(type)} entry is not one the host writes (custom, message, custom_message)`;
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- the Pi 1.x tool surface
 // Tool exposure, Pi's own codemode and tool_search extensions, nested calls
 // (parentToolCallId), Pi's own settings (defaultTools) and the outcome of
@@ -1376,23 +1376,10 @@ function ownerOf(run, name) {
   for (const file of run.companions) {
     const handle = handles.get(file);
     if (handle?.owns(name)) return handle;
-=======
-// Stored entries appended to a session through Pi's session manager, each
-// as Pi writes its kind: an extension's `custom` entry, a `message`, a
-// `custom_message`. Another kind is refused (its text says which).
-function appendEntries(manager, entries) {
-  for (const entry of entries) {
-    const type = entry?.type ?? "custom";
-    if (type === "custom") manager.appendCustomEntry(String(entry.customType ?? ""), entry.data);
-    else if (type === "message" && entry.message) manager.appendMessage(entry.message);
-    else if (type === "custom_message") manager.appendCustomMessageEntry(String(entry.customType ?? ""), entry.content ?? "", entry.display ?? true, entry.details);
-    else return `a stored ${JSON.stringify(type)} entry is not one the host writes (custom, message, custom_message)`;
->>>>>>> main
   }
   return null;
 }
 
-<<<<<<< HEAD
 // Another extension registers a tool mid-session (its companion file, the
 // tool's owner, calls pi.registerTool; Pi activates a direct or model-only
 // tool on registration unless it says defaultActive: false).
@@ -1403,6 +1390,11 @@ async function registerLater(run, step) {
   if (step.exposure !== undefined && step.exposure !== null && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
   const handle = companionHandles().get(run.companionBySource?.[source]);
   if (!handle) return { refused: `no extension from ${source} was loaded when Pi started` };
+  const name = String(step.name);
+  const taken = session.getAllTools().find((t) => t.name === name);
+  if (taken && taken.sourceInfo?.source !== "builtin" && !handle.owns(name)) {
+    return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
+  }
   handle.register(companionTool(run, { ...step, defaultActive: step.active === false ? false : undefined }));
   await run.settle();
   return { active: session.getActiveToolNames() };
@@ -1544,8 +1536,6 @@ Object.assign(STEPS, {
   },
 });
 
-=======
->>>>>>> main
 // A value a JSON schema accepts, with every required property filled.
 function placeholder(schema, depth = 0) {
   if (!schema || typeof schema !== "object" || depth > 5) return undefined;
