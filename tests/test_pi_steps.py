@@ -39,9 +39,12 @@ def mock_host_steps() -> set[str]:
 
 def real_host_steps() -> set[str]:
     source = REAL_HOST_SCRIPT.read_text(encoding="utf-8")
-    table = source[source.index("Object.assign(STEPS, {") :]
-    table = table[: table.index("\n});")]
-    return set(re.findall(r"^  ([a-z_]+):", table, re.MULTILINE))
+    names: set[str] = set()
+    # Every table of step handlers (the Pi 1.x ones are a table of their own).
+    for part in source.split("Object.assign(STEPS, {")[1:]:
+        table = part[: part.index("\n});")]
+        names |= set(re.findall(r"^  ([a-z_]+)[:,]", table, re.MULTILINE))
+    return names
 
 
 def test_one_model_per_step_of_both_hosts() -> None:

@@ -172,9 +172,7 @@ def test_inputs_the_host_cannot_express_are_unsupported_per_case(example: PiTarg
     selection = example.request(OP, case("planmode.tools.freeze.selection.over-settings").input)
     assert selection.kind == "unsupported" and "stored in the session" in (selection.message or "")
     annotated = example.request(OP, case("planmode.tools.freeze.auto.mcp-annotation-grants-nothing").input)
-    assert annotated.kind == "unsupported" and "mcp__docs__read server annotations" in (
-        annotated.message or ""
-    )
+    assert annotated.kind == "unsupported" and "carries no tool annotations" in (annotated.message or "")
     garbage = example.request(OP, {"registry": "read"})
     assert garbage.kind == "unsupported" and "not a planmode.tools.freeze input" in (garbage.message or "")
 

@@ -396,6 +396,57 @@ class SettingsUnreadable(ScriptEvent):
     type: Literal["settings.unreadable"]
 
 
+# --- Pi's own settings (first used by `planmode.tools.authorize`) -------------
+
+
+#: Pi's default tool selection: the built-ins active when no settings layer
+#: sets `defaultTools`.
+PI_DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+#: The first Pi release that reads `+name`/`-name` in `defaultTools`.
+TOOL_MODIFIERS_SINCE = (0, 99, 0)
+
+
+class PiSettings(ContractInput):
+    """Pi's own settings when it starts (the settings source of the session:
+    `$PI_CODING_AGENT_DIR/settings.json` for the CLI, whatever an SDK host
+    gives), not the extension's. `defaultTools` selects which of Pi's
+    built-in tools are active: plain names replace Pi's defaults (`read`,
+    `bash`, `edit`, `write`); from Pi 0.99 `+name` adds and `-name` removes a
+    tool of the inherited selection, in order (a list of modifiers only keeps
+    the defaults); an older Pi reads every entry as an exact name."""
+
+    default_tools: list[str] | None = Field(
+        default=None, alias="defaultTools", description="Pi's `defaultTools`; omitted: Pi's defaults."
+    )
+    pi_version: str = Field(
+        default="1.6.0",
+        pattern=r"^\d+\.\d+\.\d+$",
+        description="The Pi release reading them (modifiers need 0.99 or newer).",
+    )
+
+    def active_built_ins(self) -> list[str]:
+        """The built-in tool names Pi activates at start, in Pi's order."""
+        entries = self.default_tools
+        if entries is None:
+            return list(PI_DEFAULT_TOOLS)
+        modifiers = tuple(int(part) for part in self.pi_version.split(".")) >= TOOL_MODIFIERS_SINCE
+
+        def is_modifier(entry: str) -> bool:
+            return modifiers and entry[:1] in ("+", "-")
+
+        plain = [entry for entry in entries if not is_modifier(entry)]
+        tools = list(plain if plain or not entries else PI_DEFAULT_TOOLS)
+        for entry in entries:
+            if not is_modifier(entry):
+                continue
+            name = entry[1:]
+            if entry.startswith("+") and name and name not in tools:
+                tools.append(name)
+            elif entry.startswith("-") and name in tools:
+                tools.remove(name)
+        return tools
+
+
 #: Where an event stands against the agent runs, in words (one text for
 #: every script operation's replayability check).
 NEEDS_RUN = "happens inside an agent run: open one with agent.start first"
@@ -457,6 +508,7 @@ SCHEMAS = {"events/host.schema.json": HostVocabulary}
 __all__ = [
     "NEEDS_NO_RUN",
     "NEEDS_RUN",
+    "PI_DEFAULT_TOOLS",
     "SHELL_TOOLS",
     "AgentQueue",
     "AgentSettle",
@@ -473,6 +525,7 @@ __all__ = [
     "KeyPress",
     "ModelSelect",
     "ModelsCatalogue",
+    "PiSettings",
     "ProviderChange",
     "SessionCompact",
     "SessionEntry",

@@ -237,6 +237,13 @@ class ToolsAuthorizeInput(EventScript[ToolScriptEvent]):
     session_selection: list[Any] | None = Field(
         default=None, description="A selection already stored in the session."
     )
+    pi_settings: host.PiSettings | None = Field(
+        default=None,
+        description=(
+            "Pi's own settings when it starts (§ Enable inactive built-in search tools in Pi): "
+            "its `defaultTools` decides which built-in entries of the registry are active."
+        ),
+    )
 
     @model_validator(mode="after")
     def _replayable(self) -> ToolsAuthorizeInput:

@@ -64,7 +64,8 @@ export const PI_VERSION = "0.84.2";
 export const HOST_VERSION = "1";
 
 // The Pi API surface this host emulates, in one place.
-export const API = {
+export const NO_ANNOTATIONS = "the mock host's getAllTools() carries no tool annotations (Pi 1.x's does; run real Pi 1.6.0 with --planmode-pi=1.6.0)";
+const API = {
   pi: [
     "on", "registerTool", "registerCommand", "registerShortcut", "registerFlag", "getFlag",
     "registerMessageRenderer", "registerEntryRenderer", "registerMarkdownTransformer",
@@ -102,7 +103,7 @@ export const API = {
   ],
   steps: [
     "start", "emit", "command", "ui", "tool_call", "registry", "set_registry", "register_tool", "unregister_tool",
-    "set_active", "activate", "deactivate", "expose", "models", "set_model", "thinking", "advance",
+    "set_active", "activate", "deactivate", "expose", "declare", "pi_settings", "model_tools", "models", "set_model", "thinking", "advance",
     "write_file", "edit_file", "delete_file", "shortcut", "agent_run", "agent_start", "context",
     "agent_end", "reload", "resume", "new_session", "label", "navigate_tree", "settle", "state",
     "stale_call", "dismiss", "queue", "compact", "restart", "set_cwd", "fail_next", "unreadable_file",
@@ -1287,15 +1288,18 @@ class Run {
         return {};
       }
       case "tool_call":
+        if (step.via) return { refused: "a nested call (Pi 1.x's ctx.executeTool) is not modelled by the mock host; run real Pi 1.6.0 (--planmode-pi=1.6.0)" };
         return this.toolCall(step);
       case "registry":
         // Replaces Pi's registry (built-ins included) before the extension
         // loads; the extension's own tools are added when it registers them.
+        if ((step.tools ?? []).some((t) => t?.annotations && Object.keys(t.annotations).length)) return { refused: NO_ANNOTATIONS };
         this.tools = new Map();
         this.active = [];
         for (const t of step.tools ?? []) this.hostTool(t);
         return { active: this.active.slice() };
       case "register_tool":
+        if (step.annotations && Object.keys(step.annotations).length) return { refused: NO_ANNOTATIONS };
         this.hostTool(step);
         return {};
       case "set_registry": {
@@ -1321,6 +1325,14 @@ class Run {
         return { active: this.active.slice() };
       case "deactivate":
         this.setActive(this.active.filter((n) => !(step.names ?? []).includes(n)));
+        return { active: this.active.slice() };
+      case "model_tools":
+        return { refused: "the mock host sends no LLM requests; run real Pi (--planmode-pi=1.6.0)" };
+      case "pi_settings":
+        return { refused: "Pi's own settings (defaultTools) are not modelled by the mock host; run real Pi (--planmode-pi=1.6.0)" };
+      case "declare":
+        // tool_search's declaration, modelled as activation.
+        this.setActive([...this.active, String(step.name)]);
         return { active: this.active.slice() };
       case "expose": {
         const tool = this.tools.get(String(step.name));

@@ -257,6 +257,9 @@ class Run {
     this.builtinsListed = false; // a `registry` step names the active built-ins
     this.companions = []; // extension files standing for other extensions' tools
     this.inactive = new Set(); // their tools listed inactive
+    this.script = Array.isArray(request.script) ? request.script : [];
+    this.piExtensionNames = new Set(); // Pi 1.x's own extensions loaded (codemode, tool_search)
+    this.piSettings = {}; // Pi's own settings (a `pi_settings` step)
     this.behaviour = new Map(); // provider -> how it answers (DEFAULT_BEHAVIOUR's fields)
     this.unresolved = new Set(); // provider/id Pi's registry cannot resolve
     this.available = null; // provider/id getAvailable() lists (null: all of a configured provider)
@@ -458,7 +461,7 @@ class Run {
         if (run.hostPi && run.hostPi !== pi) run.stalePi = run.hostPi;
         run.hostPi = pi;
         pi.on("tool_call", (event) => {
-          run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
+          run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input), ...(event.parentToolCallId ? { parentToolCallId: event.parentToolCallId } : {}) });
           if (BUILTIN.has(event.toolName) || !run.execute.has(event.toolCallId)) return { block: true, reason: MARKER };
           return undefined;
         });
@@ -482,6 +485,7 @@ class Run {
         pi.on("thinking_level_select", (event) => {
           run.trace.push({ t: run.now(), thinking: event.level, previous: event.previousLevel });
         });
+        recordBeforeSettle(run, pi);
       },
     };
   }
@@ -547,6 +551,8 @@ class Run {
   async start(step) {
     const run = this;
     const sb = this.sandbox;
+    const early = prepareStart(this);
+    if (early) return early;
     const handles = this.providers();
     const modelRuntime = await Pi.ModelRuntime.create({
       authPath: (this.authPath = path.join(HOST_TMP, `auth-${++runCount}.json`)), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
@@ -564,12 +570,12 @@ class Run {
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
       // Compaction only when a step asks; it then summarises everything
       // but the last message (a few tokens kept).
-      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false } });
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false }, ...run.piSettings });
       const services = await Pi.createAgentSessionServices({
         cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
         resourceLoaderOptions: {
           additionalExtensionPaths: [run.extensionPath],
-          extensionFactories: [run.recorder()],
+          extensionFactories: [...piExtensions(run), run.recorder()],
           noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true,
           systemPrompt: "You are Pi, a coding agent.",
         },
@@ -602,6 +608,7 @@ class Run {
       active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
       this.hostPi.setActiveTools(active);
     }
+    finishStart(this);
     return {};
   }
 
@@ -794,13 +801,17 @@ class Run {
     for (const t of tools) {
       const name = String(t.name);
       const source = t.source ?? "builtin";
-      if (source === "builtin" || source === "built-in") {
+      if ((source === "builtin" || source === "built-in") && PI_EXTENSION_TOOLS[name] && !this.builtins().has(name)) {
+        const refused = piExtensionTool(this, t);
+        if (refused) return refused;
+      } else if (source === "builtin" || source === "built-in") {
         if (!this.builtins().has(name)) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool` };
         if (t.exposure !== undefined && t.exposure !== null && t.exposure !== "direct") return { refused: `Pi's built-in ${name} is direct; its exposure is Pi's own` };
         builtins.push({ name, active: t.active !== false });
       } else if (source in companions) {
         if (t.exposure !== undefined && t.exposure !== null && !this.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
-        companions[source].push({ name, active: t.active !== false, exposure: t.exposure ?? undefined, properties: t.properties ?? {} });
+        if (t.annotations && Object.keys(t.annotations).length && !this.hasExposure()) return { refused: `Pi ${PI_VERSION}'s getAllTools() carries no tool annotations (1.x does)` };
+        companions[source].push(companionTool(this, t));
       } else {
         return { refused: `a tool from ${source} is not scripted in the real-Pi host` };
       }
@@ -818,9 +829,11 @@ class Run {
       const dir = source === "user-extension" ? path.join(this.sandbox.agentDir, "extensions") : path.join(this.sandbox.cwd, ".pi", "extensions");
       realFs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `planmode-host-${source}-${fs.readdirSync(dir).length + 1}.js`);
-      realFs.writeFileSync(file, companionSource(list));
+      realFs.writeFileSync(file, companionSource(list, file));
+      this.companionBySource ??= {};
+      this.companionBySource[source] ??= file;
       this.companions.push(file);
-      for (const t of list) if (!t.active) this.inactive.add(t.name);
+      for (const t of tools) if (t.source === source && t.active === false) this.inactive.add(String(t.name));
     }
     return {};
   }
@@ -1257,6 +1270,272 @@ function appendEntries(manager, entries) {
   return null;
 }
 
+// ---------------------------------------------------------------- the Pi 1.x tool surface
+// Tool exposure, Pi's own codemode and tool_search extensions, nested calls
+// (parentToolCallId), Pi's own settings (defaultTools) and the outcome of
+// agent_before_settle. A Pi without them (0.84.2) refuses, naming itself.
+
+// Pi 1.x's own extensions whose tools a registry may list as built-in,
+// loaded as Pi's CLI loads them (`builtin:<name>`, replaceable).
+const PI_EXTENSION_TOOLS = {
+  codemode: { extension: "codemode", factory: "createCodemodeExtension" },
+  tool_search: { extension: "tool-search", factory: "createToolSearchExtension" },
+};
+const EXPOSURES_SEARCHED = new Set(["codemode", "deferred"]);
+const BEFORE_SETTLE_SINCE = [0, 87, 0];
+const companionHandles = () => (globalThis[Symbol.for("planmode-host.companions")] ??= new Map());
+
+function piAtLeast(wanted) {
+  const have = PI_VERSION.split(/[.-]/).slice(0, 3).map(Number);
+  for (let i = 0; i < 3; i++) if (have[i] !== wanted[i]) return have[i] > wanted[i];
+  return true;
+}
+
+// The names the script's nested calls go through: those tools of other
+// extensions are orchestrators.
+function orchestrators(run) {
+  return new Set(run.script.filter((s) => s?.do === "tool_call" && s.via).map((s) => String(s.via)));
+}
+
+// A tool of another extension as its companion file registers it.
+function companionTool(run, t) {
+  const name = String(t.name);
+  const orchestrator = orchestrators(run).has(name);
+  const properties = orchestrator ? { code: "string" } : (t.properties ?? {});
+  const props = Object.fromEntries(Object.entries(properties).map(([k, type]) => [k, { type: String(type) }]));
+  return {
+    name, label: name, description: `${name} (extension tool)`,
+    parameters: { type: "object", properties: props, required: Object.keys(props) },
+    ...(t.exposure && t.exposure !== "direct" ? { exposure: String(t.exposure) } : {}),
+    ...(t.annotations && Object.keys(t.annotations).length ? { annotations: json(t.annotations) } : {}),
+    ...(t.defaultActive === false ? { defaultActive: false } : {}),
+    ...(orchestrator ? { orchestrator: true } : {}),
+  };
+}
+
+// A registry entry naming one of Pi 1.x's own extension tools.
+function piExtensionTool(run, t) {
+  const name = String(t.name);
+  if (!run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no built-in ${name} tool (Pi 1.x's own extensions have)` };
+  if (t.exposure !== undefined && t.exposure !== null && t.exposure !== "model-only") {
+    return { refused: `Pi's ${name} is model-only; its exposure is Pi's own` };
+  }
+  run.piExtensionNames.add(name);
+  if (t.active !== false) (run.piActive ??= []).push(name);
+  return undefined;
+}
+
+function piExtensions(run) {
+  return [...run.piExtensionNames].map((name) => {
+    const { extension, factory } = PI_EXTENSION_TOOLS[name];
+    return { name: extension, factory: Pi[factory](), replaceable: true, builtin: true };
+  });
+}
+
+// Before Pi starts: an extension of each source the script registers tools
+// from later (the tools' owner must be loaded when Pi starts), and Pi's
+// tool_search when the script declares a tool.
+function prepareStart(run) {
+  const startAt = run.script.findIndex((s) => s?.do === "start");
+  for (const step of run.script.slice(startAt + 1)) {
+    if (step?.do !== "register_tool") continue;
+    const source = ["user-extension", "project-extension"].includes(step.source) ? step.source : null;
+    if (source && !run.companionBySource?.[source]) writeEmptyCompanion(run, source);
+  }
+  if (run.hasExposure() && run.script.some((s) => s?.do === "declare")) run.piExtensionNames.add("tool_search");
+  return undefined;
+}
+
+function writeEmptyCompanion(run, source) {
+  const dir = source === "user-extension" ? path.join(run.sandbox.agentDir, "extensions") : path.join(run.sandbox.cwd, ".pi", "extensions");
+  realFs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `planmode-host-${source}-${realFs.readdirSync(dir).length + 1}.js`);
+  realFs.writeFileSync(file, companionSource([], file));
+  run.companions.push(file);
+  run.companionBySource ??= {};
+  run.companionBySource[source] = file;
+}
+
+// After Pi starts: Pi's own extension tools the registry lists active.
+function finishStart(run) {
+  if (!run.piActive?.length || !run.hostPi || !run.session) return;
+  const active = run.session.getActiveToolNames();
+  run.hostPi.setActiveTools([...active, ...run.piActive.filter((n) => !active.includes(n))]);
+}
+
+function recordBeforeSettle(run, pi) {
+  if (!piAtLeast(BEFORE_SETTLE_SINCE)) return;
+  pi.on("agent_before_settle", (event) => {
+    run.trace.push({ t: run.now(), beforeSettle: event.outcome ?? null });
+    return undefined;
+  });
+}
+
+function ownerOf(run, name) {
+  const handles = companionHandles();
+  for (const file of run.companions) {
+    const handle = handles.get(file);
+    if (handle?.owns(name)) return handle;
+  }
+  return null;
+}
+
+// Another extension registers a tool mid-session (its companion file, the
+// tool's owner, calls pi.registerTool; Pi activates a direct or model-only
+// tool on registration unless it says defaultActive: false).
+async function registerLater(run, step) {
+  const session = run.requireSession();
+  const source = String(step.source ?? "builtin");
+  if (source === "builtin" || source === "built-in") return { refused: "Pi registers its built-in tools when it starts; none appears mid-session" };
+  if (step.exposure !== undefined && step.exposure !== null && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+  const handle = companionHandles().get(run.companionBySource?.[source]);
+  if (!handle) return { refused: `no extension from ${source} was loaded when Pi started` };
+  const name = String(step.name);
+  const taken = session.getAllTools().find((t) => t.name === name);
+  if (taken && taken.sourceInfo?.source !== "builtin" && !handle.owns(name)) {
+    return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
+  }
+  handle.register(companionTool(run, { ...step, defaultActive: step.active === false ? false : undefined }));
+  await run.settle();
+  return { active: session.getActiveToolNames() };
+}
+
+// The tool's owner registers it again with another exposure (Pi 1.x);
+// null is direct.
+async function expose(run, step) {
+  const session = run.requireSession();
+  const name = String(step.name);
+  if (!run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+  const owner = ownerOf(run, name);
+  if (!owner) {
+    if (run.builtins().has(name) || run.piExtensionNames.has(name)) return { refused: `Pi's built-in ${name} has an exposure of Pi's own: only an extension's tool changes exposure, by its owner registering it again` };
+    const tool = session.getAllTools().find((t) => t.name === name);
+    if (tool) return { refused: `${name} belongs to the extension under test, which alone can change its exposure` };
+    return { refused: `no tool ${name} is registered: its exposure cannot change` };
+  }
+  const { exposure: _old, ...rest } = owner.get(name);
+  const exposure = step.exposure === null || step.exposure === undefined || step.exposure === "direct" ? {} : { exposure: String(step.exposure) };
+  owner.register({ ...rest, ...exposure });
+  await run.settle();
+  return { exposure: session.getAllTools().find((t) => t.name === name)?.exposure ?? null, active: session.getActiveToolNames() };
+}
+
+// Pi's tool_search declares a tool: its own code ranks the query (the
+// tool's exact name) and activates the match for the next model call, as
+// after a model's tool_search call that every tool_call handler let pass.
+async function declare(run, step) {
+  const session = run.requireSession();
+  const name = String(step.name);
+  if (!run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool_search (1.x has)` };
+  const search = session.getToolDefinition?.("tool_search");
+  if (!search) return { refused: "Pi's tool_search is not loaded" };
+  const tool = session.getAllTools().find((t) => t.name === name);
+  if (!tool) return { refused: `no tool ${name} is registered: tool_search finds registered tools only` };
+  if (!EXPOSURES_SEARCHED.has(tool.exposure)) return { refused: `Pi's tool_search loads codemode or deferred tools only; ${name} is ${tool.exposure}` };
+  if (session.getActiveToolNames().includes(name)) return { loaded: [], active: session.getActiveToolNames() };
+  const result = await search.execute(`planmode-declare-${++run.callSeq}`, { query: name, limit: 1 }, undefined, undefined, undefined);
+  await run.settle();
+  return { loaded: json(result?.details?.loaded ?? []), text: textOf(result?.content), active: session.getActiveToolNames() };
+}
+
+// A nested call: the model calls the orchestrator `via`, whose code makes
+// the call through Pi's ctx.executeTool. The orchestrator runs; the nested
+// call is recorded like a direct one (an allowed one does not run).
+async function nestedCall(run, step) {
+  run.requireSession();
+  const via = String(step.via);
+  const name = String(step.tool);
+  if (!run.hasExposure()) return { refused: `Pi ${PI_VERSION} emits no tool_call for a call another tool makes (1.x does, with parentToolCallId)` };
+  const owner = ownerOf(run, via);
+  if (!owner?.get(via)?.orchestrator) {
+    return { refused: `${via} is not a tool of another extension the host can drive as an orchestrator (Pi's ${BUILTIN.has(via) ? "built-in" : "tools"} ${via} makes no nested calls here)` };
+  }
+  let input = step.input === undefined ? {} : json(step.input);
+  if (step.validate === false) {
+    const schema = run.session.getAllTools().find((t) => t.name === name)?.parameters;
+    if (schema) input = { ...placeholder(schema), ...input };
+  }
+  const toolCallId = `call-${++run.callSeq}`;
+  const outer = await run.toolCall({ tool: via, toolCallId, input: { code: JSON.stringify([{ tool: name, input }]) }, execute: true });
+  const result = { tool: name, via, orchestrator: { reached: outer.reached, allowed: outer.allowed, ...(outer.reason ? { reason: outer.reason } : {}) } };
+  if (!outer.allowed) return { ...result, reached: outer.reached, allowed: false, nested: false, reason: outer.reason ?? null };
+  const nestedId = `${toolCallId}/1`;
+  const seen = run.calls.get(nestedId);
+  if (seen) return { ...result, nested: true, reached: true, allowed: true, input: seen.input, parentToolCallId: seen.parentToolCallId ?? null };
+  const text = run.toolResults.get(nestedId)?.text ?? null;
+  const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
+  return { ...result, nested: true, reached: !refusedByPi, allowed: false, blocked: !refusedByPi, reason: text, ...(refusedByPi ? { error: text } : {}) };
+}
+
+// agent_end with its outcome. `beforeSettle` (boolean): whether the case's
+// Pi emits agent_before_settle; a host whose Pi differs refuses. An
+// `aborted` run is the user's abort (ESC) unless `by: "model"`: then the
+// model's turn itself ends aborted, without an abort request.
+async function settleStep(run, step) {
+  const emits = piAtLeast(BEFORE_SETTLE_SINCE);
+  if (typeof step.beforeSettle === "boolean" && step.beforeSettle !== emits) {
+    return { refused: `the case's Pi ${step.beforeSettle ? "emits" : "does not emit"} agent_before_settle; Pi ${PI_VERSION} ${emits ? "does" : "does not"}` };
+  }
+  const from = run.trace.length;
+  let answer;
+  if (step.outcome === "aborted" && step.by === "model") {
+    run.requireSession();
+    if (!run.llm) return { refused: "no LLM call is waiting: agent_end answers a model turn (agent_start first)" };
+    run.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
+    await run.until(run.running ?? run.session.waitForIdle());
+    answer = {};
+  } else if (step.outcome === "aborted") {
+    // ESC: Pi aborts the run; the waiting LLM call ends aborted with it.
+    run.requireSession();
+    if (!run.llm && !run.running) return { refused: "no agent run is open: agent_end ends one (agent_start first)" };
+    await run.abortOpenRun();
+    answer = {};
+  } else {
+    answer = await run.agentEnd(step);
+  }
+  const seen = run.trace.slice(from).find((e) => "beforeSettle" in e);
+  return { ...answer, beforeSettle: seen ? seen.beforeSettle : null };
+}
+
+Object.assign(STEPS, {
+  register_tool: async (run, step) => (run.session ? registerLater(run, step) : run.hostTools([step], false)),
+  expose,
+  declare,
+  tool_call: (run, step) => (step.via ? nestedCall(run, step) : run.toolCall(step)),
+  agent_end: settleStep,
+  // The tools Pi declares to the model with the waiting LLM call (its
+  // active set, "the tools declared to the model"), each with the
+  // description and parameter schema Pi holds for it, and the system prompt.
+  model_tools: async (run) => {
+    const session = run.requireSession();
+    if (!run.llm) return { refused: "no LLM call is waiting: the model sees tools only with an LLM call" };
+    const names = session.getActiveToolNames();
+    const all = new Map(session.getAllTools().map((t) => [t.name, t]));
+    return {
+      tools: names,
+      schemas: Object.fromEntries(names.map((n) => [n, json({ description: all.get(n)?.description, parameters: all.get(n)?.parameters })])),
+      systemPrompt: session.systemPrompt ?? null,
+    };
+  },
+  // Pi's own settings (settings.json's fields: `defaultTools`), before Pi starts.
+  pi_settings: async (run, step) => {
+    if (run.session) return { refused: "Pi reads its settings when it starts: restart Pi for a change" };
+    const settings = json(step.settings ?? {});
+    // `piVersion`: the Pi release the case's settings are written for; `+name`
+    // and `-name` in defaultTools are modifiers from 0.99, exact names before.
+    const modifiers = Array.isArray(settings.defaultTools) && settings.defaultTools.some((e) => /^[+-]/.test(String(e)));
+    if (modifiers && step.piVersion) {
+      const caseReads = String(step.piVersion).split(".").map(Number);
+      const caseModifies = caseReads[0] > 0 || caseReads[1] >= 99;
+      if (caseModifies !== piAtLeast([0, 99, 0])) {
+        return { refused: `the case's Pi ${step.piVersion} reads +name/-name in defaultTools ${caseModifies ? "as modifiers" : "as exact names"}; Pi ${PI_VERSION} does not` };
+      }
+    }
+    run.piSettings = { ...run.piSettings, ...settings };
+    return {};
+  },
+});
+
 // A value a JSON schema accepts, with every required property filled.
 function placeholder(schema, depth = 0) {
   if (!schema || typeof schema !== "object" || depth > 5) return undefined;
@@ -1276,27 +1555,42 @@ function placeholder(schema, depth = 0) {
 }
 
 // An extension file registering tools that stand for another extension's.
-function companionSource(tools) {
-  const defs = tools.map((t) => {
-    const properties = Object.fromEntries(Object.entries(t.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
-    return {
-      name: t.name, label: t.name, description: `${t.name} (extension tool)`,
-      parameters: { type: "object", properties, required: Object.keys(properties) },
-      ...(t.exposure && t.exposure !== "direct" ? { exposure: t.exposure } : {}),
-    };
-  });
-  return `const TOOLS = ${JSON.stringify(defs)};
+// It is the tools' owner: the host registers more tools through it later
+// and changes their exposure the way an owner does, by registering the
+// tool again (Pi 1.x). An orchestrator tool runs the calls its `code` lists
+// (JSON) through Pi's ctx.executeTool: nested calls, as codemode makes.
+function companionSource(tools, file) {
+  return `const TOOLS = ${JSON.stringify(tools)};
+const FILE = ${JSON.stringify(file)};
 // Registered once every extension has loaded, and only under names no
 // extension registered (the extension under test owns its own tools).
 // A tool named like one of Pi's built-ins overrides it at load, as an
 // extension's does.
 const BUILTIN = new Set(${JSON.stringify([...BUILTIN])});
-const register = (pi, tool) => pi.registerTool({ ...tool, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) });
+const HANDLES = (globalThis[Symbol.for("planmode-host.companions")] ??= new Map());
+// What this extension registers, as it stands (kept across /reload).
+const CURRENT = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const text = (value) => ({ content: [{ type: "text", text: value }], details: {} });
+async function orchestrate(code, ctx) {
+  const calls = JSON.parse(code);
+  const out = [];
+  for (const call of calls) {
+    const outcome = await ctx.executeTool(call.tool, call.input ?? {});
+    out.push({ tool: call.tool, isError: Boolean(outcome?.isError) });
+  }
+  return text(JSON.stringify(out));
+}
+const definition = ({ orchestrator, ...tool }) => ({
+  ...tool,
+  execute: async (_id, params, _signal, _onUpdate, ctx) => (orchestrator ? orchestrate(String(params?.code ?? "[]"), ctx) : text("ok")),
+});
 export default function (pi) {
-  for (const tool of TOOLS) if (BUILTIN.has(tool.name)) register(pi, tool);
+  const register = (tool) => { CURRENT.set(tool.name, tool); pi.registerTool(definition(tool)); };
+  HANDLES.set(FILE, { register, owns: (name) => CURRENT.has(name), get: (name) => CURRENT.get(name) });
+  for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
   pi.on("session_start", () => {
-    const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin").map((t) => t.name));
-    for (const tool of TOOLS) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(pi, tool);
+    const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin" && !String(t.sourceInfo?.path ?? "").endsWith(FILE)).map((t) => t.name));
+    for (const tool of CURRENT.values()) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(tool);
   });
 }
 `;

@@ -73,6 +73,7 @@ class HostTool(_Shape):
     active: bool | None = None
     properties: dict[str, str] | None = None
     exposure: str | None = None
+    annotations: JsonObject | None = None
     description: str | None = None
     parameters: JsonObject | None = None
 
@@ -230,6 +231,9 @@ class ToolCall(Step):
     execute: bool | None = None
     validate_: bool | None = Field(default=None, alias="validate")
     tool_call_id: str | None = None
+    #: A nested call: the model calls this orchestrator, whose code calls
+    #: `tool` through Pi's `ctx.executeTool` (Pi 1.x).
+    via: str | None = None
 
 
 class AgentEnd(Step):
@@ -240,6 +244,9 @@ class AgentEnd(Step):
     outcome: Literal["completed", "aborted", "error"] | None = None
     reply: str | None = None
     before_settle: bool | None = None
+    #: `model`: an `aborted` run ends by the model's turn stopping aborted,
+    #: not by the user's abort (ESC).
+    by: Literal["model"] | None = None
 
 
 class AgentRun(Step):
@@ -315,6 +322,30 @@ class Expose(Step):
     do: Literal["expose"] = "expose"
     name: str = Field(min_length=1)
     exposure: str | None = None
+
+
+class Declare(Step):
+    """Pi's `tool_search` declares a codemode or deferred tool for the next
+    model call (Pi 1.x)."""
+
+    do: Literal["declare"] = "declare"
+    name: str = Field(min_length=1)
+
+
+class PiSettings(Step):
+    """Pi's own settings before it starts (`defaultTools`); `piVersion`: the
+    Pi release the settings are written for."""
+
+    do: Literal["pi_settings"] = "pi_settings"
+    settings: JsonObject
+    pi_version: str | None = None
+
+
+class ModelTools(Step):
+    """The tools Pi declares to the model with the waiting LLM call (real
+    Pi host only)."""
+
+    do: Literal["model_tools"] = "model_tools"
 
 
 class Models(Step):
@@ -420,6 +451,9 @@ class StaleCall(Step):
 #: Every step, by its `do`.
 STEP_TYPES: tuple[type[Step], ...] = (
     Start,
+    Declare,
+    PiSettings,
+    ModelTools,
     Emit,
     Command,
     Ui,
@@ -478,6 +512,9 @@ AnyStep = Annotated[
     | Activate
     | Deactivate
     | Expose
+    | Declare
+    | PiSettings
+    | ModelTools
     | Models
     | SetModel
     | Thinking

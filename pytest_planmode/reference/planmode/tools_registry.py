@@ -87,3 +87,11 @@ class Registry:
         """§ Enable inactive built-in search tools in Pi: the names Pi has
         active (Pi controls activation; Plan mode never changes it)."""
         return tuple(t.name for t in self.tools if t.registered and t.active)
+
+
+def with_pi_selection(tools: Iterable[Tool], selected: Iterable[str]) -> list[Tool]:
+    """§ Enable inactive built-in search tools in Pi: Pi's `defaultTools`
+    decides which built-in tools are active when it starts; "Pi controls
+    tool activation". Entries of other sources keep their own state."""
+    chosen = set(selected)
+    return [replace(t, active=t.name in chosen) if t.source == "built-in" else t for t in tools]

@@ -164,11 +164,10 @@ def _context(table: EventTable, event: host.Context, place: Place) -> list[steps
 
 
 def _tool_call(table: EventTable, event: host.ToolCall, place: Place) -> list[steps.Step]:
-    if event.via is not None:
-        raise Unsupported(
-            f"a nested call through {event.via}: Pi 0.84.2 emits no tool_call for calls an "
-            "orchestrator tool makes itself"
-        )
+    # A nested call (`via`): the model calls the orchestrator, whose code
+    # calls the tool through Pi 1.x's ctx.executeTool; Pi 0.84.2 has no
+    # such call, and its host refuses the step.
+    nested = {} if event.via is None else {"via": event.via}
     if table.execute_tools:
         return [
             steps.ToolCall(
@@ -176,9 +175,14 @@ def _tool_call(table: EventTable, event: host.ToolCall, place: Place) -> list[st
                 input=dict(event.input),
                 execute=True,
                 validate_=table.validated(event.tool),
+                **nested,
             )
         ]
-    return [steps.ToolCall(tool=event.tool, input=dict(event.input), validate_=table.validated(event.tool))]
+    return [
+        steps.ToolCall(
+            tool=event.tool, input=dict(event.input), validate_=table.validated(event.tool), **nested
+        )
+    ]
 
 
 def _thinking(table: EventTable, event: host.ThinkingSelect, place: Place) -> list[steps.Step]:

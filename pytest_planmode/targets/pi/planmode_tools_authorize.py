@@ -8,11 +8,19 @@ Pi-level steps it names. The effect read back is one verdict per tool call:
 whether Pi itself refused it (the tool is not registered or not active, so
 it never reached the extension) and whether it was allowed.
 
+On Pi 1.x the tool surface is Pi's own: an exposure is declared by the
+tool's owner (the host's extension standing for the other extension
+registers the tool again to change it), `tools.declare` is Pi's
+`tool_search` loading the tool, and a nested call is the model calling the
+orchestrator, whose code calls the tool through Pi's `ctx.executeTool`
+(`tool_call` with `parentToolCallId`). Pi 0.84.2 has none of these: the host
+refuses them, naming its version.
+
 Inputs a host cannot express are answered `unsupported`, per case: a
 selection stored in the session (its entry format is the extension's own),
 the tools chooser and the Settings screen (menus whose labels the case does
-not give), another extension's held handler, and nested calls through an
-orchestrator tool (Pi 0.84.2 has no hook for them).
+not give), another extension's held handler, and the Pi 1.x steps above on
+Pi 0.84.2.
 """
 
 from __future__ import annotations
@@ -51,6 +59,11 @@ _SOURCES = {
 }
 
 
+#: How Pi shows an exposure: its MCP extension registers a server's
+#: `codemode` exposure (`codemode-deferred`) as the tool exposure `deferred`.
+PI_EXPOSURE = {"codemode-deferred": "deferred"}
+
+
 def parse(payload: Mapping[str, Any]) -> contract.ToolsAuthorizeInput:
     return parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
 
@@ -66,7 +79,9 @@ def host_tool(tool: contract.ToolEntry) -> steps.HostTool:
         "properties": properties,
     }
     if tool.exposure is not None:
-        fields["exposure"] = tool.exposure
+        fields["exposure"] = PI_EXPOSURE.get(tool.exposure, tool.exposure)
+    if tool.annotations:
+        fields["annotations"] = dict(tool.annotations)
     return steps.HostTool(**fields)
 
 
@@ -87,11 +102,12 @@ def _activate(table: EventTable, event: contract.ActivateEvent, place: Place) ->
 
 
 def _expose(table: EventTable, event: contract.ExposeEvent, place: Place) -> list[steps.Step]:
-    return [steps.Expose(name=event.name, exposure=event.exposure)]
+    exposure = None if event.exposure is None else PI_EXPOSURE.get(event.exposure, event.exposure)
+    return [steps.Expose(name=event.name, exposure=exposure)]
 
 
 def _declare(table: EventTable, event: contract.DeclareEvent, place: Place) -> list[steps.Step]:
-    return [steps.Activate(names=[event.name])]
+    return [steps.Declare(name=event.name)]
 
 
 def _choose(table: EventTable, event: contract.ChooseEvent, place: Place) -> list[steps.Step]:
@@ -129,6 +145,26 @@ def registered_tools(registry: list[contract.ToolEntry]) -> list[contract.ToolEn
     return [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
 
 
+def pi_settings_prelude(
+    registry: list[contract.ToolEntry], settings: Mapping[str, Any], pi: host.PiSettings
+) -> list[steps.Step]:
+    """The prelude when the case gives Pi's own settings: Pi's `defaultTools`
+    (and Pi itself) decide which built-ins are active; the other tools of
+    the registry are registered by their extensions before Pi starts."""
+    tools = registered_tools(registry)
+    pi_settings: dict[str, Any] = {}
+    if pi.default_tools is not None:
+        pi_settings["defaultTools"] = list(pi.default_tools)
+    others = [tool for tool in tools if tool.source != "built-in"]
+    out: list[steps.Step] = [steps.PiSettings(settings=pi_settings, pi_version=pi.pi_version)]
+    out += [steps.RegisterTool(**host_tool(tool).model_dump(exclude_unset=True)) for tool in others]
+    out += [steps.WriteFile(root="agent", path=SETTINGS_FILE, content=dict(settings)), steps.Start()]
+    inactive = [tool.name for tool in others if not tool.active]
+    if inactive:
+        out.append(steps.Deactivate(names=inactive))
+    return out
+
+
 def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[steps.Step]:
     """The host steps before a case's events: the case's registry as Pi's,
     its settings as the `pi-plan-mode.json` document, then Pi starts."""
@@ -161,7 +197,10 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[steps.Step]:
             "format, which the spec does not fix"
         )
     builder = ScriptBuilder()
-    builder.add(*prelude(case.registry, case.settings))
+    if case.pi_settings is not None:
+        builder.add(*pi_settings_prelude(case.registry, case.settings, case.pi_settings))
+    else:
+        builder.add(*prelude(case.registry, case.settings))
     events = list(case.events)
     for index, event in enumerate(events):
         builder.begin(event.at)

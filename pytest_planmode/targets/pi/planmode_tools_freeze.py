@@ -27,8 +27,10 @@ What is read back, and from what:
   shown up to the boundary.
 
 Answered `unsupported`, per case: a selection already stored in the session
-(its entry format is the extension's own), and a registry whose tools carry
-server annotations (Pi 0.84.2's `getAllTools()` has no field for them).
+(its entry format is the extension's own); on Pi 0.84.2 also a registry with
+exposures or server annotations (its `getAllTools()` has no field for them;
+the host refuses). On Pi 1.x a non-direct tool is made callable for its
+probe by its owner registering it again as direct.
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ def effective(case: contract.ToolsFreezeInput, name: str) -> contract.ToolEntry 
     return next((t for t in authorize.registered_tools(case.registry) if t.name == name), None)
 
 
+#: How many events come before the probes (the boundary is the last one).
+BOUNDARY = 3
+
+
 def probe_events(case: contract.ToolsFreezeInput) -> list[Any]:
     """The workflow, in the vocabulary of `planmode.tools.authorize`: to
     the first context, then every name made callable, then one call each."""
@@ -119,15 +125,16 @@ def probe_events(case: contract.ToolsFreezeInput) -> list[Any]:
             events.append(contract.ExposeEvent(type="tools.expose", name=name, exposure=None))
         if not tool.active:
             events.append(contract.ActivateEvent(type="tools.activate", names=[name]))
+    if len(events) > BOUNDARY:
+        # Pi 1.x declares to the model the tools active when an LLM call
+        # starts: a tool made callable now is callable from the next call.
+        # A new run of the same workflow makes that call.
+        events += [host.AgentSettle(type="agent.settle"), host.AgentStart(type="agent.start")]
     for name in [*names, *HELPERS]:
         command = PROBE_COMMANDS.get(name)
         call_input = {} if command is None else {"command": command}
         events.append(host.ToolCall(type="tool.call", tool=name, input=call_input))
     return events
-
-
-#: How many events come before the probes (the boundary is the last one).
-BOUNDARY = 3
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
@@ -136,12 +143,6 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step
         raise Unsupported(
             "a selection already stored in the session is kept in the extension's own entry "
             "format, which the spec does not fix"
-        )
-    annotated = [t.name for t in case.registry if t.annotations]
-    if annotated:
-        raise Unsupported(
-            f"the registry gives {annotated[0]} server annotations, which Pi 0.84.2's getAllTools() "
-            "does not carry: the host cannot show them to the extension"
         )
     steps = authorize.prelude(case.registry, case.settings)
     events = probe_events(case)

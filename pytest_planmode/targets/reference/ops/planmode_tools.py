@@ -21,7 +21,12 @@ from pytest_planmode.reference.planmode.tools_authorize import replay
 from pytest_planmode.reference.planmode.tools_freeze import freeze as freeze_policy
 from pytest_planmode.reference.planmode.tools_freeze import policy_names
 from pytest_planmode.reference.planmode.tools_picker import picker_rows
-from pytest_planmode.reference.planmode.tools_registry import Registry, Tool, normalize_exposure
+from pytest_planmode.reference.planmode.tools_registry import (
+    Registry,
+    Tool,
+    normalize_exposure,
+    with_pi_selection,
+)
 from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 
@@ -122,9 +127,10 @@ def picker_screen(trace: list[dict[str, Any]]) -> list[ScreenEntry]:
 
 @handler(planmode_tools.AUTHORIZE)
 def authorize(inp: ToolsAuthorizeInput) -> ToolsAuthorizeOutput:
-    result = replay(
-        [tool_from_entry(e) for e in inp.registry], inp.settings, inp.session_selection, script_events(inp)
-    )
+    registry = [tool_from_entry(e) for e in inp.registry]
+    if inp.pi_settings is not None:
+        registry = with_pi_selection(registry, inp.pi_settings.active_built_ins())
+    result = replay(registry, inp.settings, inp.session_selection, script_events(inp))
     trace = list(result.trace)
     return ToolsAuthorizeOutput.model_validate(
         {
