@@ -94,6 +94,15 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "Where the sandbox cannot start, those checks are skipped with the reason.",
     ),
     (
+        "sandbox-programs",
+        {"metavar": "NAME[,NAME...]"},
+        "Run the sandbox checks (implies --planmode-sandbox) for the named reviewed programs only "
+        "(e.g. 'git,grep'): suite commands that name one of them, their part of the sweep, and "
+        "generated commands made of them. For working on one program's rules; a run that "
+        "judges a gate uses --planmode-sandbox. An unknown name is an error listing the "
+        "reviewed programs.",
+    ),
+    (
         "report",
         {"metavar": "FILE"},
         "Write a JSON report: suite version, the selection and, per target, implementation, "

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
+from pytest_planmode.sandbox.commands import programs_in
+from pytest_planmode.strategies.sandbox_table import POWERSHELL, PROGRAMS, Program
 
 
 def sandbox_flag(value: Any) -> bool:
@@ -25,11 +27,35 @@ def sandbox_flag(value: Any) -> bool:
     raise pytest.UsageError(f"planmode_sandbox must be true or false, got {value!r}")
 
 
+def sandbox_programs(value: Any) -> frozenset[str] | None:
+    """`--planmode-sandbox-programs NAME[,NAME...]` (ini
+    `planmode_sandbox_programs`): reviewed program names, checked against
+    the program table; None when not given."""
+    if value is None:
+        return None
+    names = [name.strip() for name in str(value).split(",")]
+    known = {program.name for program in PROGRAMS + POWERSHELL}
+    if not any(names) or not all(names):
+        raise pytest.UsageError(
+            f"--planmode-sandbox-programs {value!r}: give program names separated by commas, e.g. 'git,grep'"
+        )
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise pytest.UsageError(
+            f"--planmode-sandbox-programs: {', '.join(map(repr, unknown))} "
+            f"{'is not a reviewed program' if len(unknown) == 1 else 'are not reviewed programs'}; "
+            f"the reviewed programs are: {', '.join(sorted(known))}"
+        )
+    return frozenset(names)
+
+
 class SandboxSession:
     PLUGIN_NAME = "planmode-sandbox"
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, programs: frozenset[str] | None = None) -> None:
         self.config = config
+        #: The programs judged (`--planmode-sandbox-programs`); None for all.
+        self.chosen = programs
         self.is_worker = hasattr(config, "workerinput")
         self._sandbox: Sandbox | None = None
         self._tried = False
@@ -49,6 +75,19 @@ class SandboxSession:
         if self._sandbox is None:
             pytest.skip(f"sandbox unavailable: {self.unavailable}")
         return self._sandbox
+
+    def selects(self, command: str) -> bool:
+        """Whether the checks judge `command`: always, unless programs were
+        chosen; then when the line names one of them."""
+        return self.chosen is None or not self.chosen.isdisjoint(programs_in(command))
+
+    def programs(self, *, powershell: bool) -> list[Program] | None:
+        """The table entries the sweep and the generator draw from; None for all."""
+        if self.chosen is None:
+            return None
+        return [
+            program for program in (POWERSHELL if powershell else PROGRAMS) if program.name in self.chosen
+        ]
 
     def run(self, shell: str, command: str) -> Result:
         key = (shell, command)
@@ -108,4 +147,5 @@ class SandboxSession:
             f"{counts['observed']} observed ({counts['with effects']} with some effect; a check fails "
             "only on the effects its level forbids), "
             f"{counts['inconclusive']} inconclusive; {counts['exempt']} exempt (not run)"
+            + (f"; programs judged: {', '.join(sorted(self.chosen))}" if self.chosen is not None else "")
         )

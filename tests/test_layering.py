@@ -345,3 +345,20 @@ def test_the_layer_check_finds_an_import_up() -> None:
     assert upward_imports(graph) == [
         "pytest_planmode.targets.exec_target (targets) imports pytest_planmode.plugin (entry points)"
     ]
+
+
+def contributing_layers(text: str) -> list[str]:
+    """The layer names of CONTRIBUTING.md's whole-package table, top first."""
+    section = text.split("## The whole package, top to bottom", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| layer")]
+    return [row.split("|")[1].strip() for row in rows if not set(row) <= set("| -")]
+
+
+def test_the_contributing_guide_draws_the_layers_this_test_checks() -> None:
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert contributing_layers(text) == [name for name, _ in LAYERS]
+
+
+def test_the_guide_check_notices_a_layer_left_out() -> None:
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert contributing_layers(text.replace("| reports |", "| report writers |")) != [n for n, _ in LAYERS]

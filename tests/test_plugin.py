@@ -46,7 +46,10 @@ def test_no_planmode_disables_the_plugin(pytester: pytest.Pytester) -> None:
 def test_help_documents_every_option(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     text = result.stdout.str()
-    names = "target level timeout startup-timeout expectations write-expectations report fixtures html spec"
+    names = (
+        "target level timeout startup-timeout expectations write-expectations report fixtures html spec "
+        "sandbox sandbox-programs explore strict max-line pi pi-node"
+    )
     for name in names.split():
         assert f"--planmode-{name}" in text
 

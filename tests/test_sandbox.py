@@ -501,24 +501,65 @@ class TestSandboxChecks:
         assert text.count("planmode sandbox: unavailable (no user namespaces here)") == 1
         assert set(run.report["skipReasons"].values()) == {"sandbox unavailable: no user namespaces here"}
 
+    def test_an_unknown_program_name_is_a_usage_error_naming_the_reviewed_ones(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = suite("reference", "--planmode-sandbox-programs=git,gti", "--collect-only", "-q")
+        assert run.result.ret == pytest.ExitCode.USAGE_ERROR, run.text
+        assert "'gti' is not a reviewed program" in run.text and "git, grep" in run.text
+        empty = suite("reference", "--planmode-sandbox-programs=git,,grep", "--collect-only", "-q")
+        assert empty.result.ret == pytest.ExitCode.USAGE_ERROR and "separated by commas" in empty.text
+
+    def test_chosen_programs_select_commands_and_table_entries(self) -> None:
+        from pytest_planmode.sandbox_session import SandboxSession, sandbox_programs
+
+        session = SandboxSession(pytest.Config.__new__(pytest.Config), sandbox_programs(" tree, ps"))
+        assert session.selects("tree -L 1 .") and session.selects("cat README.md | sort | ps e")
+        assert not session.selects("cat README.md") and not session.selects("git status")
+        assert {p.name for p in session.programs(powershell=False) or []} == {"tree", "ps"}
+        assert session.programs(powershell=True) == []
+        assert SandboxSession(pytest.Config.__new__(pytest.Config)).programs(powershell=False) is None
+        assert sandbox_programs(None) is None
+
     @needs_linux
+    @pytest.mark.parametrize(
+        ("programs", "marks"),
+        [
+            # One class per program keeps the default run short; the whole
+            # sweep is the whole_suite test below.
+            pytest.param("printf,ps", ("printf -v", "environ"), id="printf-ps"),
+            pytest.param(
+                "",
+                ("printf -v", "environ", "[git-outside]"),
+                id="every-program",
+                marks=pytest.mark.whole_suite,
+            ),
+        ],
+    )
     def test_the_oracle_finds_the_old_holes_without_being_told(
-        self, suite, monkeypatch: pytest.MonkeyPatch
+        self, suite, monkeypatch: pytest.MonkeyPatch, programs: str, marks: tuple[str, ...]
     ) -> None:  # type: ignore[no-untyped-def]
         """Against the reference as it answered before the sandbox existed,
         the sweep (drawn from the option table, not from the fixture cases)
-        finds each of the three classes."""
+        finds each of the three classes (two when only printf and ps are
+        judged)."""
         path = os.pathsep.join([str(TESTS / "targets"), os.environ.get("PYTHONPATH", "")])
         monkeypatch.setenv("PYTHONPATH", path.rstrip(os.pathsep))
+        choice = f"--planmode-sandbox-programs={programs}" if programs else "--planmode-sandbox"
         run = suite(
             "python:old_rules:ADAPTER",
-            "--planmode-sandbox",
+            choice,
             "-k",
             "planmode.bash.sandbox.sweep or oplmodes.bash.sandbox.sweep",
             subprocess=True,
         )
         assert run.report is not None, run.text
         failures = {f["id"]: f["message"] for f in run.report["failures"]}
+        text = "\n".join(failures.values())
+        assert all(mark in text for mark in marks), run.text
+        if programs:
+            assert "printf -v" in failures["planmode.bash.sandbox.sweep"]
+            assert "'ps " in failures["planmode.bash.sandbox.sweep-reference"]
+            assert "git " not in text and f"programs judged: {programs.replace(',', ', ')}" in run.text
+            return
         assert set(failures) == {
             "planmode.bash.sandbox.sweep",
             "planmode.bash.sandbox.sweep-reference",
@@ -533,6 +574,17 @@ class TestSandboxChecks:
         assert "planmode sandbox:" in run.text and "commands run" in run.text
 
     @needs_linux
+    def test_the_reference_passes_the_sandbox_checks_of_chosen_programs(self, suite) -> None:  # type: ignore[no-untyped-def]
+        run = suite("reference", "--planmode-sandbox-programs=tree,ps", "-k", ".sandbox.", subprocess=True)
+        assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]
+        assert run.report is not None
+        outcomes = {case: outcome for case, outcome in run.report["results"].items() if ".sandbox." in case}
+        bash = {case for case in outcomes if not case.startswith("planmode.powershell.")}
+        assert len(bash) == 12 and {outcomes[case] for case in bash} == {"passed"}, outcomes
+        assert "programs judged: ps, tree" in run.text
+
+    @needs_linux
+    @pytest.mark.whole_suite
     def test_the_reference_passes_every_sandbox_check(self, suite) -> None:  # type: ignore[no-untyped-def]
         run = suite("reference", "--planmode-sandbox", "-k", ".sandbox.", subprocess=True)
         assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt, violations
 from pytest_planmode.sandbox import world
 from pytest_planmode.strategies import sandbox_commands as gen
+from pytest_planmode.strategies.sandbox_table import Program
 
 if TYPE_CHECKING:
     from pytest_planmode.harness import TargetClient
@@ -143,7 +144,7 @@ def test_suite_commands_allowed_have_no_effect(
     planmode_target: TargetClient, planmode_sandbox: SandboxSession, gate: Gate, level: str, request: Any
 ) -> None:
     _require_shell(gate)
-    commands = suite_commands(request.config, gate.sources)
+    commands = _selected(planmode_sandbox, gate, suite_commands(request.config, gate.sources))
     problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c))]
     _report(gate, level, problems, len(commands))
 
@@ -153,15 +154,31 @@ def test_swept_commands_allowed_have_no_effect(
     planmode_target: TargetClient, planmode_sandbox: SandboxSession, gate: Gate, level: str
 ) -> None:
     _require_shell(gate)
-    commands = list(gen.sweep(powershell=gate.shell == "pwsh"))
+    powershell = gate.shell == "pwsh"
+    chosen = _chosen_programs(planmode_sandbox, gate)
+    commands = list(gen.sweep(chosen, powershell=powershell))
     problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c))]
     _report(gate, level, problems, len(commands))
 
 
-def strategy(gate: Gate) -> st.SearchStrategy[str]:
+def _chosen_programs(session: SandboxSession, gate: Gate) -> list[Program] | None:
+    """The programs `--planmode-sandbox-programs` chose for this gate's shell
+    (None: all); the check skips when none of them belongs to it."""
+    chosen = session.programs(powershell=gate.shell == "pwsh")
+    if chosen == []:
+        pytest.skip(f"none of the programs chosen with --planmode-sandbox-programs runs in {gate.shell}")
+    return chosen
+
+
+def _selected(session: SandboxSession, gate: Gate, commands: list[str]) -> list[str]:
+    _chosen_programs(session, gate)
+    return [command for command in commands if session.selects(command)]
+
+
+def strategy(gate: Gate, programs: list[Program] | None = None) -> st.SearchStrategy[str]:
     if gate.shell == "pwsh":
-        return gen.powershell_commands()
-    return gen.bash_commands(substitutions=gate.operation.startswith("oplmodes."))
+        return gen.powershell_commands(programs)
+    return gen.bash_commands(substitutions=gate.operation.startswith("oplmodes."), programs=programs)
 
 
 @pytest.mark.parametrize(("gate", "level"), _params("generated"))
@@ -174,6 +191,6 @@ def test_generated_commands_allowed_have_no_effect(
     data: st.DataObject,
 ) -> None:
     _require_shell(gate)
-    command = data.draw(strategy(gate), label="command")
+    command = data.draw(strategy(gate, _chosen_programs(planmode_sandbox, gate)), label="command")
     problem = judge(planmode_target, planmode_sandbox, gate, level, command)
     assert problem is None, problem[1]

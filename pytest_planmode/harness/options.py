@@ -42,6 +42,9 @@ class Options:
     spec_filter: str | None
     fixtures_dir: Path
     sandbox: bool
+    #: `--planmode-sandbox-programs`: the reviewed programs the sandbox checks
+    #: judge; None for every program.
+    sandbox_programs: frozenset[str] | None
     report_path: str | None
     html_path: str | None
     #: `[NAME=]FILE` values; assigned to targets once their names are known.
@@ -74,7 +77,7 @@ def read_options(config: pytest.Config, target_specs: list[str]) -> Options:
     fixtures_dir = Path(fixtures).resolve() if fixtures else FIXTURES_DIR
     if not fixtures_dir.is_dir():
         raise pytest.UsageError(f"--planmode-fixtures {fixtures}: not a directory")
-    from pytest_planmode.sandbox_session import sandbox_flag
+    from pytest_planmode.sandbox_session import sandbox_flag, sandbox_programs
 
     report_path = raw_option(config, "report")
     html_path = raw_option(config, "html")
@@ -85,6 +88,7 @@ def read_options(config: pytest.Config, target_specs: list[str]) -> Options:
         check_writable(html_path, "--planmode-html")
     pi_node = raw_option(config, "pi-node")
     pi = raw_option(config, "pi")
+    programs = sandbox_programs(raw_option(config, "sandbox-programs"))
     from pytest_planmode.hypothesis_profiles import explore_examples
 
     try:
@@ -102,7 +106,8 @@ def read_options(config: pytest.Config, target_specs: list[str]) -> Options:
         level=str(level),
         spec_filter=spec_filter,
         fixtures_dir=fixtures_dir,
-        sandbox=sandbox_flag(raw_option(config, "sandbox")),
+        sandbox=sandbox_flag(raw_option(config, "sandbox")) or programs is not None,
+        sandbox_programs=programs,
         report_path=report_path,
         html_path=html_path,
         expectations=tuple(raw_option(config, "expectations") or ()),

@@ -79,7 +79,9 @@ class PlanmodeRun:
         if self.options.sandbox:
             from pytest_planmode.sandbox_session import SandboxSession
 
-            config.pluginmanager.register(SandboxSession(config), SandboxSession.PLUGIN_NAME)
+            config.pluginmanager.register(
+                SandboxSession(config, self.options.sandbox_programs), SandboxSession.PLUGIN_NAME
+            )
         if not self.options.is_worker and getattr(config.option, "dist", "no") != "no":
             self.targets.release()
 

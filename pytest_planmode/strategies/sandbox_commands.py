@@ -287,10 +287,11 @@ BASH_OPERATORS = (" && ", " | ", "; ", " || ")
 
 
 @st.composite
-def bash_commands(draw: st.DrawFn, substitutions: bool = False) -> str:
+def bash_commands(draw: st.DrawFn, substitutions: bool = False, programs: list[Program] | None = None) -> str:
     """Bash lines for `planmode.bash.check` (`substitutions=False`) and
-    `oplmodes.bash.check` (`True`: segments may hide in `"$(...)"`)."""
-    segments = draw(st.lists(_segment(PROGRAMS), min_size=1, max_size=3))
+    `oplmodes.bash.check` (`True`: segments may hide in `"$(...)"`), made of
+    `programs` (default: every reviewed program)."""
+    segments = draw(st.lists(_segment(programs or PROGRAMS), min_size=1, max_size=3))
     if substitutions:
         segments = [
             f'echo "$({segment})"' if draw(st.integers(0, 4)) == 0 else segment for segment in segments
@@ -302,8 +303,8 @@ def bash_commands(draw: st.DrawFn, substitutions: bool = False) -> str:
 
 
 @st.composite
-def powershell_commands(draw: st.DrawFn) -> str:
-    segments = draw(st.lists(_segment(POWERSHELL, powershell=True), min_size=1, max_size=2))
+def powershell_commands(draw: st.DrawFn, programs: list[Program] | None = None) -> str:
+    segments = draw(st.lists(_segment(programs or POWERSHELL, powershell=True), min_size=1, max_size=2))
     return draw(st.sampled_from(["; ", " | "])).join(segments)
 
 
