@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from pytest_planmode import contract
 from pytest_planmode.contract import operations
 from pytest_planmode.contract.cross_field import RuleSchema
+from pytest_planmode.hosts.pi import steps as host_steps
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
 
@@ -50,6 +51,11 @@ def generate() -> dict[str, dict[str, Any]]:
             if rel in out:
                 raise RuntimeError(f"schema {rel} is declared twice")
             out[rel] = _schema(model, "validation")
+    # The host steps a `pi:` translation sends (hosts/pi/steps.py).
+    for rel, model in host_steps.SCHEMAS.items():
+        if rel in out:
+            raise RuntimeError(f"schema {rel} is declared twice")
+        out[rel] = _schema(model, "validation")
     return dict(sorted(out.items()))
 
 

@@ -21,13 +21,13 @@ from pytest_planmode.contract import (
 )
 from pytest_planmode.reference.oplmodes import events as opl_events
 from pytest_planmode.reference.oplmodes import lifecycle as opl_lifecycle
-from pytest_planmode.reference.oplmodes import model_override
+from pytest_planmode.reference.oplmodes import models_override
 from pytest_planmode.reference.planmode import (
     lifecycle,
     lifecycle_events,
-    model_switch,
-    tool_events,
-    tool_workflow,
+    models_switch,
+    tools_authorize,
+    tools_events,
 )
 from pytest_planmode.targets.reference.ops import oplmodes_models as opl_models_ops
 from pytest_planmode.targets.reference.ops import oplmodes_modes as opl_modes_ops
@@ -51,14 +51,14 @@ TABLES = [
         lifecycle_events.LifecycleEvent,
         lifecycle._EVENTS,
     ),
-    (planmode_tools.ToolScriptEvent, tools_ops._EVENTS, tool_events.ToolEvent, tool_workflow._HANDLERS),
+    (planmode_tools.ToolScriptEvent, tools_ops._EVENTS, tools_events.ToolEvent, tools_authorize._HANDLERS),
     (
         planmode_models.SessionEvent,
         models_ops._SESSION_EVENTS,
-        model_switch.SessionEvent,
-        model_switch._SESSION_EVENTS,
+        models_switch.SessionEvent,
+        models_switch._SESSION_EVENTS,
     ),
-    (oplmodes_models.ModelEvent, opl_models_ops._EVENTS, model_override.Event, model_override._EVENTS),
+    (oplmodes_models.ModelEvent, opl_models_ops._EVENTS, models_override.Event, models_override._EVENTS),
     (oplmodes_modes.ModesEvent, opl_modes_ops._EVENTS, opl_events.SessionEvent, opl_lifecycle._EVENTS),
 ]
 

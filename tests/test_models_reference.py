@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from pytest_planmode.reference.oplmodes import model_override as mo
-from pytest_planmode.reference.planmode import model_switch as ms
+from pytest_planmode.reference.oplmodes import models_override as mo
+from pytest_planmode.reference.planmode import models_switch as ms
 from pytest_planmode.reference.virtual_time import Scheduler, race
 from pytest_planmode.strategies import models as strategies
 from pytest_planmode.targets.reference.adapter import REFERENCE

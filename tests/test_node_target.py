@@ -58,7 +58,6 @@ HELLO = {"op": "hello", "protocol": PROTOCOL_VERSION, "suite": SUITE_VERSION}
 #: example does not implement (skipped as unsupported).
 SLICE_FILES = (
     FIXTURES_DIR / "oplmodes" / "plans.toml",
-    FIXTURES_DIR / "oplmodes" / "mutation-edges.toml",
     FIXTURES_DIR / "planmode" / "shortcut.toml",
 )
 SLICE_PROPERTIES = CONFORMANCE_DIR / "test_oplmodes_plans.py"

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_planmode.hosts.pi.client import HostError, PiHost, Sandbox
+from pytest_planmode.hosts.pi.steps import StepError
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (.ci/run installs it)")
 
@@ -313,7 +314,13 @@ def test_writes_outside_the_sandbox_are_refused(host: PiHost, extension: Path, t
 
 
 def test_a_bad_script_is_refused_with_a_message(host: PiHost, extension: Path, tmp_path: Path) -> None:
-    answer = run(host, extension, tmp_path, {"do": "fly"})
+    # The client refuses a step that is not one of the vocabulary's before
+    # the host sees it; the host refuses one that reaches it all the same.
+    with pytest.raises(StepError, match="step 1 \\('fly'\\) is not a host step"):
+        run(host, extension, tmp_path, {"do": "fly"})
+    host.start()
+    message = {"op": "run", "extension": str(extension), "sandbox": Sandbox.create(tmp_path).paths()}
+    answer = host._request({**message, "script": [{"do": "start"}, {"do": "fly"}], "options": {}})
     assert "unknown step" in answer["results"][1]["threw"]
     sandbox = Sandbox.create(tmp_path)
     with pytest.raises(HostError, match="default export"):

@@ -314,14 +314,8 @@ SAMPLE: dict[str, dict[str, str]] = {
     "planmode.tools.authorize.host.shell.bash-override": {"0.84.2": PASS, "1.6.0": PASS},
     "planmode.tools.freeze.auto.never-activates": {"0.84.2": PASS, "1.6.0": PASS},
     "planmode.tools.freeze.auto.user-extension-named-read": {"0.84.2": PASS, "1.6.0": PASS},
-    "planmode.models.host.switch.off-by-default": {
-        "0.84.2": "cannot take the case's models step",
-        "1.6.0": "cannot take the case's models step",
-    },
-    "planmode.models.fresh.initial-first-usable": {
-        "0.84.2": "cannot take the case's",
-        "1.6.0": "cannot take the case's",
-    },
+    "planmode.models.host.switch.off-by-default": {"0.84.2": PASS, "1.6.0": PASS},
+    "planmode.models.fresh.direct.no-warning-without-configuration": {"0.84.2": PASS, "1.6.0": PASS},
 }
 
 

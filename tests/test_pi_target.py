@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def verdict_matches(target: PiTarget, case: Case) -> bool:
 
 
 def run_documented_command(
-    tmp_path: Path, example: Path, expectations: Path, *selection: Path
+    tmp_path: Path, example: Path, expectations: Path, *selection: Path | str
 ) -> dict[str, Any]:
     """`pytest --planmode-target=pi:EXAMPLE --planmode-expectations=FILE`,
     green (on the fixture files `selection` only, when given); its report's
@@ -98,14 +99,44 @@ def run_documented_command(
 
 
 FIXTURES = ROOT / "pytest_planmode" / "fixtures"
-#: Small fixture files that reach every operation the example translates.
+
+
+def found_cases(directory: str, found: str, *names: str) -> list[str]:
+    """The node ids of the cases of these fixture files whose group was
+    `found` that way (`*`: every group)."""
+    out = []
+    for name in names:
+        path = FIXTURES / directory / name
+        for group in tomllib.loads(path.read_text(encoding="utf-8"))["group"]:
+            if found == "*" or group.get("found") == found:
+                out += [f"{path.relative_to(ROOT)}::{case['id']}" for case in group["case"]]
+    return out
+
+
+#: Cases that reach every operation the example translates, few enough for
+#: the default run: the groups a review of unpinned rules added (bash,
+#: PowerShell and tools), the export edges mutation testing found, and the
+#: settings document's cases.
 PLANMODE_SLICE = [
-    FIXTURES / "planmode" / name
-    for name in ("bash_power.toml", "tools_power.toml", "settings-document.toml", "export_power.toml")
+    *found_cases("planmode", "review", "bash.toml", "bash-programs.toml", "powershell.toml"),
+    *found_cases("planmode", "review", "tools.toml", "tools-authorize.toml"),
+    *found_cases("planmode", "mutation", "export.toml"),
+    *found_cases("planmode", "*", "settings-document.toml"),
 ]
 OPLMODES_SLICE = [
-    FIXTURES / "oplmodes" / name
-    for name in ("bash-sandbox-found.toml", "lazy-tools.toml", "power.toml", "mutation-edges.toml")
+    *found_cases("oplmodes", "sandbox", "bash-destructive.toml"),
+    *found_cases("oplmodes", "*", "lazy-tools.toml"),
+    *found_cases("oplmodes", "review", "bash-in-modes.toml", "modes.toml", "commands.toml", "execute.toml"),
+    *found_cases(
+        "oplmodes",
+        "mutation",
+        "bash-destructive.toml",
+        "bash-config.toml",
+        "plans.toml",
+        "config.toml",
+        "models.toml",
+        "modes.toml",
+    ),
 ]
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_planmode.contract.planmode_tools import ToolsAuthorizeInput
-from pytest_planmode.reference.planmode import tool_freeze as tf
+from pytest_planmode.reference.planmode import tools_freeze as tf
 from pytest_planmode.reference.planmode.plan_helpers import PlanContract, authorize_helper
-from pytest_planmode.reference.planmode.tool_picker import picker_rows
-from pytest_planmode.reference.planmode.tool_policy import CallContext, authorize
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
-from pytest_planmode.reference.planmode.tool_workflow import replay
+from pytest_planmode.reference.planmode.tools_authorize import replay
+from pytest_planmode.reference.planmode.tools_picker import picker_rows
+from pytest_planmode.reference.planmode.tools_policy import CallContext, authorize
+from pytest_planmode.reference.planmode.tools_registry import Registry, Tool, normalize_exposure
 from pytest_planmode.targets.reference.adapter import REFERENCE
 from pytest_planmode.targets.reference.ops.planmode_tools import script_events, tool_from_entry
 

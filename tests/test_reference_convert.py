@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 from pydantic import ValidationError
 
-from pytest_planmode.contract.oplmodes_plans import PlanResolveOutput
+from pytest_planmode.contract.oplmodes_plans import PlansResolveOutput
 from pytest_planmode.contract.planmode_shell import ShellCheckOutput
 from pytest_planmode.targets.reference.convert import output, value
 
@@ -21,12 +21,12 @@ class _Resolved:
 
 
 def test_an_output_reads_the_attributes_of_its_field_names_only() -> None:
-    out = output(PlanResolveOutput, _Resolved(True, ".pi/plans/plan-x.md", None))
+    out = output(PlansResolveOutput, _Resolved(True, ".pi/plans/plan-x.md", None))
     assert out.model_dump(by_alias=True) == {"accepted": True, "path": ".pi/plans/plan-x.md", "reason": None}
 
 
 def test_a_keyword_overrides_the_attribute_of_that_name() -> None:
-    out = output(PlanResolveOutput, _Resolved(True, "a", None), reason="why", path=None)
+    out = output(PlansResolveOutput, _Resolved(True, "a", None), reason="why", path=None)
     assert (out.accepted, out.path, out.reason) == (True, None, "why")
 
 

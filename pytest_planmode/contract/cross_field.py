@@ -204,13 +204,13 @@ RULES: dict[type[BaseModel], tuple[Rule, ...]] = {
             "input) is relative, `~/…`, `@…` or under a root (not stated as JSON Schema)."
         ),
     ),
-    planmode_models.SwitchInput: (
+    planmode_models.ModelsSwitchInput: (
         Rule(
             "`trigger` is one of the Plan boundaries its description lists, at 0 ms "
             "(not stated as JSON Schema)."
         ),
     ),
-    planmode_models.SessionScriptInput: (
+    planmode_models.ModelsSessionInput: (
         Rule(
             "Commands are `/plan start|exit|off|implement`, each valid in the mode it needs; "
             "`plan_mode_complete` is called inside a Plan-mode run with a non-empty plan; the "

@@ -15,6 +15,8 @@ CASE_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$"
 SPEC_PATTERN = r"^\S+\.md § .+$"
 
 Level = Literal["must", "reference"]
+#: How a group's cases were found (`FixtureGroup.found`).
+Found = Literal["mutation", "sandbox", "review"]
 
 
 class _Strict(BaseModel):
@@ -53,6 +55,15 @@ class FixtureGroup(_Strict):
     )
     defaults: dict[str, Any] = Field(
         default_factory=dict, description="Input fields shared by every case of the group."
+    )
+    found: Found | None = Field(
+        default=None,
+        description=(
+            "How the group's cases were found, where that is worth keeping: `mutation`, by mutants "
+            "of the reference that no case killed; `sandbox`, by running commands for real in the "
+            "sandbox (`--planmode-sandbox`); `review`, by a review of rules no case pinned. A file "
+            "is named by the area its cases pin, never by how they were found."
+        ),
     )
     case: list[FixtureCase] = Field(min_length=1)
 

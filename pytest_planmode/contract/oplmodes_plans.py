@@ -10,7 +10,7 @@ from pytest_planmode.contract import Operation
 from pytest_planmode.contract.base import ContractInput, ContractOutput, effect, explanation
 
 
-class PlanResolveInput(ContractInput):
+class PlansResolveInput(ContractInput):
     source: Literal["command", "resume"] = Field(
         description=(
             "`command`: `value` is the name typed after `/plan` or `/execute`. "
@@ -20,7 +20,7 @@ class PlanResolveInput(ContractInput):
     value: str
 
 
-class PlanResolveOutput(ContractOutput):
+class PlansResolveOutput(ContractOutput):
     accepted: bool = effect(description="False when the name is rejected or the filename dropped.")
     path: str | None = effect(
         description=(
@@ -32,8 +32,8 @@ class PlanResolveOutput(ContractOutput):
 
 RESOLVE = Operation(
     name="oplmodes.plans.resolve",
-    input=PlanResolveInput,
-    output=PlanResolveOutput,
+    input=PlansResolveInput,
+    output=PlansResolveOutput,
     summary="Resolve a plan name or a resumed plan filename to a file under .pi/plans/.",
 )
 

@@ -103,7 +103,7 @@ def trigger_key(event: host.Command | host.UiAnswer) -> str:
 TriggerEvent = Annotated[host.Command | host.UiAnswer, Field(discriminator="type")]
 
 
-class SwitchInput(_SessionInput):
+class ModelsSwitchInput(_SessionInput):
     trigger: TriggerEvent = Field(
         description=(
             "The host action that is the Plan boundary, at 0 ms: `/plan start` (from normal mode; "
@@ -122,7 +122,7 @@ class SwitchInput(_SessionInput):
     )
 
     @model_validator(mode="after")
-    def _known_trigger(self) -> SwitchInput:
+    def _known_trigger(self) -> ModelsSwitchInput:
         key = trigger_key(self.trigger)
         if key not in TRIGGERS:
             raise ValueError(f"trigger {key!r} is not a Plan boundary; one of: {', '.join(TRIGGERS)}")
@@ -181,7 +181,7 @@ class Warning(ContractOutput):  # noqa: A001 - the class name is the published s
     message: str = effect(description="The warning as shown.")
 
 
-class SwitchOutput(ContractOutput):
+class ModelsSwitchOutput(ContractOutput):
     outcome: Literal[
         "disabled", "unchanged", "already-active", "applied", "all-failed", "stalled", "aborted"
     ] = explanation()
@@ -207,7 +207,7 @@ class SwitchOutput(ContractOutput):
     restored: bool = effect(description="The transition failed and the previous model was restored.")
 
 
-class FreshInput(_SessionInput):
+class ModelsFreshInput(_SessionInput):
     action: Literal["screen", "saved-direct"] = Field(
         default="screen",
         description=(
@@ -230,7 +230,7 @@ class Notice(ContractOutput):
     message: str = effect(description="The notice as shown.")
 
 
-class FreshOutput(ContractOutput):
+class ModelsFreshOutput(ContractOutput):
     initial_model: str = effect(description="The model row's starting value.")
     fallbacks: list[str] = explanation(description="The remaining usable candidates, in order.")
     unavailable: list[str] = explanation(description="Configured candidates outside the catalogue.")
@@ -280,7 +280,7 @@ SessionEvent = Annotated[
 ]
 
 
-class SessionScriptInput(EventScript[SessionEvent]):
+class ModelsSessionInput(EventScript[SessionEvent]):
     settings: dict[str, Any] = Field(default_factory=dict, description="The raw settings at start.")
     settings_read_failed: bool = False
     current_model: str
@@ -290,7 +290,7 @@ class SessionScriptInput(EventScript[SessionEvent]):
     models: dict[str, ModelBehaviour] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _replayable(self) -> SessionScriptInput:
+    def _replayable(self) -> ModelsSessionInput:
         """Each script is one a Pi host can replay: a plan is proposed by the
         model's `plan_mode_complete` call inside a Plan-mode run, the ready
         menu opens when that run settles, and each answer or command is
@@ -445,7 +445,7 @@ class TransitionResult(ContractOutput):
     restored: bool = effect()
 
 
-class SessionScriptOutput(ContractOutput):
+class ModelsSessionOutput(ContractOutput):
     transitions: list[TransitionResult] = effect()
     log: list[LogEntry] = effect(description="Every step of every transition, in time order.")
     model: str = effect(description="The session model at the end, late answers included.")
@@ -453,8 +453,8 @@ class SessionScriptOutput(ContractOutput):
 
 SWITCH = Operation(
     name="planmode.models.switch",
-    input=SwitchInput,
-    output=SwitchOutput,
+    input=ModelsSwitchInput,
+    output=ModelsSwitchOutput,
     summary=(
         "One Plan-boundary model switch on a virtual clock: fallback chain, 2,000 ms "
         "authentication budget per candidate, saved-plan preflight, restore after failure."
@@ -464,8 +464,8 @@ SWITCH = Operation(
 
 FRESH = Operation(
     name="planmode.models.fresh",
-    input=FreshInput,
-    output=FreshOutput,
+    input=ModelsFreshInput,
+    output=ModelsFreshOutput,
     summary=(
         "The ready-plan Start fresh screen and the saved-plan direct fresh action: initial "
         "model and thinking, re-resolution on Start, the handoff switch."
@@ -475,8 +475,8 @@ FRESH = Operation(
 
 SESSION = Operation(
     name="planmode.models.session",
-    input=SessionScriptInput,
-    output=SessionScriptOutput,
+    input=ModelsSessionInput,
+    output=ModelsSessionOutput,
     summary=(
         "Several Plan boundaries in one session on a virtual clock: each direction starts "
         "from its first candidate; settings and catalogue changes apply to later transitions."

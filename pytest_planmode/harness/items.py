@@ -25,6 +25,7 @@ from pytest_planmode.harness.verdict import (
     judge_output,
 )
 from pytest_planmode.suite import Case, FixtureError, load_file
+from pytest_planmode.targets.base import KitError
 
 
 def marker_name(text: str) -> str:
@@ -72,7 +73,15 @@ class CaseItem(pytest.Item):
             pins = explanation_pins(operations()[case.operation].output, case.expect)
             if pins:
                 pytest.skip(f"{EXPLANATION_SKIP}{pins[0]}")
-        outcome = self.targets.request(self.target_name, case.operation, case.input)
+        try:
+            outcome = self.targets.request(self.target_name, case.operation, case.input)
+        except KitError as exc:
+            # The kit failed, not the target: said so, with no traceback.
+            self.user_properties.append(("planmode_summary", f"kit error: {first_line(str(exc))}"[:300]))
+            raise CaseFailure(
+                f"{case.id}: kit error (the kit failed on this case; no answer of the target "
+                f"is judged): {exc}"
+            ) from None
         if outcome.kind == "unsupported":
             pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
         if outcome.kind == "output":

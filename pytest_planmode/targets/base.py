@@ -22,6 +22,12 @@ class TargetError(Exception):
     """The target cannot be used at all (unresolvable, or its handshake failed)."""
 
 
+class KitError(Exception):
+    """The kit itself failed on a case (for instance a `pi:` translation
+    raised, or built a host step that is not one): never the target's
+    failure. The message names the part of the kit and what went wrong."""
+
+
 #: What a target can answer: every output field, or only the effects (an
 #: existing extension seen from outside). See `contract.base`.
 Observes = Literal["everything", "effects"]

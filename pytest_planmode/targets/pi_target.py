@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_planmode import PROTOCOL_VERSION
-from pytest_planmode.hosts.pi import install
+from pytest_planmode.hosts.pi import install, steps
 from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, HostError, PiHost, Sandbox
-from pytest_planmode.targets.base import Handshake, Outcome, TargetError, parse_handshake
+from pytest_planmode.targets.base import Handshake, KitError, Outcome, TargetError, parse_handshake
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
 from pytest_planmode.targets.pi.translation import ExtensionError
 
@@ -120,7 +120,7 @@ class PiTarget:
         # One probe run: which commands the extension registers once started.
         sandbox = self._sandbox()
         try:
-            probe = HostRun.from_answer(self.host.run(self.entry, sandbox, [{"do": "start"}]))
+            probe = HostRun.from_answer(self.host.run(self.entry, sandbox, [steps.Start()]))
             probe.result(0)
         except (HostError, ExtensionError) as exc:
             raise TargetError(f"{self.description}: the extension does not start: {exc}") from None
@@ -177,8 +177,14 @@ class PiTarget:
                 f"than {translation.spec} (whose commands share names with it)",
             )
         sandbox = self._sandbox()
+        module = translation.script.__module__
         try:
-            script = translation.script(payload, sandbox)
+            try:
+                script = steps.wire_script(translation.script(payload, sandbox))
+            except (Unsupported, KitError):
+                raise
+            except Exception as exc:  # the translation's own fault, whatever it is
+                raise self._kit_error(operation, module, "built no host script", exc) from exc
             answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
             run = HostRun.from_answer(answer)
             refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
@@ -196,7 +202,13 @@ class PiTarget:
                     message="the extension tried to write outside its sandbox "
                     f"({first['escape']} {first['path']})",
                 )
-            return Outcome("output", output=translation.effects(payload, run), details={"trace": run.trace})
+            try:
+                output = translation.effects(payload, run)
+            except (Unsupported, ExtensionError, RuntimeError):
+                raise
+            except Exception as exc:  # the translation's own fault, whatever it is
+                raise self._kit_error(operation, module, "could not read the host's answer", exc) from exc
+            return Outcome("output", output=output, details={"trace": run.trace})
         except Unsupported as exc:
             return Outcome("unsupported", message=str(exc))
         except HostError as exc:
@@ -207,6 +219,13 @@ class PiTarget:
             self._spent.append(sandbox)
             if len(self._spent) >= SWEEP_EVERY:
                 self._sweep()
+
+    @staticmethod
+    def _kit_error(operation: str, module: str, what: str, exc: BaseException) -> KitError:
+        return KitError(
+            f"the pi: translation of {operation} ({module}) {what}: "
+            f"{type(exc).__name__}: {exc} (a fault of the kit, not of the extension)"
+        )
 
     def _sweep(self) -> None:
         # Removing a sandbox costs about as much as a small case; batch it.

@@ -17,10 +17,12 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.pipe_lines import EOF, Flood, LineReader
 
 HOST_SCRIPT = Path(__file__).with_name("host.mjs")
@@ -166,11 +168,14 @@ class PiHost:
         self,
         extension: Path,
         sandbox: Sandbox,
-        script: list[dict[str, Any]],
+        script: Sequence[steps.Step | Mapping[str, Any]],
         options: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Run one host script in a fresh runtime; the host's answer (results,
-        trace, errors, state, files written under the sandbox)."""
+        trace, errors, state, files written under the sandbox). Every step is
+        checked against its model first (`steps.StepError` when one is not a
+        host step): the host never sees a step it does not know."""
+        wire = steps.wire_script(script)
         if (self.process_per_run and self._runs > 0) or (
             self.recycle_every and self._runs >= self.recycle_every
         ):
@@ -180,7 +185,7 @@ class PiHost:
             "op": "run",
             "extension": str(extension),
             "sandbox": sandbox.paths(),
-            "script": script,
+            "script": wire,
             "options": options or {},
         }
         try:

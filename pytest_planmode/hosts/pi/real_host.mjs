@@ -29,6 +29,7 @@
 // `/reload`: the process is reused across runs and recycled by the client.
 // A step Pi cannot express is refused with {refused: "why"}.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import events from "node:events";
 import fs from "node:fs";
 import module, { createRequire } from "node:module";
@@ -47,6 +48,19 @@ const QUIET_TICKS = 3;
 const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "TCPWrap", "Immediate", "Timeout", "FSEventWrap", "StatWatcher"]);
 const STALE_PATTERN = /stale/i;
 const ALL_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+// How a scripted provider answers (a `models` step's behaviour). Pi
+// authenticates per provider: the models of one provider share it.
+const DEFAULT_BEHAVIOUR = { auth: "ok", authDelay: 0, credentials: true, change: "accept", changeDelay: 0 };
+const BEHAVIOUR_FIELDS = Object.keys(DEFAULT_BEHAVIOUR);
+const WRAPPED = Symbol("planmode-host");
+// Who is asking a scripted provider: "registry" (an extension's
+// ctx.modelRegistry.getApiKeyAndHeaders) or "setModel" (pi.setModel, or the
+// user's model change: Pi re-checks the provider's key); nobody else (Pi's
+// own availability refresh, its requests for the scripted turns) waits.
+const asking = new AsyncLocalStorage();
+// The extension call a failure injected by `fail_next` is for.
+const failingCall = new AsyncLocalStorage();
+const virtualDelay = (ms) => (Number(ms) > 0 ? new Promise((resolve) => { setTimeout(resolve, Number(ms)); }) : undefined);
 
 // A run's abort signal collects a listener per LLM call.
 events.defaultMaxListeners = 200;
@@ -140,6 +154,17 @@ function guarded(name, positions, fn, kind, opener = false) {
     const run = current;
     if (opener && !writesFlags(args[1])) return fn.apply(this, args);
     traceWrite(opener ? "writeFile" : name, args);
+    if (run && failingCall.getStore() === "appendEntry" && run.failing.has("appendEntry")) {
+      const target = args[positions[0]];
+      if (typeof target === "string" && inside(run.sandbox.sessionDir, target)) {
+        run.failing.delete("appendEntry");
+        run.trace.push({ t: run.now(), failed: "appendEntry", path: "<session file>" });
+        const error = new Error(`EIO: i/o error, ${name} (the session file cannot be written)`);
+        error.code = "EIO";
+        if (kind === "promise") return Promise.reject(error);
+        throw error;
+      }
+    }
     if (run) {
       for (const index of positions) {
         const target = args[index];
@@ -177,17 +202,26 @@ function directories(root) {
 }
 
 const STEPS = {};
-// Model runtimes kept for reuse, by catalogue (Run.sharedModelRuntime()).
+// The model runtime kept for the next run without a catalogue (Run.sharedModelRuntime()).
 const MODEL_RUNTIMES = new Map();
-const KEPT_MODEL_RUNTIMES = 8;
+const SCRIPTED = "scripted";
 // The scripted model's turns: each LLM call waits for the running script.
-const scriptedTurn = (context) => new Promise((respond) => {
+const scriptedTurn = (context) => {
   const run = current;
-  if (!run) { respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" })); return; }
-  run.llmCalls += 1;
-  run.llm = { context, respond };
-  run.llmWaiting?.();
-});
+  if (!run) return Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" });
+  if (run.failTurn) {
+    // fail_next sendUserMessage: the run the message started meets an API error.
+    run.failTurn = false;
+    run.llmCalls += 1;
+    run.trace.push({ t: run.now(), failed: "sendUserMessage" });
+    return Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed this request" });
+  }
+  return new Promise((respond) => {
+    run.llmCalls += 1;
+    run.llm = { context, respond };
+    run.llmWaiting?.();
+  });
+};
 const MANY_TURNS = Array.from({ length: 10000 }, () => scriptedTurn);
 
 // Whether a run left a kept model runtime as its first refresh left it:
@@ -244,6 +278,13 @@ class Run {
     this.builtinsListed = false; // a `registry` step names the active built-ins
     this.companions = []; // extension files standing for other extensions' tools
     this.inactive = new Set(); // their tools listed inactive
+    this.behaviour = new Map(); // provider -> how it answers (DEFAULT_BEHAVIOUR's fields)
+    this.unresolved = new Set(); // provider/id Pi's registry cannot resolve
+    this.available = null; // provider/id getAvailable() lists (null: all of a configured provider)
+    this.scoped = null; // provider/id of the --models scope
+    this.scripted = new Map(); // provider -> its handle, once registered with Pi
+    this.failing = new Set(); // injected failures armed (fail_next)
+    this.failingAfterModelChange = new Set(); // armed by the next accepted pi.setModel
   }
 
   now() { return Date.now() - EPOCH; }
@@ -274,6 +315,7 @@ class Run {
   // model runtime holding them, can serve many runs (sharedModelRuntime()).
   providers() {
     if (typeof Ai.fauxProvider !== "function") throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
+    this.turns = MANY_TURNS;
     const byProvider = new Map();
     for (const m of this.catalogue ?? [{ provider: "planmode", id: "scripted" }]) {
       if (!byProvider.has(m.provider)) byProvider.set(m.provider, []);
@@ -290,9 +332,124 @@ class Run {
         const listed = Array.isArray(entry.thinkingLevels) ? entry.thinkingLevels.map(String) : null;
         model.thinkingLevelMap = Object.fromEntries(ALL_LEVELS.map((level) => [level, listed && !listed.includes(level) ? null : level]));
       }
-      handles.push(faux);
+      handles.push(this.catalogue ? this.scriptedProvider(provider, faux) : faux);
     }
     return handles;
+  }
+
+  // A provider of the catalogue as Pi sees it: the faux provider's models
+  // and turns, an API-key authentication answering as the script says
+  // (`check`: is a key configured, which Pi asks for availability and again
+  // in setModel; `resolve`: the key, which getApiKeyAndHeaders asks), and
+  // the models getAvailable() lists (Pi's `filterModels`).
+  scriptedProvider(name, faux) {
+    const run = this;
+    const base = faux.provider;
+    const extra = [];
+    const provider = {
+      ...base,
+      getModels: () => [...base.getModels(), ...extra].filter((m) => !run.unresolved.has(`${name}/${m.id}`)),
+      filterModels: (models) => (run.available ? models.filter((m) => run.available.has(`${name}/${m.id}`)) : models),
+      auth: {
+        apiKey: {
+          name: `${name} (scripted)`,
+          check: () => run.checkKey(name),
+          resolve: () => run.resolveKey(name),
+        },
+      },
+    };
+    const handle = { provider, faux, extra, models: faux.models, getModel: (id) => provider.getModels().find((m) => m.id === id) };
+    this.scripted.set(name, handle);
+    return handle;
+  }
+
+  providerBehaviour(name) {
+    return { ...DEFAULT_BEHAVIOUR, ...(this.behaviour.get(name) ?? {}) };
+  }
+
+  async checkKey(name) {
+    const b = this.providerBehaviour(name);
+    if (b.credentials === false || b.change === "refuse") return undefined;
+    const configured = { source: "planmode host", type: "api_key" };
+    if (asking.getStore() !== "setModel") return configured;
+    if (b.change === "hang") return new Promise(() => {});
+    await virtualDelay(b.changeDelay);
+    if (b.change === "throw") throw new Error(`the key check for ${name} failed`);
+    return configured;
+  }
+
+  async resolveKey(name) {
+    const key = { auth: { apiKey: "planmode-host-key" } };
+    if (asking.getStore() !== "registry") return key;
+    const b = this.providerBehaviour(name);
+    if (b.auth === "hang") return new Promise(() => {});
+    await virtualDelay(b.authDelay);
+    if (b.auth === "fail" || b.auth === "throw") throw new Error(`No API key for ${name}`);
+    return key;
+  }
+
+  scopedModels() {
+    if (!this.scoped || !this.modelRuntime) return [];
+    return [...this.scoped].map((key) => {
+      const [provider, ...rest] = key.split("/");
+      return this.modelRuntime.getModel(provider, rest.join("/"));
+    }).filter(Boolean).map((model) => ({ model }));
+  }
+
+  // pi.setModel, or the user's model change: Pi's answer, traced.
+  async answerSetModel(model, change, record) {
+    const key = `${model?.provider}/${model?.id}`;
+    if (record) this.record("pi.setModel", [{ provider: model?.provider, id: model?.id }]);
+    let value;
+    try {
+      value = await asking.run("setModel", change);
+    } catch (error) {
+      this.trace.push({ t: this.now(), answer: "pi.setModel", model: key, threw: errorText(error) });
+      throw error;
+    }
+    this.trace.push({ t: this.now(), answer: "pi.setModel", model: key, value: value !== false });
+    if (value !== false) {
+      for (const call of this.failingAfterModelChange) this.failing.add(call);
+      this.failingAfterModelChange.clear();
+    }
+    return value;
+  }
+
+  // The extension's model calls, traced with Pi's answers: what a model
+  // switch is read from. Wrapped again whenever Pi binds the extension.
+  instrument() {
+    const run = this;
+    const runner = this.session?.extensionRunner;
+    const rt = runner?.runtime;
+    if (rt && typeof rt.setModel === "function" && !rt.setModel[WRAPPED]) {
+      const setModel = rt.setModel;
+      rt.setModel = (model) => run.answerSetModel(model, () => setModel(model), true);
+      rt.setModel[WRAPPED] = true;
+    }
+    if (rt && typeof rt.setThinkingLevel === "function" && !rt.setThinkingLevel[WRAPPED]) {
+      const setThinkingLevel = rt.setThinkingLevel;
+      rt.setThinkingLevel = (level) => { run.record("pi.setThinkingLevel", [level]); return setThinkingLevel(level); };
+      rt.setThinkingLevel[WRAPPED] = true;
+    }
+    if (rt && typeof rt.appendEntry === "function" && !rt.appendEntry[WRAPPED]) {
+      const appendEntry = rt.appendEntry;
+      rt.appendEntry = (...args) => failingCall.run("appendEntry", () => appendEntry(...args));
+      rt.appendEntry[WRAPPED] = true;
+    }
+    const registry = runner?.modelRegistry;
+    if (registry && typeof registry.getApiKeyAndHeaders === "function" && !registry.getApiKeyAndHeaders[WRAPPED]) {
+      const ask = registry.getApiKeyAndHeaders;
+      registry.getApiKeyAndHeaders = (model) => {
+        const key = `${model?.provider}/${model?.id}`;
+        run.record("modelRegistry.getApiKeyAndHeaders", [model?.provider, model?.id]);
+        const answer = (outcome) => run.trace.push({ t: run.now(), answer: "modelRegistry.getApiKeyAndHeaders", model: key, outcome });
+        return Promise.resolve(asking.run("registry", () => ask.call(registry, model))).then(
+          (value) => { answer(value?.ok === false ? "fail" : "ok"); return value; },
+          (error) => { answer("throw"); throw error; },
+        );
+      };
+      registry.getApiKeyAndHeaders[WRAPPED] = true;
+    }
   }
 
   recorder() {
@@ -301,6 +458,8 @@ class Run {
       name: "planmode-host",
       hidden: true,
       factory: (pi) => {
+        // The host extension's pi of a runtime Pi has replaced is stale.
+        if (run.hostPi && run.hostPi !== pi) run.stalePi = run.hostPi;
         run.hostPi = pi;
         pi.on("tool_call", (event) => {
           run.calls.set(event.toolCallId, { toolName: event.toolName, input: json(event.input) });
@@ -312,14 +471,20 @@ class Run {
           return undefined;
         });
         pi.on("input", (event) => {
-          if (event.source === "extension") run.record("pi.sendUserMessage", [event.text]);
+          if (event.source === "extension") {
+            run.record("pi.sendUserMessage", [event.text]);
+            if (run.failing.delete("sendUserMessage")) run.failTurn = true;
+          }
           return undefined;
+        });
+        // fail_next newSession: the host's extension cancels the switch, as any extension may.
+        pi.on("session_before_switch", (event) => {
+          if (event.reason !== "new" || !run.failing.delete("newSession")) return undefined;
+          run.trace.push({ t: run.now(), failed: "newSession" });
+          return { cancel: true };
         });
         pi.on("thinking_level_select", (event) => {
           run.trace.push({ t: run.now(), thinking: event.level, previous: event.previousLevel });
-        });
-        pi.on("model_select", (event) => {
-          if (event.source === "set") run.record("pi.setModel", [{ provider: event.model?.provider, id: event.model?.id }]);
         });
       },
     };
@@ -380,7 +545,9 @@ class Run {
     const sb = this.sandbox;
     const { modelRuntime, handles } = await this.sharedModelRuntime();
     this.modelRuntime = modelRuntime;
-    for (const faux of handles) faux.setResponses(MANY_TURNS);
+    for (const handle of handles) (handle.faux ?? handle).setResponses(MANY_TURNS);
+    // Which providers have a key configured: Pi's availability snapshot.
+    if (this.catalogue) await modelRuntime.getAvailable();
     const [provider, ...rest] = String(this.current ?? "").split("/");
     const model = handles.map((h) => h.getModel(rest.join("/"))).find((m) => m && m.provider === provider)
       ?? handles[0].getModel();
@@ -388,7 +555,9 @@ class Run {
     if (step.thinkingLevel) this.thinkingLevel = String(step.thinkingLevel);
     const flags = new Map(Object.entries(step.flags ?? {}));
     const createRuntime = async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
-      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+      // Compaction only when a step asks; it then summarises everything
+      // but the last message (a few tokens kept).
+      const settingsManager = Pi.SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 }, retry: { enabled: false } });
       const services = await Pi.createAgentSessionServices({
         cwd, agentDir, modelRuntime, settingsManager, extensionFlagValues: flags,
         resourceLoaderOptions: {
@@ -400,6 +569,7 @@ class Run {
       });
       const created = await Pi.createAgentSessionFromServices({
         services, sessionManager, sessionStartEvent, model: run.session?.model ?? model, thinkingLevel: run.thinkingLevel,
+        ...(run.scoped ? { scopedModels: run.scopedModels() } : {}),
         ...(tools ? { tools } : {}),
       });
       return { ...created, services, diagnostics: services.diagnostics };
@@ -429,24 +599,30 @@ class Run {
   }
 
   // Pi's model runtime (credentials in memory, no models.json, no network)
-  // with one faux provider per provider of the run's catalogue. As in a Pi
-  // process, one runtime serves every session of the process: a runtime is
-  // kept per catalogue and reused by the next run with the same catalogue
-  // while it is as its first refresh left it (untouched()); its
-  // availability pass is not repeated then, since nothing it reads has
-  // changed (the credentials are in memory and empty, the providers the
-  // same; an extension that registers a provider gets Pi's own refresh,
-  // and its runtime is not kept).
+  // with the run's providers. A catalogue's providers answer as the run's
+  // script says (authentication, availability): that runtime is the run's
+  // own. The one scripted model of a run without a catalogue answers alike
+  // in every run, so, as in a Pi process, one runtime serves run after run:
+  // it is kept while it is as its first refresh left it (untouched()), and
+  // its availability pass is not repeated then, since nothing it reads has
+  // changed (the credentials in memory and empty, the providers the same;
+  // an extension that registers a provider gets Pi's own refresh, and the
+  // runtime is not kept).
   async sharedModelRuntime() {
-    const key = JSON.stringify(this.catalogue ?? null);
-    const kept = MODEL_RUNTIMES.get(key);
-    MODEL_RUNTIMES.delete(key);
-    if (kept) return (this.sharedModels = kept);
+    if (!this.catalogue) {
+      const kept = MODEL_RUNTIMES.get(SCRIPTED);
+      MODEL_RUNTIMES.delete(SCRIPTED);
+      if (kept) return (this.sharedModels = kept);
+    }
     const handles = this.providers();
-    handles.forEach((faux) => faux.setResponses(MANY_TURNS));
+    handles.forEach((handle) => (handle.faux ?? handle).setResponses(MANY_TURNS));
     const modelRuntime = await Pi.ModelRuntime.create({
       credentials: AuthStorage.inMemory(), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
     });
+    if (this.catalogue) {
+      for (const handle of handles) modelRuntime.registerNativeProvider(handle.provider);
+      return { modelRuntime, handles };
+    }
     const own = Object.getPrototypeOf(modelRuntime).refresh;
     const pristine = () => modelRuntime.extensionProviders.size === 0 && (modelRuntime.virtualModels?.size ?? 0) === 0
       && modelRuntime.nativeExtensionProviders.size === handles.length;
@@ -460,7 +636,7 @@ class Run {
     for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
     await modelRuntime.refresh({ allowNetwork: false });
     const fauxModels = JSON.stringify(handles.map((faux) => faux.models));
-    const models = { key, modelRuntime, handles, snapshot: modelRuntime.snapshot, fauxModels };
+    const models = { modelRuntime, handles, snapshot: modelRuntime.snapshot, fauxModels };
     return (this.sharedModels = models);
   }
 
@@ -469,9 +645,9 @@ class Run {
   async releaseModelRuntime() {
     const models = this.sharedModels;
     this.sharedModels = null;
-    if (!models || MODEL_RUNTIMES.size >= KEPT_MODEL_RUNTIMES) return;
+    if (!models) return;
     try {
-      if (await untouched(models)) MODEL_RUNTIMES.set(models.key, models);
+      if (await untouched(models)) MODEL_RUNTIMES.set(SCRIPTED, models);
     } catch { /* not reusable */ }
   }
 
@@ -498,6 +674,7 @@ class Run {
       },
       onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
     });
+    this.instrument();
     this.recordShortcuts();
   }
 
@@ -552,6 +729,15 @@ class Run {
     this.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
     await this.until(aborting);
     this.running = null;
+  }
+
+  // The open agent run ends with the model's plain replies (what the user
+  // waits for before Pi lets them navigate).
+  async finishOpenRun() {
+    for (let i = 0; i < 5 && this.llm; i++) {
+      this.respond(Ai.fauxAssistantMessage("done"));
+      await this.until(this.running ?? this.session.waitForIdle());
+    }
   }
 
   async toolCall(step) {
@@ -757,10 +943,27 @@ Object.assign(STEPS, {
   // Pi emits context before every LLM call: the waiting call's context is
   // what the model sees after every extension's context handler.
   context: async (run) => {
-    run.requireSession();
+    const session = run.requireSession();
+    // Outside a run (an aborted or settled one), the next LLM call comes
+    // with the next prompt: the host opens a run with an empty one.
+    let opened = false;
+    // A waiting LLM call whose context a step already read: what changed
+    // since shows in the next call, after the model's plain reply and the
+    // user's next (empty) prompt.
+    if (run.llm && run.contextRead === run.llmCalls) {
+      run.respond(Ai.fauxAssistantMessage("done"));
+      await run.until(run.running ?? session.waitForIdle());
+    }
+    if (!run.llm && !run.running && session.isIdle) {
+      await run.agentStart({ prompt: "" });
+      opened = true;
+    }
     if (!run.llm) return { refused: "no LLM call is waiting: Pi emits context only before an LLM call" };
     const messages = run.contexts.at(-1) ?? [];
-    return { context: { messages }, history: messages, session: run.sessions };
+    run.contextRead = run.llmCalls;
+    // The history: the session's messages, before context handlers.
+    const history = json(session.messages ?? messages);
+    return { context: { messages }, history, session: run.sessions, ...(opened ? { openedRun: true } : {}) };
   },
   tool_call: (run, step) => run.toolCall(step),
   agent_end: (run, step) => run.agentEnd(step),
@@ -773,6 +976,7 @@ Object.assign(STEPS, {
   state: async (run) => ({ state: run.state() }),
   write_file: async (run, step) => {
     const target = run.rootFor(step);
+    if (realFs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) realFs.rmSync(target, { recursive: true });
     realFs.mkdirSync(path.dirname(target), { recursive: true });
     const content = typeof step.content === "string" ? step.content : `${JSON.stringify(step.content, null, 2)}\n`;
     realFs.writeFileSync(target, content);
@@ -782,7 +986,10 @@ Object.assign(STEPS, {
     const target = run.rootFor(step);
     let doc = {};
     try { doc = JSON.parse(fs.readFileSync(target, "utf8")); } catch { doc = {}; }
-    realFs.writeFileSync(target, `${JSON.stringify({ ...doc, ...(step.set ?? {}) }, null, 2)}\n`);
+    if (realFs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) realFs.rmSync(target, { recursive: true });
+    realFs.mkdirSync(path.dirname(target), { recursive: true });
+    for (const [k, v] of Object.entries(step.set ?? {})) if (v === null) delete doc[k];
+    realFs.writeFileSync(target, `${JSON.stringify({ ...doc, ...Object.fromEntries(Object.entries(step.set ?? {}).filter(([, v]) => v !== null)) }, null, 2)}\n`);
     await run.settle();
     return {};
   },
@@ -796,6 +1003,7 @@ Object.assign(STEPS, {
   reload: async (run) => {
     const session = run.requireSession();
     await run.until(run.track(session.reload()));
+    run.instrument();
     run.recordShortcuts();
     return {};
   },
@@ -815,20 +1023,107 @@ Object.assign(STEPS, {
     process.chdir(target);
     return {};
   },
+  // Pi's model registry: the catalogue (scripted providers), how each
+  // provider answers, which models resolve, getAvailable() and the scope.
+  // Before start it is set; after, `merge` changes what the step names (a
+  // provider recovering, a new scope) through Pi's own registration.
   models: async (run, step) => {
-    if (run.session) return { refused: "the model catalogue is Pi's own once its session starts; the host sets it only before" };
-    for (const [key, auth] of Object.entries(step.auth ?? {})) {
-      if (auth?.ok === false || auth?.delay) return { refused: `authentication behaviour for ${key} (failures, latency) is not scripted in the real-Pi host` };
+    if (run.session && !step.merge) return { refused: "Pi's model registry cannot be replaced once its session starts (a `merge` step changes it)" };
+    if (!step.merge) {
+      run.catalogue = null;
+      run.behaviour.clear();
+      run.unresolved.clear();
+      run.available = null;
+      run.scoped = null;
     }
-    if (step.behaviour && Object.keys(step.behaviour).length) return { refused: "model behaviour (latency, refusals) is not scripted in the real-Pi host" };
-    if (step.available || step.scoped) return { refused: "available and scoped models are not scripted in the real-Pi host" };
-    run.catalogue = [...(run.catalogue ?? []), ...(step.catalogue ?? []).map((m) => ({ ...m }))];
-    if (step.current) run.current = String(step.current);
+    const answers = {};
+    for (const [key, a] of Object.entries(step.auth ?? {})) {
+      answers[key] = { auth: a?.ok === false ? "fail" : "ok", authDelay: Number(a?.delay ?? 0), credentials: a?.ok !== false };
+    }
+    for (const [key, b] of Object.entries(step.behaviour ?? {})) answers[key] = { ...(answers[key] ?? {}), ...(b ?? {}) };
+    const given = Array.isArray(step.given) ? new Set(step.given.map(String)) : null;
+    const byProvider = new Map();
+    for (const [key, b] of Object.entries(answers)) {
+      if (b.resolves === false) run.unresolved.add(key);
+      else if (b.resolves === true) run.unresolved.delete(key);
+      if (given && !given.has(key)) continue;
+      const fields = Object.fromEntries(BEHAVIOUR_FIELDS.filter((f) => b[f] !== undefined && b[f] !== null).map((f) => [f, b[f]]));
+      if (!Object.keys(fields).length) continue;
+      const provider = key.split("/")[0];
+      if (!byProvider.has(provider)) byProvider.set(provider, []);
+      byProvider.get(provider).push([key, fields]);
+    }
+    for (const [provider, list] of byProvider) {
+      if (!step.merge) {
+        const full = list.map(([key, f]) => [key, JSON.stringify({ ...DEFAULT_BEHAVIOUR, ...f })]);
+        const other = full.find(([, text]) => text !== full[0][1]);
+        if (other) {
+          return { refused: `Pi authenticates per provider: ${full[0][0]} and ${other[0]} (provider ${provider}) are given different authentication or model-change answers` };
+        }
+      }
+      run.behaviour.set(provider, Object.assign({ ...(run.behaviour.get(provider) ?? {}) }, ...list.map(([, f]) => f)));
+    }
+    if (Array.isArray(step.available)) run.available = new Set(step.available.map(String));
+    if (Array.isArray(step.scoped)) run.scoped = step.scoped.map(String);
+    const added = (step.catalogue ?? []).map((m) => ({ ...m }));
+    if (!run.session) {
+      run.catalogue = [...(run.catalogue ?? []), ...added];
+      if (step.current) run.current = String(step.current);
+      return {};
+    }
+    if (!run.catalogue) return { refused: "the session runs on the host's one scripted model: a registry change needs a catalogue before start" };
+    const touched = new Set(byProvider.keys());
+    for (const m of added) {
+      const provider = String(m.provider);
+      const id = String(m.id);
+      touched.add(provider);
+      let handle = run.scripted.get(provider);
+      if (!handle) {
+        const faux = Ai.fauxProvider({ provider, models: [{ id, name: m.name, reasoning: m.reasoning !== false }] });
+        faux.setResponses(run.turns);
+        handle = run.scriptedProvider(provider, faux);
+      } else if (![...handle.faux.models, ...handle.extra].some((x) => x.id === id)) {
+        handle.extra.push({ ...handle.faux.models[0], id, name: m.name ?? id });
+      }
+      run.catalogue.push(m);
+    }
+    for (const provider of touched) {
+      const handle = run.scripted.get(provider);
+      if (handle) run.modelRuntime.registerNativeProvider(handle.provider);
+    }
+    await run.modelRuntime.getAvailable();
+    if (Array.isArray(step.scoped)) run.session.setScopedModels(run.scopedModels());
+    await run.settle();
     return {};
   },
+  // Before start: a tool of Pi's or of another extension (see hostTools).
+  // Mid-session: another extension registers a tool (the host's own
+  // extension calls pi.registerTool, as any extension may); active unless
+  // the step says not.
   register_tool: async (run, step) => {
-    if (run.session) return { refused: "a tool registered mid-session by another extension is not scripted in the real-Pi host" };
-    return run.hostTools([step], false);
+    if (!run.session) return run.hostTools([step], false);
+    const name = String(step.name);
+    const source = step.source ?? "builtin";
+    if (["builtin", "built-in", "sdk"].includes(source)) return { refused: `Pi's ${source} tools are fixed when its session starts` };
+    if (!run.hostPi) return { refused: "the host's own extension did not load" };
+    if (step.exposure !== undefined && step.exposure !== null && step.exposure !== "direct" && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
+    // A tool named like one of Pi's built-ins overrides it, as an
+    // extension's does; another extension's (or the one under test's) stays.
+    const taken = run.session.getAllTools().find((t) => t.name === name);
+    if (taken && taken.sourceInfo?.source !== "builtin") return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
+    const properties = Object.fromEntries(Object.entries(step.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
+    run.hostPi.registerTool({
+      name, label: name, description: `${name} (extension tool)`,
+      parameters: { type: "object", properties, required: Object.keys(properties) },
+      ...(step.exposure && step.exposure !== "direct" ? { exposure: String(step.exposure) } : {}),
+      execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
+    });
+    await run.settle();
+    const active = run.session.getActiveToolNames();
+    if (step.active === false && active.includes(name)) run.hostPi.setActiveTools(active.filter((n) => n !== name));
+    else if (step.active !== false && !active.includes(name) && !step.exposure) run.hostPi.setActiveTools([...active, name]);
+    await run.settle();
+    return { active: run.session.getActiveToolNames() };
   },
   // Pi's tools before it starts: its own built-ins (those listed active are
   // enabled) and tools of other extensions, written as extension files where
@@ -852,7 +1147,20 @@ Object.assign(STEPS, {
   },
   resume: async (run, step) => {
     run.requireSession();
-    if (Array.isArray(step.entries)) return { refused: "a stored session with given entries is not scripted in the real-Pi host" };
+    if (Array.isArray(step.entries)) {
+      // Another stored session: a session file written by Pi's session
+      // manager (its header, then the entries), resumed as /resume does.
+      const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
+      const problem = appendEntries(stored, step.entries);
+      if (problem) return { refused: problem };
+      const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
+      realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
+      realFs.writeFileSync(stored.getSessionFile(), lines);
+      await run.abortOpenRun();
+      let answer;
+      await run.until(run.track(run.runtime.switchSession(stored.getSessionFile()).then((a) => { answer = a; })));
+      return answer ?? {};
+    }
     const file = run.session.sessionFile;
     if (!file || !fs.existsSync(file)) return { refused: "Pi has not written this session to a file yet (it does after the first assistant reply): there is nothing to resume" };
     await run.abortOpenRun();
@@ -883,24 +1191,114 @@ Object.assign(STEPS, {
   },
   navigate_tree: async (run, step) => {
     const session = run.requireSession();
-    if (step.label === undefined) return { refused: "navigating to a scripted branch is not scripted in the real-Pi host" };
     const manager = session.sessionManager;
+    if (Array.isArray(step.entries)) {
+      // A branch holding these entries, from the root: appended through
+      // Pi's session manager, then /tree goes there. With no entries, /tree
+      // goes to the session's first entry.
+      // Pi navigates only when idle: an open run first ends with a reply.
+      await run.finishOpenRun();
+      let targetId;
+      if (step.entries.length) {
+        const saved = manager.getLeafId();
+        manager.resetLeaf();
+        const problem = appendEntries(manager, step.entries);
+        targetId = manager.getLeafId();
+        if (saved) manager.branch(saved);
+        if (problem) return { refused: problem };
+      } else {
+        // The session's first entry: Pi's own (its model), or a first
+        // prompt, which leaves no entry at all.
+        targetId = manager.getEntries()[0]?.id;
+        if (!targetId) return { refused: "the session has no entry yet: /tree has no earlier point to go to" };
+      }
+      await run.until(run.track(session.navigateTree(targetId, {})));
+      return {};
+    }
+    if (step.label === undefined) return { refused: "a tree navigation names a label or the entries of a branch" };
     const entry = manager.getEntries().filter((e) => e.type === "label" && e.label === step.label).at(-1);
     if (!entry) return { error: `no entry labelled ${JSON.stringify(step.label)}` };
     const done = run.track(session.navigateTree(entry.targetId, {}));
     await run.until(done);
     return {};
   },
+  // The user changes the model (/model): Pi's own setModel, which re-checks
+  // the provider's key.
+  set_model: async (run, step) => {
+    const session = run.requireSession();
+    const [provider, ...rest] = String(step.model ?? "").split("/");
+    const model = run.modelRuntime.getModel(provider, rest.join("/"));
+    if (!model) return { error: `Pi's registry has no model ${step.model}` };
+    let ok = null;
+    const done = run.track(run.answerSetModel(model, () => session.setModel(model), false).then(() => { ok = true; }, () => { ok = false; }));
+    if (step.wait === false) { await run.settle(); return {}; }
+    await run.until(done);
+    return { ok };
+  },
+  // A file the process cannot read: a directory in its place (reading it
+  // fails with EISDIR whoever runs the host), until a step writes it.
+  unreadable_file: async (run, step) => {
+    const target = run.rootFor(step);
+    realFs.rmSync(target, { force: true, recursive: true });
+    realFs.mkdirSync(target, { recursive: true });
+    await run.settle();
+    return {};
+  },
+  // The extension's next call of a Pi API fails, as it can in Pi:
+  // sendUserMessage's run meets an API error from the provider, newSession
+  // is cancelled (by the host's extension, in session_before_switch),
+  // appendEntry cannot write the session file. `afterModelChange`: from the
+  // next accepted model change on; `clear`: nothing stays armed.
+  fail_next: async (run, step) => {
+    if (step.clear) { run.failing.clear(); run.failingAfterModelChange.clear(); run.failTurn = false; return {}; }
+    const call = String(step.call);
+    if (!["sendUserMessage", "newSession", "appendEntry"].includes(call)) return { error: `fail_next: unknown call ${JSON.stringify(call)}` };
+    (step.afterModelChange ? run.failingAfterModelChange : run.failing).add(call);
+    return {};
+  },
   unregister_tool: refuse("Pi has no API to unregister a tool"),
   expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
-  set_model: refuse("model changes are not scripted yet in the real-Pi host"),
-  unreadable_file: refuse("an unreadable settings file is not scripted yet in the real-Pi host"),
   agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
   emit: refuse("Pi emits events itself; a script cannot emit one"),
-  compact: refuse("compaction needs a summarising model call, not scripted yet in the real-Pi host"),
-  fail_next: refuse("Pi's own API calls cannot be made to fail from outside"),
-  stale_call: refuse("stale-context calls are not scripted yet in the real-Pi host"),
+  // /compact: Pi's own compaction (an open run is aborted first), its
+  // summarising model call answered with the step's summary; extensions see
+  // session_before_compact (they may cancel or supply the summary) and
+  // session_compact.
+  compact: async (run, step) => {
+    const session = run.requireSession();
+    await run.abortOpenRun();
+    let outcome = null;
+    const done = run.track(session.compact().then(
+      () => { outcome = { cancelled: false }; },
+      (error) => { outcome = /cancelled/i.test(errorText(error)) ? { cancelled: true } : { error: errorText(error) }; },
+    ));
+    for (let i = 0; i < 4 && !outcome; i++) {
+      await run.until(done);
+      if (!outcome && run.llm) run.respond(Ai.fauxAssistantMessage(String(step.summary ?? "Summary of the conversation so far.")));
+    }
+    return outcome ?? { error: "Pi's compaction did not finish" };
+  },
+  // A call on a pi object of a runtime Pi has replaced (reload, another
+  // session): the host's own extension's, which Pi treats as any other's.
+  stale_call: async (run, step) => {
+    if (!run.stalePi) return { error: "no stale runtime yet (reload or replace the session first)" };
+    try { run.stalePi[String(step.method ?? "getActiveTools")](); return { threw: null }; } catch (error) { return { threw: errorText(error) }; }
+  },
 });
+
+// Stored entries appended to a session through Pi's session manager, each
+// as Pi writes its kind: an extension's `custom` entry, a `message`, a
+// `custom_message`. Another kind is refused (its text says which).
+function appendEntries(manager, entries) {
+  for (const entry of entries) {
+    const type = entry?.type ?? "custom";
+    if (type === "custom") manager.appendCustomEntry(String(entry.customType ?? ""), entry.data);
+    else if (type === "message" && entry.message) manager.appendMessage(entry.message);
+    else if (type === "custom_message") manager.appendCustomMessageEntry(String(entry.customType ?? ""), entry.content ?? "", entry.display ?? true, entry.details);
+    else return `a stored ${JSON.stringify(type)} entry is not one the host writes (custom, message, custom_message)`;
+  }
+  return null;
+}
 
 // A value a JSON schema accepts, with every required property filled.
 function placeholder(schema, depth = 0) {

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.contract import host_events as host
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 from pytest_planmode.targets.pi.translation import Unsupported
 
@@ -39,42 +40,42 @@ OPTIONS: Mapping[str, Any] = {
 }
 
 
-def host_tool(name: str, active: bool) -> dict[str, Any]:
+def host_tool(name: str, active: bool) -> steps.HostTool:
     """A tool of Pi's registry: a built-in carries Pi's schema, anything else
     is another extension's tool."""
     builtin = name in PI_BUILTIN_TOOLS
-    return {
-        "name": name,
-        "source": "builtin" if builtin else "user-extension",
-        "active": active,
-        "properties": {"command": "string"} if name in host.SHELL_TOOLS else {},
-    }
+    return steps.HostTool(
+        name=name,
+        source="builtin" if builtin else "user-extension",
+        active=active,
+        properties={"command": "string"} if name in host.SHELL_TOOLS else {},
+    )
 
 
-def config_step(config: Any) -> dict[str, Any]:
+def config_step(config: Any) -> steps.WriteFile:
     """Writing the configuration file as the case gives it (a string is the
     file's text, anything else its JSON)."""
     content = config if isinstance(config, str) else json.dumps(config, indent=2)
-    return {"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": content}
+    return steps.WriteFile(root="agent", path=CONFIG_FILE, content=content)
 
 
-def mode_command(name: str) -> dict[str, Any]:
+def mode_command(name: str) -> steps.Command:
     """`/mode <name>`; `normal` (or `off`) leaves every mode."""
     if not name or any(c.isspace() for c in name):
         raise Unsupported(f"the mode name {name!r} is not one word that /mode <name> can select")
-    return {"do": "command", "name": "mode", "args": "normal" if name == "off" else name}
+    return steps.Command(name="mode", args="normal" if name == "off" else name)
 
 
 #: Built-in modes Pi can start in with a flag (`--chat`, `--plan`).
 FLAG_MODES = ("chat", "plan")
 
 
-def entry_command(name: str, plan: str) -> dict[str, Any]:
+def entry_command(name: str, plan: str) -> steps.Command:
     """The command a user types to enter a mode with no dialog: `/plan <name>`
     for plan mode (a new named plan: `/mode plan` and a bare `/plan` may ask
     for a name in a dialog), `/mode <name>` for any other."""
     if name == "plan":
-        return {"do": "command", "name": "plan", "args": plan}
+        return steps.Command(name="plan", args=plan)
     return mode_command(name)
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.targets.pi.translation import ScriptBuilder, answer_index
 
 SETTINGS_FILE = "pi-plan-mode.json"
@@ -81,7 +82,7 @@ def behaviour(b: contract.ModelBehaviour | None) -> dict[str, Any]:
     }
 
 
-def opening_steps(case: contract.SwitchInput | contract.FreshInput) -> list[dict[str, Any]]:
+def opening_steps(case: contract.ModelsSwitchInput | contract.ModelsFreshInput) -> list[host_steps.Step]:
     """Pi's registry for the case, an empty settings document (the case's
     settings are written once the trigger's state is reached) and the start
     of the session at the case's thinking level."""
@@ -93,8 +94,8 @@ def opening_steps(case: contract.SwitchInput | contract.FreshInput) -> list[dict
             models=case.models,
             settings=[case.settings],
         ),
-        {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": "{}"},
-        {"do": "start", "thinkingLevel": case.thinking_level},
+        host_steps.WriteFile(root="agent", path=SETTINGS_FILE, content="{}"),
+        host_steps.Start(thinking_level=case.thinking_level),
     ]
 
 
@@ -105,7 +106,7 @@ def registry_step(
     available: list[str],
     models: Mapping[str, contract.ModelBehaviour],
     settings: Iterable[Mapping[str, Any]],
-) -> dict[str, Any]:
+) -> host_steps.Models:
     """Pi's registry: every model the case names (it resolves unless its
     behaviour says not), `getAvailable()`, the scope, and how Pi answers."""
     names = [current, *scoped, *available, *models]
@@ -116,14 +117,16 @@ def registry_step(
         provider, model_id = split(name)
         if provider and model_id:
             catalogue.append({"provider": provider, "id": model_id})
-    return {
-        "do": "models",
-        "catalogue": catalogue,
-        "behaviour": {name: behaviour(models.get(name)) for name in dict.fromkeys(names)},
-        "available": list(available),
-        "scoped": list(scoped),
-        "current": current,
-    }
+    return host_steps.Models(
+        catalogue=catalogue,
+        behaviour={name: behaviour(models.get(name)) for name in dict.fromkeys(names)},
+        # The models the case gives answers for (the others take the
+        # defaults): a real Pi authenticates per provider.
+        given=list(models),
+        available=list(available),
+        scoped=list(scoped),
+        current=current,
+    )
 
 
 def budget_ms(models: Iterable[contract.ModelBehaviour], candidates: int) -> int:
@@ -136,21 +139,30 @@ def settings_content(settings: Mapping[str, Any]) -> str:
     return json.dumps(dict(settings), indent=2)
 
 
-def ready_steps() -> list[dict[str, Any]]:
+def ready_steps() -> list[host_steps.Step]:
     """A Plan-mode run in which the model proposes a plan; when it settles,
     the ready menu opens (and stays open for a later answer)."""
     return [
-        {"do": "agent_start", "prompt": "Plan the change."},
-        {"do": "tool_call", "tool": "plan_mode_complete", "input": {"plan": PLAN_TEXT}, "execute": True},
-        {"do": "agent_end", "outcome": "completed"},
+        host_steps.AgentStart(prompt="Plan the change."),
+        host_steps.ToolCall(tool="plan_mode_complete", input={"plan": PLAN_TEXT}, execute=True),
+        host_steps.AgentEnd(outcome="completed"),
     ]
 
 
-def answer(label: str | None) -> dict[str, Any]:
-    return {"do": "ui", "answers": [{"cancel": True} if label is None else {"select": label}]}
+def answer(label: str | None) -> host_steps.Ui:
+    return host_steps.Ui(answers=[{"cancel": True} if label is None else {"select": label}])
 
 
-def fault_step(how: str | None) -> dict[str, Any]:
+#: A first exchange with the model, before anything switches: Pi writes the
+#: session file with the first assistant reply (until then entries stay in
+#: memory, and appending one cannot fail).
+FIRST_REPLY: tuple[host_steps.Step, ...] = (
+    host_steps.AgentStart(prompt="Hello."),
+    host_steps.AgentEnd(outcome="completed"),
+)
+
+
+def fault_step(how: str | None) -> host_steps.FailNext:
     """The host condition of a transition that fails after its switch: the
     step after an accepted model change fails. An implementation's handoff
     cannot be delivered (`sendUserMessage`; for a fresh session
@@ -159,7 +171,7 @@ def fault_step(how: str | None) -> dict[str, Any]:
     call = {"fresh": "newSession", "here": "sendUserMessage", "saved": "sendUserMessage"}.get(
         how or "", "appendEntry"
     )
-    return {"do": "fail_next", "call": call, "afterModelChange": True}
+    return host_steps.FailNext(call=call, after_model_change=True)
 
 
 def advance_to(builder: ScriptBuilder, at: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_planmode.contract.planmode_lifecycle import COMPLETE_TOOL, PathEntry
 from pytest_planmode.contract.virtual_paths import map_rooted, unmap
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi.translation import HostRun, Unsupported, calls
 
@@ -52,9 +53,9 @@ def virtual_path(text: str, sandbox: Sandbox) -> str:
 SESSION_MODEL = {"provider": "host", "id": "session-model"}
 
 
-def session_model_step() -> dict[str, Any]:
+def session_model_step() -> steps.Models:
     key = f"{SESSION_MODEL['provider']}/{SESSION_MODEL['id']}"
-    return {"do": "models", "catalogue": [dict(SESSION_MODEL)], "auth": {key: {"ok": True}}, "current": key}
+    return steps.Models(catalogue=[dict(SESSION_MODEL)], auth={key: {"ok": True}}, current=key)
 
 
 def map_value(value: Any, sandbox: Sandbox) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi.translation import OPL_COMMANDS, HostRun, Translation, in_sandbox
 
@@ -17,36 +18,26 @@ SPEC = "pi-plan-mode"
 
 
 def translation(tool: str, *, extra_tool: bool) -> Translation:
-    def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-        steps: list[dict[str, Any]] = []
+    def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
+        steps: list[host_steps.Step] = []
         raw = payload.get("safeSubcommands", payload.get("safe_subcommands"))
         if raw is not None:
             steps.append(
-                {
-                    "do": "write_file",
-                    "root": "agent",
-                    "path": SETTINGS_FILE,
-                    "content": {"safeSubcommands": raw},
-                }
+                host_steps.WriteFile(root="agent", path=SETTINGS_FILE, content={"safeSubcommands": raw})
             )
         if extra_tool:
             # Pi 0.84.2 has no built-in powershell tool; the host provides one
             # with built-in metadata, active before the session starts.
             steps.append(
-                {
-                    "do": "register_tool",
-                    "name": tool,
-                    "source": "builtin",
-                    "properties": {"command": "string"},
-                }
+                host_steps.RegisterTool(name=tool, source="builtin", properties={"command": "string"})
             )
         command = in_sandbox(str(payload.get("command", "")), str(payload.get("cwd", "")), str(sandbox.cwd))
         steps += [
-            {"do": "start"},
-            {"do": "command", "name": "plan", "args": "start"},
-            {"do": "agent_start", "prompt": "inspect"},
-            {"do": "context"},
-            {"do": "tool_call", "tool": tool, "input": {"command": command}},
+            host_steps.Start(),
+            host_steps.Command(name="plan", args="start"),
+            host_steps.AgentStart(prompt="inspect"),
+            host_steps.Context(),
+            host_steps.ToolCall(tool=tool, input={"command": command}),
         ]
         return steps
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
@@ -36,23 +37,23 @@ def _mode(payload: Mapping[str, Any]) -> str:
     return "off" if mode == "normal" else mode
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     mode = _mode(payload)
     if mode == "execute":
         raise Unsupported(
             "execute mode is entered only through /execute with a saved plan, "
             "which a decision case does not describe"
         )
-    steps: list[dict[str, Any]] = []
+    steps: list[host_steps.Step] = []
     if payload.get("config") is not None:
-        steps.append({"do": "write_file", "root": "agent", "path": CONFIG_FILE, "content": payload["config"]})
+        steps.append(host_steps.WriteFile(root="agent", path=CONFIG_FILE, content=payload["config"]))
     if mode in FLAG_MODES:
-        steps.append({"do": "start", "flags": {mode: True}})
+        steps.append(host_steps.Start(flags={mode: True}))
     else:
-        steps.append({"do": "start"})
+        steps.append(host_steps.Start())
         if mode != "off":
             steps.append(mode_command(mode))
-    steps.append({"do": "tool_call", "tool": "bash", "input": {"command": payload.get("command")}})
+    steps.append(host_steps.ToolCall(tool="bash", input={"command": payload.get("command")}))
     return steps
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_models as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import (
     ENTRY_TYPE,
@@ -39,6 +40,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     notifications,
     shared_state,
 )
+from pytest_planmode.targets.pi.events import EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     HostRun,
     ScriptBuilder,
@@ -67,54 +69,34 @@ def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
         catalogue.append({"provider": provider, "id": model_id})
         behaviour[entry.model] = {"credentials": entry.credentials, "changeDelay": entry.change_latency_ms}
     builder = ScriptBuilder()
-    builder.add(
-        {"do": "models", "catalogue": catalogue, "behaviour": behaviour, "current": case.initial_model}
-    )
+    builder.add(host_steps.Models(catalogue=catalogue, behaviour=behaviour, current=case.initial_model))
     if case.modes:
         builder.add(config_step({"modes": case.modes}))
-    builder.add({"do": "start"})
+    builder.add(host_steps.Start())
     latencies = [m.change_latency_ms for m in case.registry]
     for event in case.events:
         builder.begin(event.at)
-        builder.add(_step(event))
+        builder.add(*EVENTS.host_steps(event))
         builder.end()
         if isinstance(event, host.ProviderChange) and event.change_latency_ms:
             latencies.append(event.change_latency_ms)
     # Long enough for every queued change to run one after another.
-    builder.add({"do": "advance", "ms": (sum(latencies) + 1) * (len(case.events) + 2)})
+    builder.add(host_steps.Advance(ms=(sum(latencies) + 1) * (len(case.events) + 2)))
     return builder
 
 
-def _step(event: Any) -> dict[str, Any]:
-    if isinstance(event, host.Command):
-        return {"do": "command", "name": event.name, "args": event.args, "wait": False}
-    if isinstance(event, host.SessionReload):
-        return {"do": "reload", "wait": False}
-    if isinstance(event, host.SessionResume):
-        return {"do": "resume", "wait": False}
-    if isinstance(event, host.SessionNew):
-        return {"do": "new_session", "wait": False}
-    if isinstance(event, host.ProviderChange):
-        # How Pi answers for the model from now on (a model not seen before
-        # joins the registry).
-        fields: dict[str, Any] = {
-            "resolves": event.resolves,
-            "credentials": event.credentials,
-            "changeDelay": event.change_latency_ms,
-        }
-        provider, model_id = _split(event.model)
-        return {
-            "do": "models",
-            "merge": True,
-            "catalogue": [{"provider": provider, "id": model_id}],
-            "behaviour": {event.model: {k: v for k, v in fields.items() if v is not None}},
-        }
-    if isinstance(event, host.ModelSelect):
-        return {"do": "set_model", "model": event.model, "source": event.source, "wait": False}
-    raise Unsupported(f"no host steps for a {event.type} event")
+def _command(table: EventTable, event: host.Command, place: Place) -> list[host_steps.Step]:
+    # No step waits for a model change.
+    return [host_steps.Command(name=event.name, args=event.args, wait=False)]
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+#: The shared table: commands do not wait; every other event this
+#: operation takes (reload, resume, new session, provider changes, the
+#: user's model pick) is the shared one.
+EVENTS = EventTable(overrides={host.Command: _command})
+
+
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return build(parse_input(OPERATION, contract.ModelsScriptInput, payload)).steps
 
 

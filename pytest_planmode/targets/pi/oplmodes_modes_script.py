@@ -33,6 +33,7 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes as contract
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
@@ -46,6 +47,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     host_tool,
     notifications,
 )
+from pytest_planmode.targets.pi.events import EventTable, Place, entries
 from pytest_planmode.targets.pi.translation import (
     HostRun,
     ScriptBuilder,
@@ -54,7 +56,6 @@ from pytest_planmode.targets.pi.translation import (
     calls,
     parse_input,
     step_trace,
-    ui_answer,
 )
 
 OPERATION = "oplmodes.modes.script"
@@ -97,8 +98,40 @@ def _flags(flags: list[str]) -> dict[str, bool]:
     return out
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[steps.Step]:
     return build(parse(payload)).steps
+
+
+def _tree(table: EventTable, event: host.SessionTree, place: Place) -> list[steps.Step]:
+    # The branch a navigation reaches is given by its entries.
+    return [steps.NavigateTree(entries=entries(event.entries))]
+
+
+def _registered(table: EventTable, event: contract.ToolsRegistered, place: Place) -> list[steps.Step]:
+    return [steps.SetRegistry(tools=[host_tool(name, True) for name in event.tools])]
+
+
+def _active(table: EventTable, event: contract.ActiveToolsChanged, place: Place) -> list[steps.Step]:
+    return [steps.SetActive(tools=list(event.tools))]
+
+
+def _config(table: EventTable, event: contract.ConfigWrite, place: Place) -> list[steps.Step]:
+    if event.config is None:
+        return [steps.DeleteFile(root="agent", path=CONFIG_FILE)]
+    return [config_step(event.config)]
+
+
+#: The shared table, with this operation's own events: menu answers by
+#: role, opl-modes' configuration file, Pi's registry and active set.
+EVENTS = EventTable(
+    roles=MENU_ROLE_PATTERNS,
+    overrides={
+        host.SessionTree: _tree,
+        contract.ToolsRegistered: _registered,
+        contract.ActiveToolsChanged: _active,
+        contract.ConfigWrite: _config,
+    },
+)
 
 
 def build(case: contract.ModesScriptInput) -> ScriptBuilder:
@@ -106,92 +139,32 @@ def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     builder = ScriptBuilder()
     active = case.registered_tools if case.active_tools is None else case.active_tools
     registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
-    builder.add({"do": "registry", "tools": registry})
+    builder.add(steps.Registry(tools=registry))
     if case.config is not None:
         builder.add(config_step(case.config))
     if case.keybindings:
-        builder.add(
-            {"do": "write_file", "root": "agent", "path": KEYBINDINGS_FILE, "content": case.keybindings}
-        )
+        builder.add(steps.WriteFile(root="agent", path=KEYBINDINGS_FILE, content=case.keybindings))
     for name in case.plans:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise Unsupported(f"the plan filename {name!r} is not a file name in {PLANS_DIR}/")
-        builder.add(
-            {"do": "write_file", "root": "cwd", "path": f"{PLANS_DIR}/{name}", "content": f"# {name}\n"}
-        )
+        builder.add(steps.WriteFile(root="cwd", path=f"{PLANS_DIR}/{name}", content=f"# {name}\n"))
     events = list(case.events)
-    thinking_key = case.keybindings.get("app.thinking.cycle", THINKING_CYCLE_KEY)
-    before_settle = _version(case.pi_version) >= BEFORE_SETTLE_SINCE
+    table = EVENTS.with_overrides(
+        thinking_key=case.keybindings.get("app.thinking.cycle", THINKING_CYCLE_KEY),
+        before_settle=_version(case.pi_version) >= BEFORE_SETTLE_SINCE,
+    )
     opened = bool(events) and isinstance(events[0], host.SessionStart)
     if not opened:
         # Pi was started on an empty session before the first event.
-        builder.add({"do": "start"})
+        builder.add(steps.Start())
     for index, event in enumerate(events):
         builder.begin(event.at)
         if index == 0 and isinstance(event, host.SessionStart):
-            builder.add({"do": "start", "flags": _flags(event.flags), "entries": _entries(event.entries)})
+            builder.add(steps.Start(flags=_flags(event.flags), entries=entries(event.entries)))
         else:
-            builder.add(*_event_steps(event, events[index + 1 :], thinking_key, before_settle))
+            builder.add(*table.host_steps(event, Place(events[index + 1 :])))
         builder.end()
     return builder
-
-
-def _entries(entries: list[host.SessionEntry]) -> list[dict[str, Any]]:
-    return [entry.model_dump(by_alias=True, exclude_none=True) for entry in entries]
-
-
-def _event_steps(
-    event: Any, following: list[Any], thinking_key: str, before_settle: bool
-) -> list[dict[str, Any]]:
-    answered = bool(following) and isinstance(following[0], host.UiAnswer)
-    wait: dict[str, Any] = {"wait": False} if answered else {}
-    if isinstance(event, host.SessionStart):
-        if event.flags:
-            raise Unsupported(
-                "a second session.start with CLI flags: flags are applied when Pi itself starts"
-            )
-        return [{"do": "resume", "entries": _entries(event.entries)}]
-    if isinstance(event, host.SessionResume):
-        if event.entries is None:
-            return [{"do": "resume"}]
-        return [{"do": "resume", "entries": _entries(event.entries)}]
-    if isinstance(event, host.SessionTree):
-        return [{"do": "navigate_tree", "entries": _entries(event.entries or [])}]
-    if isinstance(event, host.SessionReload):
-        return [{"do": "reload"}]
-    if isinstance(event, host.Command):
-        return [{"do": "command", "name": event.name, "args": event.args, **wait}]
-    if isinstance(event, host.KeyPress):
-        return [{"do": "shortcut", "key": event.key, "thinkingCycle": event.key == thinking_key, **wait}]
-    if isinstance(event, host.UiAnswer):
-        return [{"do": "ui", "answers": [ui_answer(event, MENU_ROLE_PATTERNS)]}]
-    if isinstance(event, host.AgentStart):
-        return [{"do": "agent_start", "prompt": event.prompt}]
-    if isinstance(event, host.ToolCall):
-        if event.via is not None:
-            raise Unsupported(f"a nested call through {event.via}: Pi 0.84.2 has no hook for it")
-        return [
-            {
-                "do": "tool_call",
-                "tool": event.tool,
-                "input": dict(event.input),
-                "execute": True,
-                "validate": event.tool in host.SHELL_TOOLS,
-            }
-        ]
-    if isinstance(event, host.AgentSettle):
-        return [{"do": "agent_end", "outcome": event.outcome, "beforeSettle": before_settle}]
-    if isinstance(event, host.ClockAdvance):
-        return []  # the builder moves the clock to every event's instant
-    if isinstance(event, contract.ToolsRegistered):
-        return [{"do": "set_registry", "tools": [host_tool(name, True) for name in event.tools]}]
-    if isinstance(event, contract.ActiveToolsChanged):
-        return [{"do": "set_active", "tools": list(event.tools)}]
-    if isinstance(event, contract.ConfigWrite):
-        if event.config is None:
-            return [{"do": "delete_file", "root": "agent", "path": CONFIG_FILE}]
-        return [config_step(event.config)]
-    raise Unsupported(f"no host steps for a {event.type} event")
 
 
 # ------------------------------------------------------------------ effects

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.contract import oplmodes_plans as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import OPTIONS, PLANS_DIR, dialogs, reported_mode
 from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported, parse_input, step_trace
@@ -30,8 +31,8 @@ from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsuppo
 OPERATION = "oplmodes.plans.resolve"
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
-    case = parse_input(OPERATION, contract.PlanResolveInput, payload)
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
+    case = parse_input(OPERATION, contract.PlansResolveInput, payload)
     if case.source == "resume":
         raise Unsupported(
             "a plan filename read back on resume reaches the extension only inside its own "
@@ -41,7 +42,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
         raise Unsupported("/plan off leaves plan mode: the value is not a plan name there")
     if "\n" in case.value or "\r" in case.value:
         raise Unsupported("a command line holds no line break, so no typed name can contain one")
-    return [{"do": "start"}, {"do": "command", "name": "plan", "args": case.value}]
+    return [host_steps.Start(), host_steps.Command(name="plan", args=case.value)]
 
 
 def _plan_file(path: str) -> str | None:

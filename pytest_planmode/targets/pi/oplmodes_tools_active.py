@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.contract import oplmodes_tools as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
 from pytest_planmode.targets.pi._oplmodes import (
@@ -110,7 +111,7 @@ def _stepping_stone(case: contract.ToolsActiveInput, off_unknown: set[str]) -> s
 
 @dataclass(frozen=True)
 class Plan:
-    steps: list[dict[str, Any]]
+    steps: list[host_steps.Step]
     #: The step that enters the mode (its trace holds the entry's messages).
     entry: int
     #: The step after which the mode's tools are read.
@@ -132,33 +133,30 @@ def build(case: contract.ToolsActiveInput) -> Plan:
         # has can be active: a name Pi does not have is in none.
         snapshot = [n for n in snapshot if n in registered]
     gone = [n for n in snapshot if n not in registered]
-    steps: list[dict[str, Any]] = [
-        {"do": "registry", "tools": [host_tool(n, n in snapshot) for n in [*registered, *gone]]}
+    steps: list[host_steps.Step] = [
+        host_steps.Registry(tools=[host_tool(n, n in snapshot) for n in [*registered, *gone]])
     ]
     if case.config is not None:
         steps.append(config_step(case.config))
     if target == "execute":
         steps.append(
-            {
-                "do": "write_file",
-                "root": "cwd",
-                "path": f"{PLANS_DIR}/plan-{EXECUTE_PLAN}.md",
-                "content": f"# {EXECUTE_PLAN}\n",
-            }
+            host_steps.WriteFile(
+                root="cwd", path=f"{PLANS_DIR}/plan-{EXECUTE_PLAN}.md", content=f"# {EXECUTE_PLAN}\n"
+            )
         )
-    steps.append({"do": "start"})
+    steps.append(host_steps.Start())
 
     known = set(registered)
     stone: str | None = None
-    earlier: list[dict[str, Any]] = []
+    earlier: list[host_steps.Step] = []
     if target == "off":
         stone = _stepping_stone(case, _unknown(_listed(case.config, "off"), known))
-        entry = [entry_command(stone, DRAFT_PLANS[0])]
+        entry: list[host_steps.Step] = [entry_command(stone, DRAFT_PLANS[0])]
         if gone:
             # Tools that were active at rest and are gone by the time off returns.
-            entry.append({"do": "set_registry", "tools": [host_tool(n, True) for n in registered]})
+            entry.append(host_steps.SetRegistry(tools=[host_tool(n, True) for n in registered]))
         entry.append(mode_command("off"))
-        back: list[dict[str, Any]] = []
+        back: list[host_steps.Step] = []
     else:
         if target == "execute":
             if mode_config(case.config, "off").get("allowExecute") is False:
@@ -166,7 +164,7 @@ def build(case: contract.ToolsActiveInput) -> Plan:
                     "execute mode is entered with /execute from normal mode, which the "
                     "configuration forbids (modes.off.allowExecute is false)"
                 )
-            entry = [{"do": "command", "name": "execute", "args": EXECUTE_PLAN}]
+            entry = [host_steps.Command(name="execute", args=EXECUTE_PLAN)]
             earlier = entry
         else:
             entry = [entry_command(target, DRAFT_PLANS[0])]
@@ -195,8 +193,8 @@ def build(case: contract.ToolsActiveInput) -> Plan:
     entry_index = len(steps) - 1
     if case.loaded:
         steps += [
-            {"do": "agent_start", "prompt": ""},
-            {"do": "tool_call", "tool": LOAD_TOOLS, "input": {"tools": list(case.loaded)}, "execute": True},
+            host_steps.AgentStart(prompt=""),
+            host_steps.ToolCall(tool=LOAD_TOOLS, input={"tools": list(case.loaded)}, execute=True),
         ]
     at_stone = (stone, stone_at) if stone is not None and stone_at is not None else None
     return Plan(steps, entry_index, len(steps) - 1, at_stone)
@@ -231,7 +229,7 @@ def entry_warnings(run: HostRun, plan: Plan) -> list[str]:
     return [n["message"] for n in notes if n["level"] == "warning"]
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return build(parse_input(OPERATION, contract.ToolsActiveInput, payload)).steps
 
 

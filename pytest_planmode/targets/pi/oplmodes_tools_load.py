@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.contract import oplmodes_tools as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi._oplmodes import LOAD_TOOLS, OPTIONS, active_after
 from pytest_planmode.targets.pi.oplmodes_tools_active import Plan, build, entry_outcome
@@ -32,13 +33,13 @@ def _plan(case: contract.ToolsLoadInput) -> Plan:
     plan = build(case)
     steps = list(plan.steps)
     if not case.loaded:
-        steps.append({"do": "agent_start", "prompt": ""})
+        steps.append(host_steps.AgentStart(prompt=""))
     arguments = {} if case.request is None else {"tools": list(case.request)}
-    steps.append({"do": "tool_call", "tool": LOAD_TOOLS, "input": arguments, "execute": True})
+    steps.append(host_steps.ToolCall(tool=LOAD_TOOLS, input=arguments, execute=True))
     return Plan(steps, plan.entry, len(steps) - 1, plan.stone)
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return _plan(parse_input(OPERATION, contract.ToolsLoadInput, payload)).steps
 
 

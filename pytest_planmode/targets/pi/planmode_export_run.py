@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_planmode.contract import planmode_lifecycle as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_plans as plans
 from pytest_planmode.targets.pi.translation import (
@@ -45,7 +46,7 @@ def parse(payload: Mapping[str, Any]) -> contract.ExportRunInput:
     return parse_input(OPERATION, contract.ExportRunInput, payload)
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     case = parse(payload)
     if case.home != "$HOME":
         raise Unsupported("the host's home directory is the sandbox's $HOME; the case puts it elsewhere")
@@ -61,45 +62,41 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
             "path or dismissed, and /plan export <path> opens no input"
         )
     plans.materialize(case.paths, sandbox, cwd=case.cwd)
-    steps: list[dict[str, Any]] = []
+    steps: list[host_steps.Step] = []
     if case.settings:
         content = plans.settings_document(case.settings, sandbox)
-        steps.append({"do": "write_file", "root": "agent", "path": plans.SETTINGS_FILE, "content": content})
+        steps.append(host_steps.WriteFile(root="agent", path=plans.SETTINGS_FILE, content=content))
     if case.cwd != "$CWD":
-        steps.append({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
-    steps += [plans.session_model_step(), {"do": "start"}]
+        steps.append(host_steps.SetCwd(path=plans.real_path(case.cwd, sandbox)))
+    steps += [plans.session_model_step(), host_steps.Start()]
     if source is not None:
         steps += [
-            {"do": "command", "name": "plan", "args": "start"},
-            {"do": "agent_start", "prompt": "Plan the change."},
-            {"do": "context"},
-            {
-                "do": "tool_call",
-                "tool": contract.COMPLETE_TOOL,
-                "input": {"plan": case.state.plan},
-                "execute": True,
-                "validate": True,
-            },
-            {"do": "agent_end"},
+            host_steps.Command(name="plan", args="start"),
+            host_steps.AgentStart(prompt="Plan the change."),
+            host_steps.Context(),
+            host_steps.ToolCall(
+                tool=contract.COMPLETE_TOOL, input={"plan": case.state.plan}, execute=True, validate_=True
+            ),
+            host_steps.AgentEnd(),
         ]
         if source == "saved":
-            steps.append({"do": "ui", "answers": [{"select": "Save for later"}]})
+            steps.append(host_steps.Ui(answers=[{"select": "Save for later"}]))
         elif source == "active":
-            steps.append({"do": "ui", "answers": [{"select": "Implement here"}]})
-        steps.append({"do": "dismiss"})
+            steps.append(host_steps.Ui(answers=[{"select": "Implement here"}]))
+        steps.append(host_steps.Dismiss())
     # Effects are read from this step on: the export itself.
-    steps.append({"do": "settle"})
+    steps.append(host_steps.Settle())
     if case.request.cancel:
         steps += [
-            {"do": "command", "name": "plan", "args": "", "wait": False},
-            {"do": "ui", "answers": [{"select": "Export plan…"}]},
-            {"do": "ui", "answers": [{"cancel": True}]},
+            host_steps.Command(name="plan", args="", wait=False),
+            host_steps.Ui(answers=[{"select": "Export plan…"}]),
+            host_steps.Ui(answers=[{"cancel": True}]),
         ]
     else:
         typed = case.request.path
         args = "export" if typed is None else f"export {plans.real_path(typed, sandbox)}"
-        steps.append({"do": "command", "name": "plan", "args": args})
-    steps.append({"do": "dismiss"})
+        steps.append(host_steps.Command(name="plan", args=args))
+    steps.append(host_steps.Dismiss())
     return steps
 
 

@@ -33,8 +33,10 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_lifecycle as contract
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_plans as plans
+from pytest_planmode.targets.pi.events import EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
     HostRun,
@@ -65,7 +67,7 @@ def is_export(event: Any, menu: str | None) -> bool:
     return isinstance(event, host.UiAnswer) and menu == "export"
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[steps.Step]:
     case = parse(payload)
     check(case)
     plans.materialize(case.paths, sandbox, cwd=case.cwd)
@@ -86,24 +88,23 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
     builder = ScriptBuilder()
     if case.settings:
         builder.add(
-            {
-                "do": "write_file",
-                "root": "agent",
-                "path": plans.SETTINGS_FILE,
-                "content": plans.settings_document(case.settings, sandbox),
-            }
+            steps.WriteFile(
+                root="agent",
+                path=plans.SETTINGS_FILE,
+                content=plans.settings_document(case.settings, sandbox),
+            )
         )
     if case.cwd != "$CWD":
-        builder.add({"do": "set_cwd", "path": plans.real_path(case.cwd, sandbox)})
+        builder.add(steps.SetCwd(path=plans.real_path(case.cwd, sandbox)))
     builder.add(plans.session_model_step())
-    builder.add({"do": "start", "thinkingLevel": case.thinking})
+    builder.add(steps.Start(thinking_level=case.thinking))
     events = list(case.events)
     menus = contract.open_menus(events)
     asked = False  # the open run has made an LLM call (Pi emitted context)
     for index, event in enumerate(events):
         builder.begin(event.at)
         if not isinstance(event, _KEEP_OPEN):
-            builder.add({"do": "dismiss"})
+            builder.add(steps.Dismiss())
         if isinstance(event, host.AgentStart | host.AgentSettle):
             asked = False
         elif isinstance(event, host.Context):
@@ -111,7 +112,7 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
         elif isinstance(event, host.ToolCall) and not asked:
             # The model's tool call answers an LLM call, and Pi emits
             # context before each one: the script's first call implies it.
-            builder.add({"do": "context"})
+            builder.add(steps.Context())
             asked = True
         builder.add(*event_steps(event, events[index + 1 :], menus[index], sandbox))
         builder.end()
@@ -120,84 +121,54 @@ def build(case: contract.LifecycleRunInput, sandbox: Sandbox) -> ScriptBuilder:
     return builder
 
 
-def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: Sandbox) -> list[dict[str, Any]]:
-    answered = bool(following) and isinstance(following[0], host.UiAnswer)
-    wait: dict[str, Any] = {"wait": False} if answered else {}
-    if isinstance(event, host.Command):
-        args = event.args
-        if is_export(event, None):
-            args = plans.real_path(args, sandbox) if "$" in args else args
-            args = " ".join(
-                plans.real_path(word, sandbox) if word.startswith(("$", "@$")) else word
-                for word in args.split(" ")
-            )
-        return [{"do": "command", "name": event.name, "args": args, **wait}]
-    if isinstance(event, host.UiAnswer):
-        if event.label is None:
-            return [{"do": "ui", "answers": [{"cancel": True}]}]
-        label = plans.real_path(event.label, sandbox) if menu == "export" else event.label
-        # One answer fits a menu (the item chosen) and a text input (the text typed).
-        return [{"do": "ui", "answers": [{"select": label, "input": label}]}]
-    if isinstance(event, host.AgentStart):
-        return [{"do": "agent_start", "prompt": event.prompt}]
-    if isinstance(event, host.AgentQueue):
-        return [{"do": "queue", "prompt": event.prompt}]
-    if isinstance(event, host.AgentSettle):
-        return [{"do": "agent_end", "outcome": event.outcome}]
-    if isinstance(event, host.Context):
-        return [{"do": "context"}]
-    if isinstance(event, host.ToolCall):
-        if event.via is not None:
-            raise Unsupported(f"a nested call through {event.via}: Pi 0.84.2 emits no tool_call for it")
-        validate = event.tool == contract.COMPLETE_TOOL or event.tool in host.SHELL_TOOLS
-        return [
-            {
-                "do": "tool_call",
-                "tool": event.tool,
-                "input": dict(event.input),
-                "execute": True,
-                "validate": validate,
-            }
-        ]
-    if isinstance(event, host.ClockAdvance):
-        return []  # the builder moves the clock to every event's instant
-    if isinstance(event, host.ThinkingSelect):
-        return [{"do": "thinking", "level": event.level}]
-    if isinstance(event, host.SessionReload):
-        return [{"do": "reload"}]
-    if isinstance(event, host.SessionRestart):
-        return [{"do": "restart"}]
-    if isinstance(event, host.SessionResume):
-        if event.entries is None:
-            return [{"do": "resume"}]
-        return [
-            {
-                "do": "resume",
-                "entries": [e.model_dump(by_alias=True, exclude_none=True) for e in event.entries],
-            }
-        ]
-    if isinstance(event, host.SessionLabel):
-        return [{"do": "label", "label": event.label}]
-    if isinstance(event, host.SessionTree):
-        if event.to is not None:
-            return [{"do": "navigate_tree", "label": event.to}]
-        entries = [e.model_dump(by_alias=True, exclude_none=True) for e in event.entries or []]
-        return [{"do": "navigate_tree", "entries": entries}]
-    if isinstance(event, host.SessionCompact):
-        return [{"do": "compact"}]
-    if isinstance(event, host.SettingsWrite):
-        changed = plans.map_value(dict(event.settings), sandbox)
-        return [{"do": "edit_file", "root": "agent", "path": plans.SETTINGS_FILE, "set": changed}]
-    if isinstance(event, host.SettingsScreen):
-        raise Unsupported(
-            "settings.screen saves through the extension's Settings screen, a chain of menus "
-            "whose labels the case does not give"
+def _command(table: EventTable, event: host.Command, place: Place) -> list[steps.Step]:
+    """`/name args`, an export's typed destination in the sandbox."""
+    args = event.args
+    if is_export(event, None):
+        assert place.sandbox is not None
+        sandbox = place.sandbox
+        args = plans.real_path(args, sandbox) if "$" in args else args
+        args = " ".join(
+            plans.real_path(word, sandbox) if word.startswith(("$", "@$")) else word
+            for word in args.split(" ")
         )
-    if isinstance(event, host.CwdChange):
-        return [{"do": "set_cwd", "path": plans.real_path(event.cwd, sandbox)}]
-    if isinstance(event, host.ApiFail):
-        return [{"do": "fail_next", "call": event.call}]
-    raise Unsupported(f"no host steps for a {event.type} event")
+    if place.answered:
+        return [steps.Command(name=event.name, args=args, wait=False)]
+    return [steps.Command(name=event.name, args=args)]
+
+
+def _ui_answer(table: EventTable, event: host.UiAnswer, place: Place) -> list[steps.Step]:
+    if event.label is None:
+        return [steps.Ui(answers=[steps.UiReply(cancel=True)])]
+    label = event.label
+    if place.menu == "export":
+        assert place.sandbox is not None
+        label = plans.real_path(label, place.sandbox)
+    # One answer fits a menu (the item chosen) and a text input (the text typed).
+    return [steps.Ui(answers=[steps.UiReply(select=label, input=label)])]
+
+
+def _settings_write(table: EventTable, event: host.SettingsWrite, place: Place) -> list[steps.Step]:
+    assert place.sandbox is not None
+    changed = plans.map_value(dict(event.settings), place.sandbox)
+    return [steps.EditFile(root="agent", path=plans.SETTINGS_FILE, set=changed)]
+
+
+#: The shared table: the model's plan hand-in and shell calls carry the
+#: arguments Pi checks; answers and commands name paths under the sandbox.
+EVENTS = EventTable(
+    settings_file=plans.SETTINGS_FILE,
+    validated=lambda tool: tool == contract.COMPLETE_TOOL or tool in host.SHELL_TOOLS,
+    overrides={
+        host.Command: _command,
+        host.UiAnswer: _ui_answer,
+        host.SettingsWrite: _settings_write,
+    },
+)
+
+
+def event_steps(event: Any, following: list[Any], menu: str | None, sandbox: Sandbox) -> list[steps.Step]:
+    return EVENTS.host_steps(event, Place(following, sandbox, menu))
 
 
 # ------------------------------------------------------------------ effects

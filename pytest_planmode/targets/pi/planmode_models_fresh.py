@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_models as models
 from pytest_planmode.targets.pi.translation import (
@@ -50,8 +51,8 @@ _LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _THINKING = re.compile(r"thinking\W+(" + "|".join(reversed(_LEVELS)) + r")\b", re.IGNORECASE)
 
 
-def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
-    case = parse_input(OPERATION, contract.FreshInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsFreshInput:
+    case = parse_input(OPERATION, contract.ModelsFreshInput, payload)
     if case.pick is not None or case.pick_thinking is not None:
         raise Unsupported(
             "pick / pickThinking choose in the fresh screen's model and thinking rows, whose row "
@@ -60,54 +61,54 @@ def parse(payload: Mapping[str, Any]) -> contract.FreshInput:
     return case
 
 
-def build(case: contract.FreshInput) -> tuple[ScriptBuilder, int, int, int]:
+def build(case: contract.ModelsFreshInput) -> tuple[ScriptBuilder, int, int, int]:
     """The script; the indices of the step opening the screen (or menu),
     of the state step just before Start, and of Start."""
     b = ScriptBuilder()
     b.add(
         *models.opening_steps(case),
-        {"do": "command", "name": "plan", "args": "start"},
+        host_steps.Command(name="plan", args="start"),
         *models.ready_steps(),
     )
     if case.action == "saved-direct":
         b.add(models.answer(models.SAVE_ITEM))
-    b.add({"do": "write_file", "root": "agent", "path": models.SETTINGS_FILE, "content": _content(case)})
+    b.add(host_steps.WriteFile(root="agent", path=models.SETTINGS_FILE, content=_content(case)))
     if case.settings_read_failed:
-        b.add({"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE})
+        b.add(host_steps.UnreadableFile(root="agent", path=models.SETTINGS_FILE))
     b.elapse(models.WATCH_SETTLE_MS)
     opened = len(b.steps)
     if case.action == "screen":
         b.add(models.answer(models.FRESH_ITEM))
-        change: dict[str, Any] = {"do": "models", "merge": True}
+        change: dict[str, Any] = {}
         if case.start_scoped_models is not None:
             change["scoped"] = list(case.start_scoped_models)
         if case.start_available_models is not None:
             change["available"] = list(case.start_available_models)
-        if len(change) > 2:
-            b.add(change)
+        if change:
+            b.add(host_steps.Models(merge=True, **change))
         state = len(b.steps)
-        b.add({"do": "state"})
+        b.add(host_steps.State())
         start = len(b.steps)
         b.add(models.answer(models.START_ITEM))
     else:
-        b.add({"do": "command", "name": "plan", "args": "", "wait": False})
+        b.add(host_steps.Command(name="plan", args="", wait=False))
         state = len(b.steps)
-        b.add({"do": "state"})
+        b.add(host_steps.State())
         start = len(b.steps)
         b.add(models.answer(models.FRESH_ITEM))
     b.elapse(models.budget_ms(case.models.values(), len(case.models) + len(case.available_models) + 4))
     return b, opened, state, start
 
 
-def _content(case: contract.FreshInput) -> str:
+def _content(case: contract.ModelsFreshInput) -> str:
     return models.settings_content(case.settings)
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return build(parse(payload))[0].steps
 
 
-def _names(case: contract.FreshInput) -> list[str]:
+def _names(case: contract.ModelsFreshInput) -> list[str]:
     step = models.registry_step(
         current=case.current_model,
         scoped=case.scoped_models,
@@ -115,7 +116,7 @@ def _names(case: contract.FreshInput) -> list[str]:
         models=case.models,
         settings=[case.settings],
     )
-    return [models.key(m["provider"], m["id"]) for m in step["catalogue"]]
+    return [models.key(m["provider"], m["id"]) for m in step.catalogue or []]
 
 
 def _first_model(text: str, names: list[str]) -> str | None:

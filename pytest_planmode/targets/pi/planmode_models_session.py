@@ -27,8 +27,10 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_models as models
+from pytest_planmode.targets.pi.events import EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
     HostRun,
@@ -41,8 +43,8 @@ from pytest_planmode.targets.pi.translation import (
 OPERATION = "planmode.models.session"
 
 
-def parse(payload: Mapping[str, Any]) -> contract.SessionScriptInput:
-    return parse_input(OPERATION, contract.SessionScriptInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsSessionInput:
+    return parse_input(OPERATION, contract.ModelsSessionInput, payload)
 
 
 class Plan:
@@ -67,29 +69,7 @@ class Plan:
         return t - off
 
 
-def _provider(event: host.ProviderChange) -> dict[str, Any]:
-    changed: dict[str, Any] = {}
-    for field, name in (
-        ("resolves", "resolves"),
-        ("auth", "auth"),
-        ("auth_latency_ms", "authDelay"),
-        ("credentials", "credentials"),
-        ("change", "change"),
-        ("change_latency_ms", "changeDelay"),
-    ):
-        value = getattr(event, field, None)
-        if value is not None:
-            changed[name] = value
-    provider, model_id = models.split(event.model)
-    return {
-        "do": "models",
-        "merge": True,
-        "catalogue": [{"provider": provider, "id": model_id}] if provider and model_id else [],
-        "behaviour": {event.model: changed},
-    }
-
-
-def build(case: contract.SessionScriptInput) -> Plan:
+def build(case: contract.ModelsSessionInput) -> Plan:
     plan = Plan()
     b = plan.builder
     writes = [e.settings for e in case.events if isinstance(e, host.SettingsWrite)]
@@ -101,16 +81,15 @@ def build(case: contract.SessionScriptInput) -> Plan:
             models=case.models,
             settings=[case.settings, *writes],
         ),
-        {
-            "do": "write_file",
-            "root": "agent",
-            "path": models.SETTINGS_FILE,
-            "content": models.settings_content(case.settings),
-        },
+        host_steps.WriteFile(
+            root="agent", path=models.SETTINGS_FILE, content=models.settings_content(case.settings)
+        ),
     )
     if case.settings_read_failed:
-        b.add({"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE})
-    b.add({"do": "start", "thinkingLevel": case.thinking_level})
+        b.add(host_steps.UnreadableFile(root="agent", path=models.SETTINGS_FILE))
+    b.add(host_steps.Start(thinking_level=case.thinking_level))
+    if any(isinstance(e, contract.TransitionFault) for e in case.events):
+        b.add(*models.FIRST_REPLY)
     walk = contract.PlanWalk()
     events = list(case.events)
     for index, event in enumerate(events):
@@ -120,7 +99,7 @@ def build(case: contract.SessionScriptInput) -> Plan:
         b.begin(event.at)
         if walk.transition is not None:
             trigger, how, fails = walk.transition
-            b.add({"do": "fail_next", "clear": True})
+            b.add(host_steps.FailNext(clear=True))
             if fails:
                 b.add(models.fault_step(how))
             plan.transitions.append((index, trigger, how, len(b.steps)))
@@ -137,43 +116,37 @@ def build(case: contract.SessionScriptInput) -> Plan:
     return plan
 
 
-def _steps(event: Any) -> list[dict[str, Any]]:
-    if isinstance(event, host.Command):
-        return [{"do": "command", "name": event.name, "args": event.args, "wait": False}]
-    if isinstance(event, host.UiAnswer):
-        return [models.answer(event.label)]
-    if isinstance(event, host.AgentStart):
-        return [{"do": "agent_start", "prompt": event.prompt or "Plan the change."}]
-    if isinstance(event, host.ToolCall):
-        return [{"do": "tool_call", "tool": event.tool, "input": dict(event.input), "execute": True}]
-    if isinstance(event, host.AgentSettle):
-        return [{"do": "agent_end", "outcome": event.outcome}]
-    if isinstance(event, host.SettingsWrite):
-        return [
-            {"do": "edit_file", "root": "agent", "path": models.SETTINGS_FILE, "set": dict(event.settings)}
-        ]
-    if isinstance(event, host.SettingsUnreadable):
-        return [{"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE}]
-    if isinstance(event, host.SettingsScreen):
-        raise Unsupported(
-            "settings.screen saves through the extension's Settings screen, a chain of menus "
-            "whose labels the case does not give"
-        )
-    if isinstance(event, host.ModelsCatalogue):
-        step: dict[str, Any] = {"do": "models", "merge": True}
-        if event.scoped_models is not None:
-            step["scoped"] = list(event.scoped_models)
-        if event.available_models is not None:
-            step["available"] = list(event.available_models)
-        return [step]
-    if isinstance(event, host.ProviderChange):
-        return [_provider(event)]
-    if isinstance(event, host.ClockAdvance | contract.TransitionFault):
-        return []  # the clock moves to every event's instant; a fault arms at its transition
-    raise Unsupported(f"no host steps for a {event.type} event")
+def _command(table: EventTable, event: host.Command, place: Place) -> list[host_steps.Step]:
+    # A command that switches runs on the virtual clock while later events arrive.
+    return [host_steps.Command(name=event.name, args=event.args, wait=False)]
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def _agent_start(table: EventTable, event: host.AgentStart, place: Place) -> list[host_steps.Step]:
+    return [host_steps.AgentStart(prompt=event.prompt or "Plan the change.")]
+
+
+def _ui_answer(table: EventTable, event: host.UiAnswer, place: Place) -> list[host_steps.Step]:
+    return [models.answer(event.label)]
+
+
+#: The shared table; a transition fault arms at its transition (no step of its own).
+EVENTS = EventTable(
+    settings_file=models.SETTINGS_FILE,
+    validated=lambda tool: True,
+    overrides={
+        host.Command: _command,
+        host.AgentStart: _agent_start,
+        host.UiAnswer: _ui_answer,
+        contract.TransitionFault: lambda table, event, place: [],
+    },
+)
+
+
+def _steps(event: Any) -> list[host_steps.Step]:
+    return EVENTS.host_steps(event)
+
+
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return build(parse(payload)).builder.steps
 
 

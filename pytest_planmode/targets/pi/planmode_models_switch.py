@@ -25,6 +25,7 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import _planmode_models as models
 from pytest_planmode.targets.pi.translation import (
@@ -39,29 +40,28 @@ from pytest_planmode.targets.pi.translation import (
 OPERATION = "planmode.models.switch"
 
 
-def parse(payload: Mapping[str, Any]) -> contract.SwitchInput:
-    return parse_input(OPERATION, contract.SwitchInput, payload)
+def parse(payload: Mapping[str, Any]) -> contract.ModelsSwitchInput:
+    return parse_input(OPERATION, contract.ModelsSwitchInput, payload)
 
 
-def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
+def build(case: contract.ModelsSwitchInput) -> tuple[ScriptBuilder, int, int | None]:
     """The host script, the index of the trigger step and of the probe."""
     trigger, how = contract.TRIGGERS[contract.trigger_key(case.trigger)]
     builder = ScriptBuilder()
     builder.add(
         *models.opening_steps(case),
     )
-    settings = [
-        {
-            "do": "write_file",
-            "root": "agent",
-            "path": models.SETTINGS_FILE,
-            "content": models.settings_content(case.settings),
-        }
+    if case.transition_fails:
+        builder.add(*models.FIRST_REPLY)
+    settings: list[host_steps.Step] = [
+        host_steps.WriteFile(
+            root="agent", path=models.SETTINGS_FILE, content=models.settings_content(case.settings)
+        )
     ]
     if case.settings_read_failed:
-        settings.append({"do": "unreadable_file", "root": "agent", "path": models.SETTINGS_FILE})
+        settings.append(host_steps.UnreadableFile(root="agent", path=models.SETTINGS_FILE))
     if trigger != "plan.start":
-        builder.add({"do": "command", "name": "plan", "args": "start"})
+        builder.add(host_steps.Command(name="plan", args="start"))
     if trigger == "plan.save" or trigger == "implement":
         builder.add(*models.ready_steps())
     if how == "saved":
@@ -78,7 +78,7 @@ def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
         builder.add(models.fault_step(how))
     index = len(builder.steps)
     if isinstance(case.trigger, host.Command):
-        builder.add({"do": "command", "name": case.trigger.name, "args": case.trigger.args, "wait": False})
+        builder.add(host_steps.Command(name=case.trigger.name, args=case.trigger.args, wait=False))
     else:
         builder.add(models.answer(case.trigger.label))
     candidates = len(case.models) + len(case.available_models) + len(case.scoped_models) + 4
@@ -86,11 +86,11 @@ def build(case: contract.SwitchInput) -> tuple[ScriptBuilder, int, int | None]:
     probe = None
     if how == "saved":
         probe = len(builder.steps)
-        builder.add({"do": "command", "name": "plan", "args": "", "wait": False}, models.answer(None))
+        builder.add(host_steps.Command(name="plan", args="", wait=False), models.answer(None))
     return builder, index, probe
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     return build(parse(payload))[0].steps
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_planmode.contract import planmode_settings as contract
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi.translation import OPL_COMMANDS, HostRun, Translation, Unsupported
 
@@ -59,7 +60,7 @@ def reason(payload: Mapping[str, Any]) -> str:
     )
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     raise Unsupported(reason(payload))
 
 

@@ -22,7 +22,9 @@ from typing import Any
 
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools as contract
+from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi.events import EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
     HostRun,
@@ -52,92 +54,72 @@ def parse(payload: Mapping[str, Any]) -> contract.ToolsAuthorizeInput:
     return parse_input(OPERATION, contract.ToolsAuthorizeInput, payload)
 
 
-def host_tool(tool: contract.ToolEntry) -> dict[str, Any]:
+def host_tool(tool: contract.ToolEntry) -> steps.HostTool:
     # A case describes tools by name and metadata, not by schema: only the
     # shell tools get theirs (a call carries its command).
     properties = {"command": "string"} if tool.name in host.SHELL_TOOLS else {}
-    step: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "name": tool.name,
         "source": _SOURCES[tool.source],
         "active": tool.active,
         "properties": properties,
     }
     if tool.exposure is not None:
-        step["exposure"] = tool.exposure
-    return step
+        fields["exposure"] = tool.exposure
+    return steps.HostTool(**fields)
 
 
-def event_steps(event: Any, following: list[Any]) -> list[dict[str, Any]]:
+def _register(table: EventTable, event: contract.RegisterEvent, place: Place) -> list[steps.Step]:
+    if not event.tool.registered:
+        return [steps.UnregisterTool(name=event.tool.name)]
+    return [steps.RegisterTool(**host_tool(event.tool).model_dump(exclude_unset=True))]
+
+
+def _unregister(table: EventTable, event: contract.UnregisterEvent, place: Place) -> list[steps.Step]:
+    return [steps.UnregisterTool(name=event.name)]
+
+
+def _activate(table: EventTable, event: contract.ActivateEvent, place: Place) -> list[steps.Step]:
+    if event.type == "tools.activate":
+        return [steps.Activate(names=list(event.names))]
+    return [steps.Deactivate(names=list(event.names))]
+
+
+def _expose(table: EventTable, event: contract.ExposeEvent, place: Place) -> list[steps.Step]:
+    return [steps.Expose(name=event.name, exposure=event.exposure)]
+
+
+def _declare(table: EventTable, event: contract.DeclareEvent, place: Place) -> list[steps.Step]:
+    return [steps.Activate(names=[event.name])]
+
+
+def _choose(table: EventTable, event: contract.ChooseEvent, place: Place) -> list[steps.Step]:
+    raise Unsupported(
+        "tools.choose goes through the extension's tools chooser, whose row and done labels "
+        "are the extension's own (the case names tools, not the labels to answer)"
+    )
+
+
+#: The shared table, with this operation's own events. The case gives the
+#: arguments that matter to the policy only (a shell command); Pi's schema
+#: check of the rest is not the case's. An allowed extension tool does not run.
+EVENTS = EventTable(
+    settings_file=SETTINGS_FILE,
+    execute_tools=False,
+    overrides={
+        contract.RegisterEvent: _register,
+        contract.UnregisterEvent: _unregister,
+        contract.ActivateEvent: _activate,
+        contract.ExposeEvent: _expose,
+        contract.DeclareEvent: _declare,
+        contract.ChooseEvent: _choose,
+    },
+)
+
+
+def event_steps(event: Any, following: list[Any]) -> list[steps.Step]:
     """The host steps of one event (`following`: the events after it)."""
-    if isinstance(event, host.Command):
-        waits = bool(following) and isinstance(following[0], host.UiAnswer)
-        step: dict[str, Any] = {"do": "command", "name": event.name, "args": event.args}
-        return [{**step, "wait": False}] if waits else [step]
-    if isinstance(event, host.UiAnswer):
-        return [
-            {"do": "ui", "answers": [{"cancel": True} if event.label is None else {"select": event.label}]}
-        ]
-    if isinstance(event, host.UiShow):
-        return []  # reading the open screen changes nothing
-    if isinstance(event, contract.RegisterEvent):
-        if not event.tool.registered:
-            return [{"do": "unregister_tool", "name": event.tool.name}]
-        return [{"do": "register_tool", **host_tool(event.tool)}]
-    if isinstance(event, contract.UnregisterEvent):
-        return [{"do": "unregister_tool", "name": event.name}]
-    if isinstance(event, contract.ActivateEvent):
-        kind = "activate" if event.type == "tools.activate" else "deactivate"
-        return [{"do": kind, "names": list(event.names)}]
-    if isinstance(event, contract.ExposeEvent):
-        return [{"do": "expose", "name": event.name, "exposure": event.exposure}]
-    if isinstance(event, contract.DeclareEvent):
-        return [{"do": "activate", "names": [event.name]}]
-    if isinstance(event, contract.ChooseEvent):
-        raise Unsupported(
-            "tools.choose goes through the extension's tools chooser, whose row and done labels "
-            "are the extension's own (the case names tools, not the labels to answer)"
-        )
-    if isinstance(event, host.SettingsWrite):
-        return [{"do": "edit_file", "root": "agent", "path": SETTINGS_FILE, "set": dict(event.settings)}]
-    if isinstance(event, host.SettingsScreen):
-        raise Unsupported(
-            "settings.screen saves through the extension's Settings screen, a chain of menus "
-            "whose labels the case does not give"
-        )
-    if isinstance(event, host.HandlerHold | host.HandlerSettle):
-        raise Unsupported(
-            "extension.hold needs a second extension whose before_agent_start handler the host "
-            "holds open; the host loads one extension per run"
-        )
-    if isinstance(event, host.AgentStart):
-        return [{"do": "agent_start", "prompt": event.prompt}]
-    if isinstance(event, host.Context):
-        return [{"do": "context"}]
-    if isinstance(event, host.ToolCall):
-        if event.via is not None:
-            raise Unsupported(
-                f"a nested call through {event.via}: Pi 0.84.2 emits no tool_call for calls an "
-                "orchestrator tool makes itself"
-            )
-        # The case gives the arguments that matter to the policy only (a
-        # shell command); Pi's schema check of the rest is not the case's.
-        validate = event.tool in host.SHELL_TOOLS
-        return [{"do": "tool_call", "tool": event.tool, "input": dict(event.input), "validate": validate}]
-    if isinstance(event, host.AgentSettle):
-        return [{"do": "agent_end", "outcome": event.outcome}]
-    if isinstance(event, host.ClockAdvance):
-        return []  # the builder moves the clock to every event's instant
-    if isinstance(event, host.SessionReload):
-        return [{"do": "reload"}]
-    if isinstance(event, host.SessionResume):
-        return [{"do": "resume"}]
-    if isinstance(event, host.SessionNew):
-        return [{"do": "new_session"}]
-    if isinstance(event, host.SessionLabel):
-        return [{"do": "label", "label": event.label}]
-    if isinstance(event, host.SessionTree):
-        return [{"do": "navigate_tree", "label": event.to}]
-    raise Unsupported(f"no host steps for a {event.type} event")
+    return EVENTS.host_steps(event, Place(following))
 
 
 def registered_tools(registry: list[contract.ToolEntry]) -> list[contract.ToolEntry]:
@@ -146,21 +128,21 @@ def registered_tools(registry: list[contract.ToolEntry]) -> list[contract.ToolEn
     return [tool for tool in {t.name: t for t in registry}.values() if tool.registered]
 
 
-def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[dict[str, Any]]:
+def prelude(registry: list[contract.ToolEntry], settings: Mapping[str, Any]) -> list[steps.Step]:
     """The host steps before a case's events: the case's registry as Pi's,
     its settings as the `pi-plan-mode.json` document, then Pi starts."""
     tools = registered_tools(registry)
-    steps: list[dict[str, Any]] = [
-        {"do": "registry", "tools": [host_tool(tool) for tool in tools]},
-        {"do": "write_file", "root": "agent", "path": SETTINGS_FILE, "content": dict(settings)},
-        {"do": "start"},
+    out: list[steps.Step] = [
+        steps.Registry(tools=[host_tool(tool) for tool in tools]),
+        steps.WriteFile(root="agent", path=SETTINGS_FILE, content=dict(settings)),
+        steps.Start(),
     ]
     # The extension's helpers are active unless the case lists them: a
     # listed inactive one stays inactive once the extension registers it.
     inactive = [tool.name for tool in tools if not tool.active]
     if inactive:
-        steps.append({"do": "deactivate", "names": inactive})
-    return steps
+        out.append(steps.Deactivate(names=inactive))
+    return out
 
 
 def command_errors(run: HostRun) -> None:
@@ -170,7 +152,7 @@ def command_errors(run: HostRun) -> None:
             raise RuntimeError(f"step {index}: {step['error']}")
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[steps.Step]:
     case = parse(payload)
     if case.session_selection is not None:
         raise Unsupported(

@@ -41,6 +41,7 @@ from pydantic import ValidationError
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.contract.planmode_settings import PiPlanModeDocument
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import planmode_tools_authorize as authorize
 from pytest_planmode.targets.pi.translation import (
@@ -129,7 +130,7 @@ def probe_events(case: contract.ToolsFreezeInput) -> list[Any]:
 BOUNDARY = 3
 
 
-def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]:
+def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     case = parse(payload)
     if case.session_selection is not None:
         raise Unsupported(
@@ -147,7 +148,7 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[dict[str, Any]]
     for index, event in enumerate(events):
         steps.extend(authorize.event_steps(event, events[index + 1 :]))
         if index == BOUNDARY - 1:
-            steps.append({"do": "state"})
+            steps.append(host_steps.State())
     return steps
 
 

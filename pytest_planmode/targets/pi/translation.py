@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from pytest_planmode.hosts.pi import steps as host_steps
 from pytest_planmode.hosts.pi.client import Sandbox
 
 #: A command only opl-modes registers (opl-modes.md § Commands, flags, and
@@ -96,7 +97,7 @@ class Translation:
     Unsupported for an input it cannot express); `effects` reads the
     operation's output from the host's answer."""
 
-    script: Callable[[Mapping[str, Any], Sandbox], list[dict[str, Any]]]
+    script: Callable[[Mapping[str, Any], Sandbox], list[host_steps.Step]]
     effects: Callable[[Mapping[str, Any], HostRun], dict[str, Any]]
     #: The command an extension implementing the operation's spec registers,
     #: and that spec: without the command every case is unsupported.
@@ -135,7 +136,7 @@ class ScriptBuilder:
     the span of host steps each event became, for reading effects back."""
 
     def __init__(self) -> None:
-        self.steps: list[dict[str, Any]] = []
+        self.steps: list[host_steps.Step] = []
         self.spans: list[tuple[int, int]] = []
         self.now = 0
         #: Virtual time the host spent on its own (e.g. a watcher's debounce
@@ -143,13 +144,13 @@ class ScriptBuilder:
         self.offset = 0
         self._open: int | None = None
 
-    def add(self, *steps: dict[str, Any]) -> None:
+    def add(self, *steps: host_steps.Step) -> None:
         self.steps.extend(steps)
 
     def begin(self, at: int) -> None:
         target = at + self.offset
         if target > self.now:
-            self.steps.append({"do": "advance", "ms": target - self.now})
+            self.steps.append(host_steps.Advance(ms=target - self.now))
             self.now = target
         self._open = len(self.steps)
 
@@ -160,7 +161,7 @@ class ScriptBuilder:
 
     def elapse(self, ms: int) -> None:
         """Let the host's own timers run for `ms` of virtual time."""
-        self.steps.append({"do": "advance", "ms": ms})
+        self.steps.append(host_steps.Advance(ms=ms))
         self.now += ms
         self.offset += ms
 

@@ -14,7 +14,7 @@ from pytest_planmode.contract.oplmodes_models import (
     ModelsScriptOutput,
     PersistedEntry,
 )
-from pytest_planmode.reference.oplmodes import model_override as mo
+from pytest_planmode.reference.oplmodes import models_override as mo
 from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 

@@ -9,17 +9,17 @@ from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_models
 from pytest_planmode.contract import planmode_models as models
 from pytest_planmode.contract.planmode_models import (
-    FreshInput,
-    FreshOutput,
     ModelBehaviour,
-    SessionScriptInput,
-    SessionScriptOutput,
-    SwitchInput,
-    SwitchOutput,
+    ModelsFreshInput,
+    ModelsFreshOutput,
+    ModelsSessionInput,
+    ModelsSessionOutput,
+    ModelsSwitchInput,
+    ModelsSwitchOutput,
     TransitionResult,
 )
-from pytest_planmode.reference.planmode import model_fresh, model_switch
-from pytest_planmode.reference.planmode.model_switch import Behaviour
+from pytest_planmode.reference.planmode import models_fresh, models_switch
+from pytest_planmode.reference.planmode.models_switch import Behaviour
 from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 
@@ -43,44 +43,44 @@ class _Translation:
     settings file, the catalogue and each model's answers are tracked
     because a host event changes only the fields it gives."""
 
-    def __init__(self, inp: SessionScriptInput) -> None:
+    def __init__(self, inp: ModelsSessionInput) -> None:
         self.walk = models.PlanWalk()
         self.document: dict[str, Any] = dict(inp.settings)
         self.known: dict[str, ModelBehaviour] = dict(inp.models)
 
-    def __call__(self, e: Any) -> list[model_switch.SessionEvent]:
+    def __call__(self, e: Any) -> list[models_switch.SessionEvent]:
         self.walk.step(e)
         return _SESSION_EVENTS[type(e)](self, e)
 
-    def transition(self, e: Any) -> list[model_switch.SessionEvent]:
+    def transition(self, e: Any) -> list[models_switch.SessionEvent]:
         if self.walk.transition is None:
             return []
         trigger, how, fails = self.walk.transition
-        return [model_switch.TransitionAsked(e.at, trigger, how, fails)]
+        return [models_switch.TransitionAsked(e.at, trigger, how, fails)]
 
-    def settings(self, e: host.SettingsWrite | host.SettingsScreen) -> list[model_switch.SessionEvent]:
+    def settings(self, e: host.SettingsWrite | host.SettingsScreen) -> list[models_switch.SessionEvent]:
         for key, raw in e.settings.items():
             if raw is None:
                 self.document.pop(key, None)
             else:
                 self.document[key] = raw
-        return [model_switch.SettingsSaved(e.at, dict(self.document))]
+        return [models_switch.SettingsSaved(e.at, dict(self.document))]
 
-    def unreadable(self, e: host.SettingsUnreadable) -> list[model_switch.SessionEvent]:
-        return [model_switch.SettingsSaved(e.at, dict(self.document), settings_read_failed=True)]
+    def unreadable(self, e: host.SettingsUnreadable) -> list[models_switch.SessionEvent]:
+        return [models_switch.SettingsSaved(e.at, dict(self.document), settings_read_failed=True)]
 
-    def provider(self, e: host.ProviderChange) -> list[model_switch.SessionEvent]:
+    def provider(self, e: host.ProviderChange) -> list[models_switch.SessionEvent]:
         given = {
             name: getattr(e, name) for name in ModelBehaviour.model_fields if getattr(e, name) is not None
         }
         behaviour = self.known.get(e.model, _DEFAULT).model_copy(update=given)
         self.known[e.model] = behaviour
-        return [model_switch.ProviderChanged(e.at, e.model, _behaviour(behaviour))]
+        return [models_switch.ProviderChanged(e.at, e.model, _behaviour(behaviour))]
 
 
-def _catalogue(_: _Translation, e: host.ModelsCatalogue) -> list[model_switch.SessionEvent]:
+def _catalogue(_: _Translation, e: host.ModelsCatalogue) -> list[models_switch.SessionEvent]:
     return [
-        model_switch.CatalogueChanged(
+        models_switch.CatalogueChanged(
             e.at,
             None if e.scoped_models is None else tuple(e.scoped_models),
             None if e.available_models is None else tuple(e.available_models),
@@ -88,14 +88,14 @@ def _catalogue(_: _Translation, e: host.ModelsCatalogue) -> list[model_switch.Se
     ]
 
 
-def _nothing(_: _Translation, e: Any) -> list[model_switch.SessionEvent]:
+def _nothing(_: _Translation, e: Any) -> list[models_switch.SessionEvent]:
     """Agent runs and the clock change nothing the switch reads: a run only
     makes a plan ready, which the walk tracks."""
     return []
 
 
 #: Each session event's reference values, by the event's contract class.
-_SESSION_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[model_switch.SessionEvent]]] = {
+_SESSION_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[models_switch.SessionEvent]]] = {
     host.Command: _Translation.transition,
     host.UiAnswer: _Translation.transition,
     host.AgentStart: _nothing,
@@ -112,40 +112,40 @@ _SESSION_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[model_switch
 
 
 @handler(planmode_models.SWITCH)
-def switch(inp: SwitchInput) -> SwitchOutput:
-    settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
+def switch(inp: ModelsSwitchInput) -> ModelsSwitchOutput:
+    settings = models_switch.read_settings(inp.settings, inp.settings_read_failed)
     trigger, how = models.TRIGGERS[models.trigger_key(inp.trigger)]
-    result = model_switch.switch(
-        model_switch.Transition(
+    result = models_switch.switch(
+        models_switch.Transition(
             trigger=trigger,
             how=how,
             current=inp.current_model,
             thinking_level=inp.thinking_level,
-            available=model_switch.catalogue(inp.scoped_models, inp.available_models),
+            available=models_switch.catalogue(inp.scoped_models, inp.available_models),
             behaviours=_behaviours(inp.models),
             transition_fails=inp.transition_fails,
         ),
         settings,
     )
-    return output(SwitchOutput, result)
+    return output(ModelsSwitchOutput, result)
 
 
 @handler(planmode_models.FRESH)
-def fresh(inp: FreshInput) -> FreshOutput:
-    settings = model_switch.read_settings(inp.settings, inp.settings_read_failed)
-    opened = model_switch.catalogue(inp.scoped_models, inp.available_models)
+def fresh(inp: ModelsFreshInput) -> ModelsFreshOutput:
+    settings = models_switch.read_settings(inp.settings, inp.settings_read_failed)
+    opened = models_switch.catalogue(inp.scoped_models, inp.available_models)
     if inp.action == "screen":
         scoped = inp.start_scoped_models
         available = inp.start_available_models
-        started = model_switch.catalogue(
+        started = models_switch.catalogue(
             inp.scoped_models if scoped is None else scoped,
             inp.available_models if available is None else available,
         )
     else:
         # The direct action has no screen left open: it resolves once.
         started = opened
-    result = model_fresh.fresh(
-        model_fresh.FreshScreen(
+    result = models_fresh.fresh(
+        models_fresh.FreshScreen(
             action=inp.action,
             planning_model=inp.current_model,
             planning_thinking=inp.thinking_level,
@@ -159,7 +159,7 @@ def fresh(inp: FreshInput) -> FreshOutput:
     )
     walked = result.walked
     return output(
-        FreshOutput,
+        ModelsFreshOutput,
         result,
         outcome=walked.outcome,
         applied=walked.applied,
@@ -171,11 +171,11 @@ def fresh(inp: FreshInput) -> FreshOutput:
 
 
 @handler(planmode_models.SESSION)
-def session(inp: SessionScriptInput) -> SessionScriptOutput:
+def session(inp: ModelsSessionInput) -> ModelsSessionOutput:
     translate = _Translation(inp)
     events = [step for e in inp.events for step in translate(e)]
-    result = model_switch.run_session(
-        settings=model_switch.read_settings(inp.settings, inp.settings_read_failed),
+    result = models_switch.run_session(
+        settings=models_switch.read_settings(inp.settings, inp.settings_read_failed),
         current=inp.current_model,
         thinking_level=inp.thinking_level,
         scoped=inp.scoped_models,
@@ -215,4 +215,4 @@ def session(inp: SessionScriptInput) -> SessionScriptOutput:
                 ended_at=done.elapsed_ms,
             )
         )
-    return output(SessionScriptOutput, result, transitions=transitions)
+    return output(ModelsSessionOutput, result, transitions=transitions)

@@ -14,13 +14,13 @@ from pytest_planmode.contract.planmode_tools import (
     ToolsPickerInput,
     ToolsPickerOutput,
 )
-from pytest_planmode.reference.planmode import tool_events as ev
+from pytest_planmode.reference.planmode import tools_events as ev
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
-from pytest_planmode.reference.planmode.tool_freeze import freeze as freeze_policy
-from pytest_planmode.reference.planmode.tool_freeze import policy_names
-from pytest_planmode.reference.planmode.tool_picker import picker_rows
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool, normalize_exposure
-from pytest_planmode.reference.planmode.tool_workflow import replay
+from pytest_planmode.reference.planmode.tools_authorize import replay
+from pytest_planmode.reference.planmode.tools_freeze import freeze as freeze_policy
+from pytest_planmode.reference.planmode.tools_freeze import policy_names
+from pytest_planmode.reference.planmode.tools_picker import picker_rows
+from pytest_planmode.reference.planmode.tools_registry import Registry, Tool, normalize_exposure
 from pytest_planmode.targets.reference.convert import output, value
 from pytest_planmode.targets.reference.ops import handler
 

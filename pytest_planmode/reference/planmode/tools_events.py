@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_planmode.reference.planmode.tool_registry import Tool
+from pytest_planmode.reference.planmode.tools_registry import Tool
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ActiveSetChanged:
 class ExposureChanged:
     at: int
     name: str
-    #: Already normalised (see :func:`tool_registry.normalize_exposure`).
+    #: Already normalised (see :func:`tools_registry.normalize_exposure`).
     exposure: str
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.planmode.settings_values import InvalidSetting, tool_names
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
+from pytest_planmode.reference.planmode.tools_registry import Registry, Tool
 
 #: Names that stay blocked whatever their source metadata or activation.
 BLOCKED_NAMES = ("edit", "write", "update_plan")

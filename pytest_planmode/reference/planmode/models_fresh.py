@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_planmode.reference.planmode.model_switch import (
+from pytest_planmode.reference.planmode.models_switch import (
     Behaviour,
     ChainResult,
     Settings,

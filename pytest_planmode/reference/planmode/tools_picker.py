@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES
-from pytest_planmode.reference.planmode.tool_freeze import (
+from pytest_planmode.reference.planmode.tools_freeze import (
     ADMITTED,
     BLOCKED_NAMES,
     SAFE_BUILT_INS,
     PolicyNames,
     resolve_automatic,
 )
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
+from pytest_planmode.reference.planmode.tools_registry import Registry, Tool
 
 AVAILABLE = "available"
 INACTIVE_IN_PI = "inactive in Pi"

@@ -16,7 +16,7 @@ from pytest_planmode.reference.planmode.plan_helpers import (
     PlanContract,
     authorize_helper,
 )
-from pytest_planmode.reference.planmode.tool_freeze import (
+from pytest_planmode.reference.planmode.tools_freeze import (
     BASIS_AUTOMATIC,
     BLOCKED_NAMES,
     INACTIVE,
@@ -26,7 +26,7 @@ from pytest_planmode.reference.planmode.tool_freeze import (
     FrozenPolicy,
     unavailability,
 )
-from pytest_planmode.reference.planmode.tool_registry import Registry
+from pytest_planmode.reference.planmode.tools_registry import Registry
 
 ALLOW = "allow"
 DENY = "deny"
@@ -34,7 +34,7 @@ DENY = "deny"
 #: policy (evaluated elsewhere, on the command text).
 SHELL_POLICY = "shell-policy"
 
-# Call reasons beyond the resolution reasons of tool_freeze.
+# Call reasons beyond the resolution reasons of tools_freeze.
 ALLOWED = "allowed"
 OUTSIDE_PLAN_MODE = "outside-plan-mode"
 LIMITED_SHELL = "limited-shell"

@@ -20,21 +20,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_planmode.reference.planmode import tool_events as ev
+from pytest_planmode.reference.planmode import tools_events as ev
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES, PlanContract
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.reference.planmode.settings import read_document
-from pytest_planmode.reference.planmode.tool_freeze import (
+from pytest_planmode.reference.planmode.tools_freeze import (
     FrozenPolicy,
     PolicyNames,
     freeze,
     policy_names,
 )
-from pytest_planmode.reference.planmode.tool_picker import PickerRow, picker_rows
-from pytest_planmode.reference.planmode.tool_policy import ALLOW, DENY, SHELL_POLICY, CallContext, authorize
-from pytest_planmode.reference.planmode.tool_registry import Registry, Tool
+from pytest_planmode.reference.planmode.tools_picker import PickerRow, picker_rows
+from pytest_planmode.reference.planmode.tools_policy import ALLOW, DENY, SHELL_POLICY, CallContext, authorize
+from pytest_planmode.reference.planmode.tools_registry import Registry, Tool
 
 #: The session's working directory, as the virtual root it is in scripts.
 CWD = "$CWD"
