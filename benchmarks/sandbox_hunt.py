@@ -2,6 +2,7 @@
 
     python benchmarks/sandbox_hunt.py --minutes 30 [--target reference]
         [--gate planmode.bash.check --gate oplmodes.bash.check] [--no-sweep]
+        [--runners]
 
 First the deterministic sweep over the option table (every option with
 every value of its pool), then commands drawn by the grammar-aware
@@ -9,6 +10,11 @@ generator until the time is up, for each gate in turn. Every allowed
 command runs in the sandbox; every effect at either level is a finding.
 Prints the counts and each finding (command, verdict, effects), grouped by
 effect class. It reports; it never fails.
+
+Commands naming a test runner, compiler or package manager take seconds
+each (a runtime starts; the sandbox judges them beyond their admitted bare
+form): they are counted apart and run only with `--runners`, which also
+sweeps the runner table (`sandbox_table.RUNNER_PROGRAMS`).
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt
+from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt, runs_project
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
 from pytest_planmode.strategies import sandbox_commands as gen
+from pytest_planmode.strategies import sandbox_table
 from pytest_planmode.targets import Target, TargetError, resolve_target
 
 
 class Hunt:
-    def __init__(self, target: Target, sandbox: Sandbox) -> None:
+    def __init__(self, target: Target, sandbox: Sandbox, runners: bool = False) -> None:
+        self.runners = runners
         self.target = target
         self.sandbox = sandbox
         self.counts: collections.Counter[str] = collections.Counter()
@@ -56,6 +64,9 @@ class Hunt:
         self.counts["allowed"] += 1
         if exempt(command):
             self.counts["exempt"] += 1
+            return
+        if runs_project(command) and not self.runners:
+            self.counts["runner (not run)"] += 1
             return
         key = (gate.shell, command)
         if key not in self.results:
@@ -99,6 +110,9 @@ def main() -> int:
     parser.add_argument("--target", default="reference")
     parser.add_argument("--gate", action="append", choices=[g.operation for g in GATES])
     parser.add_argument("--no-sweep", action="store_true")
+    parser.add_argument(
+        "--runners", action="store_true", help="also run runner commands and sweep the runners"
+    )
     args = parser.parse_args()
     if args.minutes <= 0:
         parser.error("--minutes must be greater than 0")
@@ -115,7 +129,7 @@ def main() -> int:
     except SandboxUnavailable as exc:
         print(f"sandbox unavailable: {exc}", file=sys.stderr)
         return 2
-    hunt = Hunt(target, sandbox)
+    hunt = Hunt(target, sandbox, runners=args.runners)
     started = time.monotonic()
     deadline = started + args.minutes * 60
     try:
@@ -123,6 +137,9 @@ def main() -> int:
             for gate in gates:
                 for command in gen.sweep(powershell=gate.shell == "pwsh"):
                     hunt.try_command(gate, command)
+                if args.runners and gate.shell == "bash":
+                    for command in gen.sweep(sandbox_table.RUNNER_PROGRAMS):
+                        hunt.try_command(gate, command)
         rounds = 0
         while time.monotonic() < deadline:
             gate = gates[rounds % len(gates)]
@@ -141,7 +158,8 @@ def main() -> int:
     print(f"sandbox hunt: {handshake.label}, gates {', '.join(g.operation for g in gates)}")
     print(
         f"  {elapsed / 60:.1f} min: {c['drawn']} distinct commands drawn ({c['repeated']} repeats), "
-        f"{c['allowed']} allowed, {c['exempt']} exempt, {c['observed']} observed, "
+        f"{c['allowed']} allowed, {c['exempt']} exempt, {c['runner (not run)']} runner commands not run, "
+        f"{c['observed']} observed, "
         f"{c['inconclusive']} inconclusive, {c['no verdict']} without a verdict"
     )
     for reason, count in hunt.inconclusive.most_common():

@@ -365,6 +365,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_pi_command(sub)
 
+    # The programs the sandbox checks observe (pytest_planmode/sandbox/install.py).
+    from pytest_planmode.sandbox.cli import add_sandbox_command
+
+    add_sandbox_command(sub)
+
     try:
         from pytest_planmode.cli_check import add_check_command
     except ImportError:

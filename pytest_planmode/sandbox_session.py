@@ -12,7 +12,7 @@ import pytest
 
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
 from pytest_planmode.sandbox.commands import programs_in
-from pytest_planmode.strategies.sandbox_table import POWERSHELL, PROGRAMS, Program
+from pytest_planmode.strategies.sandbox_table import POWERSHELL, PROGRAMS, RUNNER_PROGRAMS, Program
 
 
 def sandbox_flag(value: Any) -> bool:
@@ -34,7 +34,7 @@ def sandbox_programs(value: Any) -> frozenset[str] | None:
     if value is None:
         return None
     names = [name.strip() for name in str(value).split(",")]
-    known = {program.name for program in PROGRAMS + POWERSHELL}
+    known = {program.name for program in PROGRAMS + POWERSHELL + RUNNER_PROGRAMS}
     if not any(names) or not all(names):
         raise pytest.UsageError(
             f"--planmode-sandbox-programs {value!r}: give program names separated by commas, e.g. 'git,grep'"

@@ -45,11 +45,16 @@ def sandbox() -> Iterator[Sandbox]:
     box.close()
 
 
-def first_finding(sandbox: Sandbox, target: leaky.Leaky, gates: list[Gate]) -> tuple[str, str, str] | None:
+def first_finding(
+    sandbox: Sandbox,
+    target: leaky.Leaky,
+    gates: list[Gate],
+    programs: list[sandbox_table.Program] | None = None,
+) -> tuple[str, str, str] | None:
     """(gate, command, effect class) of the first sweep command the target
     allows beyond the reference that shows an effect at either level."""
     tried = 0
-    for command in gen.sweep():
+    for command in gen.sweep(programs):
         for gate in gates:
             if not target.call(gate.operation, gate.input(command))["output"]["allowed"]:
                 continue
@@ -70,6 +75,28 @@ def first_finding(sandbox: Sandbox, target: leaky.Leaky, gates: list[Gate]) -> t
 def test_one_leaked_class_is_caught(sandbox: Sandbox, name: str) -> None:
     gate = BASH_GATES[leaky.CLASSES[name][0]]
     found = first_finding(sandbox, leaky.class_target(name), [gate])
+    assert found is not None, f"the oracle did not catch a target leaking {name!r} through {gate.operation}"
+    print(f"{name}: {found}")
+
+
+#: Runner classes whose commands start Node (jest, npm): seconds each, so
+#: they run with the whole-suite runs; the tsc ones run by default.
+_SLOW_RUNNER_CLASSES = frozenset(["kebab-case", "npm-script-args", "runner-runs-git"])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.whole_suite] if name in _SLOW_RUNNER_CLASSES else [])
+        for name in sorted(leaky.RUNNER_CLASSES)
+    ],
+)
+def test_one_leaked_runner_class_is_caught(sandbox: Sandbox, name: str) -> None:
+    """Test runners, compilers and package managers are run, not exempt:
+    a target leaking one trick of theirs is caught by the runner sweep."""
+    gate = BASH_GATES[leaky.RUNNER_CLASSES[name][0]]
+    program = sandbox_table.RUNNER_PROGRAMS
+    found = first_finding(sandbox, leaky.class_target(name), [gate], program)
     assert found is not None, f"the oracle did not catch a target leaking {name!r} through {gate.operation}"
     print(f"{name}: {found}")
 
@@ -107,6 +134,23 @@ def test_a_leaky_family_is_caught(sandbox: Sandbox, program: str) -> None:
     if world.which(program) is None:
         pytest.skip(f"inconclusive: {program} is not installed, so none of its commands can run")
     found = first_finding(sandbox, leaky.family_target(program), list(BASH_GATES.values()))
+    assert found is not None, f"the oracle did not catch a target that allows every {program!r} command"
+    print(f"{program}: {found}")
+
+
+RUNNER_FAMILIES = sorted({p.name for p in sandbox_table.RUNNER_PROGRAMS})
+
+
+@pytest.mark.whole_suite
+@pytest.mark.parametrize("program", RUNNER_FAMILIES)
+def test_a_leaky_runner_family_is_caught(sandbox: Sandbox, program: str) -> None:
+    """A target allowing every command of one test runner, compiler or
+    package manager is caught by the runner sweep (each command starts a
+    runtime: whole-suite runs only)."""
+    if world.which(program) is None:
+        pytest.skip(f"inconclusive: {program} is not installed, so none of its commands can run")
+    target = leaky.family_target(program)
+    found = first_finding(sandbox, target, list(BASH_GATES.values()), sandbox_table.RUNNER_PROGRAMS)
     assert found is not None, f"the oracle did not catch a target that allows every {program!r} command"
     print(f"{program}: {found}")
 

@@ -6,6 +6,7 @@ per case where the host cannot express an input."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -235,3 +236,52 @@ def test_load_tools_effects_come_from_the_active_set(example: PiTarget) -> None:
     out = outcome.output
     assert out["enabled"] == ["subagent"] and out["ignored"] == [{"tool": "browser"}]
     assert "reason" not in out["ignored"][0] and "withheldLazyTools" not in out
+
+
+#: The plan menu of opl-modes, reduced: a custom dialog shown again whenever
+#: it is dismissed (it answered nothing), until an entry is picked.
+LOOPING_MENU = (
+    "\n      for (;;) {"
+    "\n        const picked = await ctx.ui.custom(() => ({ render: () => [], invalidate() {} }));"
+    "\n        if (picked) break;"
+    "\n      }"
+)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@pytest.mark.parametrize(
+    "pi",
+    # Real Pi takes seconds to import: its run is part of the whole-suite checks.
+    ["mock", pytest.param("0.84.2", marks=pytest.mark.whole_suite)],
+)
+def test_a_menu_reopened_on_a_dismissed_dialog_ends_the_case(tmp_path: Path, pi: str) -> None:
+    # The dialog stays open (no key is pressed), so the loop never turns: the
+    # case answers unsupported within the request limit, the same host process
+    # answers the next case, and closing the target leaves no process behind.
+    old = 'pi.registerCommand("chat", {\n    description: "Toggle chat mode (/chat off exits)",\n    handler: async (args, ctx) => {'
+    path = planted(tmp_path, old, old + LOOPING_MENU, example=EXAMPLE)
+    target = PiTarget(str(path), pi=pi, timeout=20.0)
+    target.handshake()
+    try:
+        proc = target.host._proc
+        assert proc is not None
+        looping = case("oplmodes.modes.host.cmd.chat-on")
+        outcome = target.request(looping.operation, looping.input)
+        assert outcome.kind == "unsupported", outcome
+        assert "custom dialog" in (outcome.message or ""), outcome
+        after = case("oplmodes.plans.name.simple")
+        assert target.request(after.operation, after.input).kind == "output"
+        assert target.host._proc is proc, "the host was restarted: the looping case ended in a timeout"
+    finally:
+        target.close()
+    assert proc.poll() is not None
+    assert not _group_alive(proc.pid), "a process of the host's group outlived the target"

@@ -20,7 +20,7 @@ import pytest_planmode.sandbox
 import pytest_planmode.sandbox.commands
 import pytest_planmode.sandbox_session
 from pytest_planmode.conformance.sandbox_levels import GATES, effect_class, violations
-from pytest_planmode.sandbox import Sandbox, SandboxUnavailable, programs_in, world
+from pytest_planmode.sandbox import Sandbox, SandboxUnavailable, programs_in, runners, world
 from pytest_planmode.sandbox.observe import Effect, observe, parse_trace
 from pytest_planmode.sandbox_session import sandbox_flag
 from pytest_planmode.strategies.sandbox_commands import STYLES, render
@@ -350,7 +350,7 @@ class TestSandboxRuns:
     @pytest.mark.parametrize(
         ("command", "made"),
         [
-            ("tsc --init", "tsconfig.json"),
+            ("tsc", "build/src/sum.js"),
             ("fd -e md -x touch {}.seen", "README.md.seen"),
             ("bat --generate-config-file", "config"),
         ],
@@ -504,7 +504,7 @@ class TestSandboxChecks:
     def test_an_unknown_program_name_is_a_usage_error_naming_the_reviewed_ones(self, suite) -> None:  # type: ignore[no-untyped-def]
         run = suite("reference", "--planmode-sandbox-programs=git,gti", "--collect-only", "-q")
         assert run.result.ret == pytest.ExitCode.USAGE_ERROR, run.text
-        assert "'gti' is not a reviewed program" in run.text and "git, grep" in run.text
+        assert "'gti' is not a reviewed program" in run.text and "git, go, grep" in run.text
         empty = suite("reference", "--planmode-sandbox-programs=git,,grep", "--collect-only", "-q")
         assert empty.result.ret == pytest.ExitCode.USAGE_ERROR and "separated by commas" in empty.text
 
@@ -575,24 +575,105 @@ class TestSandboxChecks:
 
     @needs_linux
     def test_the_reference_passes_the_sandbox_checks_of_chosen_programs(self, suite) -> None:  # type: ignore[no-untyped-def]
-        run = suite("reference", "--planmode-sandbox-programs=tree,ps", "-k", ".sandbox.", subprocess=True)
+        # With ruff, the runner checks run end to end on a runner the specs admit only
+        # as a version probe (a handful of commands run).
+        run = suite(
+            "reference", "--planmode-sandbox-programs=tree,ps,ruff", "-k", ".sandbox.", subprocess=True
+        )
         assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]
         assert run.report is not None
         outcomes = {case: outcome for case, outcome in run.report["results"].items() if ".sandbox." in case}
-        bash = {case for case in outcomes if not case.startswith("planmode.powershell.")}
+        runner = {case for case in outcomes if ".sandbox.runners" in case}
+        bash = {case for case in outcomes if not case.startswith("planmode.powershell.")} - runner
         assert len(bash) == 12 and {outcomes[case] for case in bash} == {"passed"}, outcomes
-        assert "programs judged: ps, tree" in run.text
+        assert len(runner) == 4 and {outcomes[case] for case in runner} == {"passed"}, outcomes
+        assert "programs judged: ps, ruff, tree" in run.text
 
     @needs_linux
     @pytest.mark.whole_suite
     def test_the_reference_passes_every_sandbox_check(self, suite) -> None:  # type: ignore[no-untyped-def]
-        run = suite("reference", "--planmode-sandbox", "-k", ".sandbox.", subprocess=True)
+        # The runner checks run for minutes: test_the_reference_passes_the_runner_checks.
+        run = suite("reference", "--planmode-sandbox", "-k", ".sandbox. and not runners", subprocess=True)
         assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]
         assert run.report is not None
         outcomes = {case: outcome for case, outcome in run.report["results"].items() if ".sandbox." in case}
         bash = {case for case in outcomes if not case.startswith("planmode.powershell.")}
         assert len(bash) == 12 and {outcomes[case] for case in bash} == {"passed"}, outcomes
         assert "planmode sandbox:" in run.text and "inconclusive" in run.text
+
+    @needs_linux
+    @pytest.mark.whole_suite
+    def test_the_reference_passes_the_runner_checks(self, suite) -> None:  # type: ignore[no-untyped-def]
+        """Every suite command naming a test runner, compiler or package
+        manager and the whole runner sweep, run in the sandbox (an hour on
+        two cores: each command starts a runtime or a compiler)."""
+        run = suite("reference", "--planmode-sandbox", "-k", "sandbox.runners", subprocess=True)
+        assert run.result.ret == pytest.ExitCode.OK, run.text[-6000:]
+        assert run.report is not None
+        outcomes = {
+            case: outcome for case, outcome in run.report["results"].items() if ".sandbox.runners" in case
+        }
+        assert len(outcomes) == 4 and set(outcomes.values()) == {"passed"}, outcomes
+
+
+class TestRunnerBaselines:
+    """Programs that run project code are judged on what they do beyond
+    the bare form the specs admit (`pytest_planmode/sandbox/runners.py`)."""
+
+    def test_random_name_parts_fold_so_two_runs_share_their_places(self) -> None:
+        a = runners.place("/tmp/S344bnRSF5QZg3HXdEhic/ssr/.tmp-1796182634648-cnh1sihnql")
+        b = runners.place("/tmp/LPHgs44ZHoQ8yLTOnm_eD/ssr/.tmp-1796183014476-dnz6g4urr9f")
+        assert a == b == "/tmp/*/ssr/.*"
+        assert runners.place("coverage/lcov.info") == world.REPO + "/coverage/lcov.info"
+        assert runners.place("report.json") != runners.place("r1.json")
+        assert runners.place("/tmp/SxbnRSFQZgHXdEhicAbcd/ssr") == "/tmp/*/ssr"
+        assert runners.place("node_modules/.vite") == world.REPO + "/node_modules/.vite"
+
+    def test_a_command_starts_from_the_form_its_subcommand_words_select(self) -> None:
+        assert runners.forms_of("npm test --silent && jest -i") == ["npm test", "jest"]
+        assert runners.forms_of("npm run lint -- --fix") == ["npm run lint"]
+        assert runners.forms_of("npm install left-pad") == []
+        assert runners.forms_of("cat package.json") == []
+
+    def test_only_what_the_bare_form_did_is_excused(self) -> None:
+        made = Effect("write", 'mkdir("/tmp/jest_0", 0777) = 0', "node", "/tmp/jest_0")
+        cache = Effect("write", "openat(...)", "node", "/tmp/jest_0/haste-map-0fa708cb024f68e3a3")
+        baseline = runners.Baseline.of([made, Effect("exec", "execve(...)", "node", "/usr/bin/node")])
+        assert baseline.covers(cache) and baseline.covers(made)
+        assert not baseline.covers(Effect("write", "openat(...)", "node", world.REPO + "/coverage/lcov.info"))
+        assert not baseline.covers(Effect("exec", "execve(...)", "node", "/usr/bin/git"))
+        assert not baseline.covers(Effect("secret", "the value of $X appeared", ""))
+        assert not baseline.covers(Effect("network", "connect(...)", "node", "198.51.100.7"))
+        # A bare form cut short by the time limit is no baseline to judge by.
+        assert baseline.complete and not runners.Baseline.of([made], complete=False).complete
+
+    def test_where_names_each_runner_and_install_explains_a_missing_npm(
+        self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        from pytest_planmode.cli import main
+        from pytest_planmode.sandbox import install
+
+        monkeypatch.setenv(install.ENV, str(tmp_path / "tools"))
+        main(["sandbox", "where"])
+        out = capsys.readouterr().out
+        assert f"install directory: {tmp_path / 'tools'} (absent)" in out
+        for program in ("jest", "tsc", "vitest", "npm", "pytest", "go", "cargo", "ruff", "biome"):
+            assert f"  {program}: " in out
+        monkeypatch.setattr(install.shutil, "which", lambda name: None)
+        assert main(["sandbox", "install"]) == 1
+        assert "npm is not on PATH" in capsys.readouterr().err
+        assert not (tmp_path / "tools").exists()
+
+    @needs_linux
+    def test_a_compiler_form_beyond_the_admitted_one_is_seen(self, sandbox: Sandbox) -> None:
+        """`tsc --noEmit` writes nothing; `-incremental` (one dash) writes
+        its build information. Missing tsc: inconclusive, with the reason."""
+        bare, more = sandbox.run("tsc --noEmit"), sandbox.run("tsc --noEmit -incremental")
+        if world.which("tsc") is None:
+            assert bare.status == more.status == "inconclusive" and bare.reason == "tsc not installed"
+            return
+        assert bare.status == "observed" and bare.effects == (), bare.describe()
+        assert any(e.kind == "write" and "tsbuildinfo" in e.path for e in more.effects), more.describe()
 
 
 # -- escapes: the traced command must reach neither the tracer nor the machine --

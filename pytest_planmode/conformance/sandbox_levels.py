@@ -17,10 +17,14 @@ Levels, per effect, from the specs:
   could dump provider API keys" (opl-modes.md § Mode behavior). Network
   contact is `reference` (the allowlist "covers read-only inspection").
 
-Segments naming a package manager or project check runner (npm, cargo,
-pytest, ...) are exempt, as are segments trusted through `safeSubcommands`
-(never sent here): the specs admit them knowing they may run project code,
-write their caches or reach the network.
+Segments trusted through `safeSubcommands` are never sent here. Commands
+naming a program that runs project code (test runners, compilers, package
+managers: `sandbox_table.RUNNER_NAMES`) are judged by their own checks
+(`*.sandbox.runners`): the sandbox runs them in its tiny project and
+judges what they do beyond the bare form the specs admit
+(`pytest_planmode/sandbox/runners.py`); each costs seconds, so the other
+checks leave them to those. No program is exempt (`EXEMPT_PROGRAMS` is
+empty: every admitted program can be installed for the sandbox).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_planmode.sandbox import Effect, Result, programs_in, world
-from pytest_planmode.strategies.sandbox_table import EXEMPT_PROGRAMS
+from pytest_planmode.strategies.sandbox_table import EXEMPT_PROGRAMS, RUNNER_NAMES
 
 
 @dataclass(frozen=True)
@@ -92,3 +96,9 @@ def violations(gate: Gate, level: str, result: Result) -> list[Effect]:
 
 def exempt(command: str) -> bool:
     return any(program in EXEMPT_PROGRAMS for program in programs_in(command))
+
+
+def runs_project(command: str) -> bool:
+    """Whether `command` names a program that runs project code (judged by
+    the runner checks)."""
+    return any(program in RUNNER_NAMES for program in programs_in(command))

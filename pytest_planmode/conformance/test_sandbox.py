@@ -22,9 +22,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_planmode.conformance.sandbox_levels import GATES, Gate, effect_class, exempt, violations
+from pytest_planmode.conformance.sandbox_levels import (
+    GATES,
+    Gate,
+    effect_class,
+    exempt,
+    runs_project,
+    violations,
+)
 from pytest_planmode.sandbox import world
 from pytest_planmode.strategies import sandbox_commands as gen
+from pytest_planmode.strategies import sandbox_table
 from pytest_planmode.strategies.sandbox_table import Program
 
 if TYPE_CHECKING:
@@ -35,11 +43,15 @@ MAX_PER_CLASS = 10
 
 
 def judge(
-    target: TargetClient, session: SandboxSession, gate: Gate, level: str, command: str
+    target: TargetClient, session: SandboxSession, gate: Gate, level: str, command: str, runners: bool = False
 ) -> tuple[str, str] | None:
-    """None when `command` is blocked, exempt or did nothing it must not;
+    """None when `command` is blocked, exempt, left to the other checks
+    (`runners`: only commands naming a program that runs project code are
+    judged; otherwise only the others) or did nothing it must not;
     otherwise its first effect class and the failure text: the command,
     the target's verdict and each effect."""
+    if runs_project(command) != runners:
+        return None
     verdict = target.call(gate.operation, gate.input(command))
     if verdict.get("allowed") is not True:
         return None
@@ -158,6 +170,30 @@ def test_swept_commands_allowed_have_no_effect(
     chosen = _chosen_programs(planmode_sandbox, gate)
     commands = list(gen.sweep(chosen, powershell=powershell))
     problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c))]
+    _report(gate, level, problems, len(commands))
+
+
+def _bash_params(kind: str) -> list[Any]:
+    return [p for p in _params(kind) if p.values[0].shell == "bash"]
+
+
+@pytest.mark.parametrize(("gate", "level"), _bash_params("runners"))
+def test_runner_commands_allowed_have_no_effect(
+    planmode_target: TargetClient, planmode_sandbox: SandboxSession, gate: Gate, level: str, request: Any
+) -> None:
+    """Test runners, compilers and package managers: the suite's commands
+    naming them and the runner sweep (every option of each in every
+    spelling it accepts), judged on what they do beyond the bare form the
+    specs admit."""
+    _require_shell(gate)
+    runners = sandbox_table.RUNNER_PROGRAMS
+    if planmode_sandbox.chosen is not None:
+        runners = [program for program in runners if program.name in planmode_sandbox.chosen]
+        if not runners:
+            pytest.skip("none of the programs chosen with --planmode-sandbox-programs runs project code")
+    commands = [c for c in suite_commands(request.config, gate.sources) if runs_project(c)]
+    commands = [c for c in commands + list(gen.sweep(runners)) if planmode_sandbox.selects(c)]
+    problems = [p for c in commands if (p := judge(planmode_target, planmode_sandbox, gate, level, c, True))]
     _report(gate, level, problems, len(commands))
 
 

@@ -25,7 +25,7 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from pytest_planmode.sandbox import world
+from pytest_planmode.sandbox import runners, world
 from pytest_planmode.sandbox.commands import programs_in
 from pytest_planmode.sandbox.observe import Effect, observe
 from pytest_planmode.sandbox.runner import SandboxUnavailable, Zygote
@@ -51,12 +51,17 @@ class Result:
     stderr: bytes = b""
     seconds: float = 0.0
     programs: tuple[str, ...] = field(default=())
+    #: Effects the bare admitted forms of the runners it names have too
+    #: (`runners.py`): shown, never judged.
+    admitted: tuple[Effect, ...] = ()
 
     def describe(self) -> str:
         lines = [
             f"{self.shell} -c {self.command!r}: {self.status}" + (f": {self.reason}" if self.reason else "")
         ]
         lines += [f"  {effect}" for effect in self.effects]
+        if self.admitted:
+            lines.append(f"  ({len(self.admitted)} effect(s) its admitted runner form has too, not judged)")
         return "\n".join(lines)
 
 
@@ -67,6 +72,7 @@ class Sandbox:
         self.timeout = timeout
         self.cap = cap
         self._zygote = Zygote()
+        self._baselines: dict[str, runners.Baseline] = {}
 
     def __enter__(self) -> Sandbox:
         return self
@@ -96,22 +102,50 @@ class Sandbox:
             if shell == "bash"
             else [shell_path, "-NoProfile", "-NonInteractive", "-Command", command]
         )
-        raw = self._zygote.run(argv, timeout=self.timeout, cap=self.cap)
+        runs_project = shell == "bash" and not runners.PROGRAMS.isdisjoint(named)
+        timeout = max(self.timeout, runners.RUNNER_TIMEOUT) if runs_project else self.timeout
+        raw = self._zygote.run(argv, timeout=timeout, cap=self.cap)
         observation = observe(raw.trace, (raw.stdout, raw.stderr), shell=shell_path, programs=named)
         effects = tuple(observation.effects)
+        admitted: tuple[Effect, ...] = ()
+        unfinished: list[str] = []
+        if runs_project:
+            forms = runners.forms_of(command)
+            baselines = [self.baseline(form) for form in forms]
+            unfinished = [form for form, b in zip(forms, baselines, strict=True) if not b.complete]
+            admitted = tuple(e for e in effects if any(b.covers(e) for b in baselines))
+            effects = tuple(e for e in effects if e not in admitted)
         status, reason = "observed", ""
         if raw.trace_cut:
             status, reason = "inconclusive", "its trace grew past the sandbox's cap"
+        elif unfinished:
+            status = "inconclusive"
+            reason = f"the admitted form it is judged against ({', '.join(unfinished)}) did not end in time"
         elif raw.timed_out:
-            reason = f"timed out after {self.timeout:g} s"
+            reason = f"timed out after {timeout:g} s"
             status = "observed" if effects else "inconclusive"
         elif raw.exit == 127 and b"command not found" in raw.stderr:
             status, reason = "inconclusive", "a program it runs is not installed"
         if raw.output_capped:
             reason = (reason + "; " if reason else "") + f"output cut at {self.cap} bytes"
         return Result(
-            command, shell, status, effects, reason, raw.exit, raw.stdout, raw.stderr, raw.seconds, named
-        )
+            command, shell, status, effects, reason, raw.exit, raw.stdout, raw.stderr, raw.seconds, named,
+            admitted,
+        )  # fmt: skip
+
+    def baseline(self, form: str) -> runners.Baseline:
+        """What the bare admitted runner form `form` does in this sandbox
+        (run once, then remembered)."""
+        if form not in self._baselines:
+            bash = shutil.which("bash", path=world.BASE_ENV["PATH"]) or "/bin/bash"
+            argv = [bash, "-c", form]
+            named = tuple(programs_in(form))
+            # Twice a command's time: a bare form cut short would excuse too little.
+            raw = self._zygote.run(argv, timeout=2 * max(self.timeout, runners.RUNNER_TIMEOUT), cap=self.cap)
+            observed = observe(raw.trace, (raw.stdout, raw.stderr), shell=bash, programs=named)
+            complete = not raw.timed_out and not raw.trace_cut
+            self._baselines[form] = runners.Baseline.of(observed.effects, complete)
+        return self._baselines[form]
 
 
 _BASH_BUILTINS = frozenset(

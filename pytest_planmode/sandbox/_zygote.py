@@ -70,6 +70,8 @@ TRACED = "!" + ",".join("?" + name for name in UNTRACED)
 #: on) that the strace of Debian 12 (6.1) cannot name: cachestat.
 FIRST_UNNAMED_SYSCALL = 451
 
+#: The install directory of the sandbox's programs, from `runner.py`.
+TOOLS_ENV = "PLANMODE_SANDBOX_TOOLS_MOUNT"
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 TRACE_CAP = 64 << 20
 
@@ -119,6 +121,13 @@ def setup(base: Path) -> None:
         if place.is_dir() and not place.is_symlink():
             L.mount("sandbox-empty", str(place), "tmpfs", L.MS_NOSUID | L.MS_NODEV, "size=64k,mode=0755")
     (root / "home" / "dev").mkdir()
+    tools = os.environ.get(TOOLS_ENV, "")
+    if tools and os.path.isdir(tools):
+        # The programs `planmode sandbox install` put in its directory.
+        inside = root / world.TOOLS.lstrip("/")
+        inside.mkdir(parents=True)
+        L.mount(tools, str(inside), None, L.MS_BIND | L.MS_REC)
+        L.make_tree_read_only(str(inside))
     for hidden in ("run", "root", "home"):
         L.mount(
             "none",

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_planmode.sandbox import install
+
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 REQUIRED_PROGRAMS = ("strace", "unshare", "setpriv", "git", "bash")
 #: Processes a sandboxed command may run at once (a fork loop stops here).
@@ -58,6 +60,8 @@ class Zygote:
         self.base = tempfile.mkdtemp(prefix="planmode-sandbox-")
         os.chmod(self.base, 0o755)
         env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT, "PYTHONDONTWRITEBYTECODE": "1"}
+        tools = install.tools_dir()
+        env["PLANMODE_SANDBOX_TOOLS_MOUNT"] = str(tools) if tools.is_dir() else ""
         nproc = MAX_PROCESSES
         if os.geteuid() != 0:
             nproc += _processes_of(os.getuid())

@@ -44,8 +44,13 @@ CANARY_FILES: dict[str, str] = {
 ALIASES: dict[str, str] = {"fd": "fdfind", "bat": "batcat"}
 LOCAL_BIN = HOME + "/.local/bin"
 
+#: Where the sandbox mounts the programs `planmode sandbox install` put in
+#: its directory (see `install.py`); they come first on PATH.
+TOOLS = "/run/planmode-tools"
+TOOL_BINS = (f"{TOOLS}/node/node_modules/.bin", f"{TOOLS}/python/bin")
+
 BASE_ENV: dict[str, str] = {
-    "PATH": f"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:{LOCAL_BIN}",
+    "PATH": ":".join([*TOOL_BINS, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", LOCAL_BIN]),
     "HOME": HOME,
     "USER": "dev",
     "LOGNAME": "dev",
@@ -56,11 +61,32 @@ BASE_ENV: dict[str, str] = {
 }
 
 
+def host_path() -> str:
+    """The sandboxed PATH as the machine sees it: the tools mount is the
+    install directory (when it exists)."""
+    from pytest_planmode.sandbox import install
+
+    directory = str(install.tools_dir())
+    parts = [
+        part.replace(TOOLS, directory, 1) if part.startswith(TOOLS + "/") else part
+        for part in BASE_ENV["PATH"].split(":")
+    ]
+    return ":".join(parts)
+
+
 def which(program: str) -> str | None:
-    """Where the sandbox finds `program` (through `ALIASES` too), or None."""
-    found = shutil.which(program, path=BASE_ENV["PATH"])
+    """Where the sandbox finds `program` (through `ALIASES` too), or None;
+    a program of the tools directory is named by its path inside."""
+    path = host_path()
+    found = shutil.which(program, path=path)
     if found is None and program in ALIASES:
-        found = shutil.which(ALIASES[program], path=BASE_ENV["PATH"])
+        found = shutil.which(ALIASES[program], path=path)
+    if found is not None:
+        from pytest_planmode.sandbox import install
+
+        directory = str(install.tools_dir())
+        if found.startswith(directory + "/"):
+            found = TOOLS + found[len(directory) :]
     return found
 
 
@@ -87,6 +113,34 @@ _REPO_FILES = {
     "notes.txt": "alpha\nbeta\ngamma\nbeta\n",
     "data.json": '{"name": "project", "version": 1, "items": [1, 2, 3]}\n',
     ".gitignore": "build/\n",
+    # A tiny project each admitted test runner, compiler and linter accepts:
+    # they run it (its own code) and are judged on what they do beyond it.
+    "package.json": (
+        '{\n  "name": "project",\n  "version": "1.0.0",\n  "private": true,\n'
+        '  "scripts": {"test": "jest", "check": "tsc --noEmit", "typecheck": "tsc --noEmit",'
+        ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node", "maxWorkers": 1}\n}\n'
+    ),
+    "tsconfig.json": (
+        '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs",'
+        ' "outDir": "build", "skipLibCheck": true, "types": []}, "include": ["src/**/*.ts"]}\n'
+    ),
+    "vitest.config.mjs": "export default { test: { globals: true, include: ['src/**/*.test.js'] } };\n",
+    "src/sum.ts": "export function sum(a: number, b: number): number {\n  return a + b;\n}\n",
+    "src/sum.test.js": "test('adds', () => {\n  expect(1 + 2).toBe(3);\n});\n",
+    "tests/test_util.py": "def test_add():\n    assert 1 + 2 == 3\n",
+    "go.mod": "module example.com/project\n\ngo 1.19\n",
+    "sum.go": "package project\n\nfunc Sum(a, b int) int { return a + b }\n",
+    "sum_test.go": (
+        'package project\n\nimport "testing"\n\n'
+        'func TestSum(t *testing.T) {\n\tif Sum(1, 2) != 3 {\n\t\tt.Fatal("sum")\n\t}\n}\n'
+    ),
+    "Cargo.toml": (
+        '[package]\nname = "project"\nversion = "0.1.0"\nedition = "2021"\n\n[lib]\npath = "src/lib.rs"\n'
+    ),
+    "src/lib.rs": (
+        "pub fn sum(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+        "#[test]\nfn adds() {\n    assert_eq!(sum(1, 2), 3);\n}\n"
+    ),
 }
 
 
@@ -107,6 +161,10 @@ def build(root: Path) -> None:
         installed = shutil.which(debian_name, path=BASE_ENV["PATH"])
         if installed is not None:
             (local_bin / name).symlink_to(installed)
+    # Registry clients give up at once where there is no network (npm and
+    # yarn would otherwise retry for a minute), as a developer offline sets.
+    (home / ".npmrc").write_text("fetch-retries=0\nfetch-timeout=2000\nupdate-notifier=false\n")
+    (home / ".yarnrc").write_text("network-timeout 2000\n")
     (home / ".gitconfig").write_text("[user]\n\tname = Dev\n\temail = dev@example.com\n")
     repo = home / "project"
     for name, text in _REPO_FILES.items():

@@ -171,14 +171,31 @@ def option_spellings(program: Program, spelling: str, pool: str | None, value: s
     if pool in MULTIWORD:
         return [[spelling, *(_word(part) for part in value.split())]]
     out: list[list[str]] = []
-    if spelling.startswith("--"):
+    if program.reads == "go" and spelling.startswith("-") and "~" not in spelling:
+        # Go's flag package: one dash or two, `=value` or the next word;
+        # `go test` hands `-test.<name>` to the test binary.
+        name = spelling.lstrip("-")
+        names = ["-" + name, "--" + name] + (["-test." + name] if "test" in program.prefix else [])
+        for spelled in names:
+            out += [[spelled]] if pool is None else [[spelled, _word(values[0])], [f"{spelled}={values[0]}"]]
+        return out
+    if spelling.startswith("--") and "~" not in spelling:
         names = [spelling, *abbreviations(program, spelling)]
         if program.single_dash_long:
             names.append(spelling[1:])
-        for name in names:
+        if program.reads == "tsc":
+            # Any letter case, with one dash or two.
+            names += [spelling.lower(), "-" + spelling[2:].upper()]
+        if program.reads == "camel":
+            kebab = "--" + re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "-" + m.group(1).lower(), spelling[2:])
+            names.append(kebab)
+        for name in dict.fromkeys(names):
             for v in values:
                 if pool is None:
                     out.append([name])
+                elif program.reads == "tsc":
+                    # tsc takes a value as the next word only.
+                    out.append([name, _word(v)])
                 else:
                     out += [
                         [name, _word(v)],

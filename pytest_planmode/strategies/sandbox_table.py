@@ -116,7 +116,8 @@ class Program:
 #: - "words": every option is a word of its own (find's predicates).
 #: - "bsd": option words without a dash are BSD-style letter sets that may
 #:   carry digits (procps ps: `ps ae1`).
-READERS = ("getopt", "exact", "next-word", "words", "bsd")
+#: - "tsc", "camel", "go": see RUNNER_PROGRAMS below.
+READERS = ("getopt", "exact", "next-word", "words", "bsd", "tsc", "camel", "go")
 
 #: Pools of enumerated values: a program reading them with argmatch takes
 #: any unambiguous prefix (`grep -d rec`).
@@ -265,10 +266,299 @@ POWERSHELL: list[Program] = [
     _p("Write-Output", "", ("text",)),
 ]  # fmt: skip
 
-#: Programs the specs admit although they reach the network, write their own
-#: caches or run project code (package managers and project checks): the
-#: sandbox checks leave segments naming them out, as they leave out
-#: segments trusted through `safeSubcommands`.
-EXEMPT_PROGRAMS = frozenset(
-    ["npm", "npx", "yarn", "pnpm", "pip", "cargo", "go", "pytest", "vitest", "jest", "tsc", "biome", "ruff"]
+# --- programs that run the project's own code ------------------------------------
+#
+# Test runners, compilers, linters and package managers. The sandbox runs
+# them in its tiny project and judges each command on what it does beyond
+# the bare admitted form it starts with (`pytest_planmode/sandbox/runners.py`).
+# Each command costs seconds (a runtime starts, a compiler runs), so they are
+# swept by their own checks (`*.sandbox.runners`), not with PROGRAMS.
+#
+# How each reads its options (checked against the installed programs):
+# - tsc (TypeScript 7): long names with one or two dashes, any letter case,
+#   never abbreviated; a boolean option takes an explicit `true`/`false`
+#   next word; no bundles ("tsc").
+# - jest (yargs) and vitest (cac): long names in full, also in kebab case
+#   (`--output-file` is `--outputFile`), `=value` or the next word; short
+#   letters bundle ("camel").
+# - go: flags with one or two dashes, `=value` or the next word, never
+#   bundled; test flags also as `-test.<name>` ("go").
+# - cargo, ruff, biome, pytest 7 (argparse without abbreviations), npm,
+#   pnpm, yarn: long names in full ("exact"); npm resolves unique prefixes
+#   and aliases of its subcommand words (`npm tes`, `npm rum test`), and
+#   hands the words after `--` to the script it runs.
+POOLS.update(
+    {
+        "bool": ["true", "false"],
+        "reporter": ["default", "json", "html", "junit", "verbose", "dot"],
+        "testpattern": ["sum", "adds", "src"],
+        "gomod": ["mod", "readonly", "vendor"],
+        "pkg": ["typescript", "left-pad"],
+        "outfile": ["report.out", "../outside.out", world.HOME + "/planted.out"],
+        "outdir": ["build-out", "../outside-dir", "/tmp/planted-dir"],
+        "registry": ["http://198.51.100.7/"],
+        "word": ["x"],
+        "tscproject": ["tsconfig.json", "."],
+    }
 )
+_READS.update({"tsc": "tsc", "jest": "camel", "vitest": "camel", "go": "go"})
+
+
+def _runner(
+    name: str, options: str, prefix: tuple[str, ...] = (), operands: tuple[str, ...] = (), /, **valued: str
+) -> Program:
+    base = _p(name, options, operands, **valued)
+    return Program(
+        name,
+        base.options,
+        operands,
+        prefix=prefix,
+        reads=_READS.get(name, "exact"),
+        single_dash_long=name in ("tsc", "go"),
+    )
+
+
+_JEST = dict(
+    LONGoutputFile="outfile",
+    LONGcoverageDirectory="outdir",
+    LONGcacheDirectory="outdir",
+    LONGconfig="file",
+    LONGrootDir="dir",
+    LONGreporters="reporter",
+    LONGtestNamePattern="testpattern",
+    _t="testpattern",
+    LONGcoverageReporters="reporter",
+    LONGmaxWorkers="number",
+    LONGchangedSince="rev",
+)
+_VITEST = dict(
+    LONGoutputFile="outfile",
+    LONGreporter="reporter",
+    LONGroot="dir",
+    LONGconfig="file",
+    LONGtestNamePattern="testpattern",
+    _t="testpattern",
+    LONGdir="dir",
+    LONGapi="number",
+    LONGbrowser="word",
+)
+_NPM_OPTIONS = "--json --silent --parseable --long --global -g --all --dry-run --offline --ignore-scripts"
+_NPM_VALUED = dict(
+    LONGregistry="registry",
+    LONGprefix="outdir",
+    LONGscript_shell="program",
+    LONGuserconfig="file",
+    LONGcache="outdir",
+    LONGworkspace="word",
+    _w="word",
+)
+
+_TSC_FLAGS = (
+    "--pretty --listFiles --listFilesOnly --listEmittedFiles --traceResolution --explainFiles "
+    "--extendedDiagnostics --showConfig --incremental --build -b --init --declaration "
+    "--emitDeclarationOnly --sourceMap --composite --watch -w --version"
+)
+_TSC_VALUED = dict(
+    LONGnoEmit="bool",
+    LONGoutDir="outdir",
+    LONGoutFile="outfile",
+    LONGdeclarationDir="outdir",
+    LONGtsBuildInfoFile="outfile",
+    LONGgenerateTrace="outdir",
+    LONGgenerateCpuProfile="outfile",
+    LONGproject="tscproject",
+    _p="tscproject",
+    LONGrootDir="dir",
+)
+_JEST_FLAGS = (
+    "--coverage --clearCache --updateSnapshot -u --ci --listTests --showConfig --runInBand -i "
+    "--silent --verbose --init --watch --watchAll --onlyChanged -o --lastCommit --debug --logHeapUsage "
+    "--passWithNoTests --no-cache --detectOpenHandles --useStderr"
+)
+_VITEST_FLAGS = (
+    "--coverage --update -u --ui --open --watch -w --run --silent --passWithNoTests --globals "
+    "--coverage.enabled --clearCache --changed --typecheck --standalone --no-file-parallelism"
+)
+_NPM_SUBCOMMANDS = [
+    "test",
+    "t",
+    "tes",
+    "tst",
+    "ls",
+    "list",
+    "la",
+    "ll",
+    "view",
+    "v",
+    "info",
+    "show",
+    "search",
+    "outdated",
+    "audit",
+    "install",
+    "i",
+    "ci",
+    "init",
+    "exec",
+    "pack",
+    "prune",
+    "dedupe",
+    "rebuild",
+    "link",
+    "uninstall",
+    "update",
+    "version",
+    "cache",
+    "config",
+    "pkg",
+    "doctor",
+    "explain",
+]
+_NPM_SCRIPT_ARGS = " --~--coverage --~--json~--outputFile=npm-out.json --~-u"
+_YARN_SUBCOMMANDS = [
+    "list",
+    "info",
+    "why",
+    "audit",
+    "install",
+    "add",
+    "run",
+    "test",
+    "check",
+    "cache",
+    "init",
+    "pack",
+    "autoclean",
+]
+_PNPM_SUBCOMMANDS = [
+    "ls",
+    "list",
+    "why",
+    "audit",
+    "outdated",
+    "test",
+    "install",
+    "add",
+    "exec",
+    "dlx",
+    "store",
+    "init",
+]
+_PYTEST_FLAGS = (
+    "-q -x -v -s --co --collect-only --lf --ff --cache-clear --debug --pastebin=all -rfEp "
+    "--setup-plan --fixtures --markers"
+)
+_PYTEST_VALUED = dict(
+    LONGjunitxml="outfile",
+    LONGjunit_xml="outfile",
+    LONGbasetemp="outdir",
+    _p="pyplugin",
+    LONGlog_file="outfile",
+    LONGoverride_ini="word",
+    _o="word",
+    _k="testpattern",
+    LONGrootdir="dir",
+    _c="file",
+    LONGconfcutdir="dir",
+    LONGresultlog="outfile",
+    LONGreport_log="outfile",
+)
+_GO_VALUED = dict(
+    _o="outfile",
+    _coverprofile="outfile",
+    _cpuprofile="outfile",
+    _memprofile="outfile",
+    _blockprofile="outfile",
+    _mutexprofile="outfile",
+    _trace="outfile",
+    _outputdir="outdir",
+    _exec="program",
+    _toolexec="program",
+    _vettool="program",
+    _run="testpattern",
+    _count="number",
+    _fuzz="testpattern",
+    _mod="gomod",
+    _modfile="file",
+)
+_CARGO_FLAGS = (
+    "--release --no-run --lib --doc --all-targets --locked --offline --frozen -q -v --timings --verbose"
+)
+_CARGO_VALUED = dict(
+    LONGtarget_dir="outdir",
+    LONGconfig="cargoconfig",
+    _Z="word",
+    LONGartifact_dir="outdir",
+    LONGout_dir="outdir",
+    LONGmanifest_path="file",
+    LONGmessage_format="word",
+)
+_GO_FLAGS = "-v -json -cover -c -work -x -n -a -race -short -failfast"
+_BIOME_SUBCOMMANDS = ["lint", "format", "check", "ci", "init", "migrate", "start", "clean"]
+
+
+def _with(program: Program, extra: dict[str, str | None]) -> Program:
+    return Program(
+        program.name,
+        {**program.options, **extra},
+        program.operands,
+        program.prefix,
+        reads=program.reads,
+        single_dash_long=program.single_dash_long,
+    )
+
+
+RUNNER_PROGRAMS: list[Program] = [
+    _runner("tsc", _TSC_FLAGS, ("--noEmit",), **_TSC_VALUED),
+    # `--json`: jest writes `--outputFile` only with it.
+    _runner("jest", _JEST_FLAGS, ("--json",), **_JEST),
+    _with(_runner("vitest", _VITEST_FLAGS, ("run",), **_VITEST), {"--coverage.reportsDirectory": "outdir"}),
+    _runner("vitest", "", (), ("vitcmd",)),
+    *[_runner("npm", _NPM_OPTIONS, (sub,), **_NPM_VALUED) for sub in _NPM_SUBCOMMANDS],
+    *[_runner("npm", _NPM_OPTIONS + _NPM_SCRIPT_ARGS, ("run", script), **_NPM_VALUED)
+      for script in ("test", "check", "typecheck", "lint")],
+    _runner("npm", "--~--coverage --~--watchAll=false~--coverage", ("test",)),
+    _runner("npm", "", ("rum", "test")),
+    _runner("npm", "", ("run-script", "test")),
+    _runner("npm", "", ("audit", "fix")),
+    _runner("npm", "", ("cache", "clean", "--force")),
+    *[_runner("yarn", "--json --silent --offline", (sub,), LONGmodules_folder="outdir",
+              LONGcache_folder="outdir") for sub in _YARN_SUBCOMMANDS],
+    *[_runner("pnpm", "--json --silent --offline", (sub,), LONGstore_dir="outdir", LONGdir="dir")
+      for sub in _PNPM_SUBCOMMANDS],
+    _runner("npx", "--yes --no", ("tsc",)),
+    _runner("npx", "", ("jest",)),
+    _runner("pytest", _PYTEST_FLAGS, (), (), **_PYTEST_VALUED),
+    _runner("pytest", "", (), ("pytestpath",)),
+    *[_runner("go", _GO_FLAGS, (sub,), ("gopkg",), **_GO_VALUED) for sub in ("test", "vet")],
+    *[_runner("cargo", _CARGO_FLAGS, (sub,), **_CARGO_VALUED) for sub in ("test", "check")],
+    _runner("ruff", "--version --help", ()),
+    *[_runner("ruff", "--fix --diff --no-cache --statistics --watch --show-files", (sub,), ("dir",),
+              LONGcache_dir="outdir", LONGoutput_file="outfile", LONGconfig="word")
+      for sub in ("check", "format", "clean")],
+    _runner("biome", "--version --help", ()),
+    *[_runner("biome", "--write --fix --unsafe --staged --changed", (sub,), ("dir",), LONGlog_path="outdir",
+              LONGreporter="word", LONGconfig_path="dir") for sub in _BIOME_SUBCOMMANDS],
+    _runner("pip", "--user --dry-run --no-deps -q", ("install",), ("pkg",), _t="outdir", LONGtarget="outdir",
+            LONGprefix="outdir", _r="file"),
+    *[_runner("pip", "-q --verbose", (sub,)) for sub in ("list", "freeze", "show", "config", "cache")],
+]  # fmt: skip
+
+POOLS.update(
+    {
+        "vitcmd": ["init", "watch", "dev", "serve", "bench", "list", "related"],
+        "pytestpath": ["tests", "tests/test_util.py"],
+        "pyplugin": ["no:cacheprovider", "pytester", "tests.test_util"],
+        "gopkg": [".", "./..."],
+        "cargoconfig": ['target-dir="cfg-out"', 'build.rustc-wrapper="/bin/sh"'],
+    }
+)
+
+#: Programs the sandbox checks still leave out, and why: none. Every program
+#: the specs admit in some form is installed for the sandbox (Debian: npm,
+#: golang-go, cargo, python3-pytest, python3-pip; `planmode sandbox
+#: install`: typescript, jest, vitest, pnpm, yarn, Biome, ruff) and judged
+#: on what it does beyond its admitted bare form.
+EXEMPT_PROGRAMS: frozenset[str] = frozenset()
+#: Programs whose commands the runner checks judge (they run project code).
+RUNNER_NAMES = frozenset(p.name for p in RUNNER_PROGRAMS)

@@ -52,6 +52,21 @@ CLASSES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "bundled-value": ("planmode.bash.check", _search(r"^sort .*-[a-zA-Z]+o")),
 }
 
+#: Classes of programs that run project code (test runners, compilers,
+#: package managers); each run starts a runtime, so they are tried apart.
+RUNNER_CLASSES: dict[str, tuple[str, Callable[[str], bool]]] = {
+    # tsc long options with one dash (`-incremental`).
+    "tsc-single-dash": ("planmode.bash.check", _search(r"^tsc --noEmit .*(?<!\S)-[A-Za-z]{3,}")),
+    # An explicit false after tsc's --noEmit.
+    "tsc-noemit-false": ("oplmodes.bash.check", _search(r"^tsc .*noEmit\W+false")),
+    # The kebab-case spelling of jest's --outputFile.
+    "kebab-case": ("planmode.bash.check", _search(r"^jest .*--output-file")),
+    # Words after `--` handed to the program an npm script runs.
+    "npm-script-args": ("planmode.bash.check", _search(r"^npm (?:test|run \w+)\b.* -- ")),
+    # jest's changed-files modes (they run git).
+    "runner-runs-git": ("planmode.bash.check", _search(r"^jest .*--only-?[cC]hanged|^jest .*-o\b")),
+}
+
 
 class Leaky:
     def __init__(self, allows: Callable[[str, str], bool], name: str) -> None:
@@ -82,7 +97,7 @@ class Leaky:
 
 
 def class_target(name: str) -> Leaky:
-    gate, predicate = CLASSES[name]
+    gate, predicate = CLASSES[name] if name in CLASSES else RUNNER_CLASSES[name]
     return Leaky(lambda op, command: op == gate and predicate(command), f"leaky: {name}")
 
 

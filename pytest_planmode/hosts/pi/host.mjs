@@ -969,7 +969,15 @@ class Run {
       confirm: ask("confirm", "confirm"),
       input: ask("input", "input"),
       editor: ask("editor", "input"),
-      custom: async (...args) => { rt.record("ui.custom", args.slice(1)); return undefined; },
+      // A custom component is drawn by a terminal and answered by keys: with
+      // none pressed it stays open. The step that opened it ends (as for a
+      // held prompt); the dialog is never answered, so an extension that
+      // reopens a dismissed dialog cannot spin the host.
+      custom: (...args) => {
+        rt.assertActive();
+        rt.record("ui.custom", args.slice(1));
+        return new Promise(() => { run.promptOpened?.(); });
+      },
       getEditorText: () => run.editorText ?? "",
       getEditorComponent: () => undefined,
       getAllThemes: () => [],

@@ -188,6 +188,20 @@ for (const [name, positions] of Object.entries(WRITERS)) {
 fs.open = guarded("open", [0], realFs.open, "callback", true);
 fs.openSync = guarded("openSync", [0], realFs.openSync, "sync", true);
 fs.promises.open = guarded("open", [0], realFsp.open, "promise", true);
+// Reads under the project directory are traced when the run asks for it
+// (options.traceReads), as the mock traces them: a plan file loaded is an
+// effect of some specs. Paths are relative to the named root, never the machine's.
+const tracedRead = (name, fn) => function read(file, ...rest) {
+  const run = current;
+  if (run?.options.traceReads && (typeof file === "string" || file instanceof URL) && inside(run.sandbox.cwd, pathArg(file))) {
+    const rel = path.relative(run.sandbox.cwd, path.resolve(pathArg(file))).split(path.sep).join("/");
+    run.trace.push({ t: run.now(), call: `fs.${name}`, args: [`<cwd>/${rel}`.replace(/\/$/, "")] });
+  }
+  return fn.call(this, file, ...rest);
+};
+fs.readFileSync = tracedRead("readFileSync", realFs.readFileSync);
+fs.readFile = tracedRead("readFile", realFs.readFile);
+fs.promises.readFile = tracedRead("readFile", realFsp.readFile);
 module.syncBuiltinESMExports();
 
 function directories(root) {
@@ -517,7 +531,15 @@ class Run {
       confirm: ask("confirm", "confirm"),
       input: ask("input", "input"),
       editor: ask("editor", "input"),
-      custom: async (...args) => { run.record("ui.custom", args.slice(1)); return undefined; },
+      // A custom component is drawn by a terminal and answered by keys: with
+      // none pressed it stays open, as in Pi's interactive mode. The step that
+      // opened it ends (as for a held prompt); the dialog is never answered, so
+      // an extension that reopens a dismissed dialog cannot spin the host.
+      custom: (...args) => {
+        run.record("ui.custom", args.slice(1));
+        run.customOpened = true;
+        return new Promise(() => { run.promptOpened?.(); });
+      },
       onTerminalInput: () => () => {},
       getEditorText: () => run.editorText ?? "",
       setEditorText: (text) => { run.editorText = text; run.record("ui.setEditorText", [text]); },
@@ -660,6 +682,8 @@ class Run {
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
       if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+      // An extension's pi.appendEntry, traced as the mock traces it.
+      if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
     await session.bindExtensions({
       uiContext: this.ui(),
@@ -701,7 +725,8 @@ class Run {
     let watchdog;
     const calls = this.llmCalls;
     const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
-    waits.push(new Promise((resolve) => { this.promptOpened = resolve; }));
+    // A custom dialog may open before this wait starts (the command ran up to it at once).
+    waits.push(new Promise((resolve) => { this.promptOpened = resolve; if (this.customOpened) resolve(); }));
     // A new LLM call (the run the step started, or the next turn) waits for the script.
     waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llmCalls > calls) resolve(); }));
     await Promise.race(waits);
@@ -1403,6 +1428,7 @@ async function runScript(request) {
       const stepBegan = performance.now();
       const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
       results.push(record);
+      run.customOpened = false;
       const handler = STEPS[step?.do];
       if (!handler) throw new Error(`unknown step ${JSON.stringify(step?.do)}; steps: ${Object.keys(STEPS).join(", ")}`);
       try {
@@ -1411,6 +1437,7 @@ async function runScript(request) {
         Object.assign(record, { pending: false, threw: errorText(error), doneAt: run.now() });
       }
       record.traceTo = run.trace.length;
+      if (run.options.observe) record.after = observeRun(run);
       const spent = performance.now() - stepBegan;
       timing.stepsMs += spent;
       timing.steps[step?.do] = (timing.steps[step?.do] ?? 0) + spent;
@@ -1431,6 +1458,26 @@ async function runScript(request) {
     timing.closeMs = performance.now() - closing;
     timing.totalMs = performance.now() - began;
   }
+}
+
+// What a step left behind, for scripts that read effects step by step
+// (options.observe), in the mock's shape: the active tools, the globals named
+// in options.globals, the files under the directories named in options.dirs
+// (relative to cwd).
+function observeRun(run) {
+  const globals = {};
+  for (const name of run.options.globals ?? []) globals[name] = json(globalThis[name]) ?? null;
+  const files = {};
+  for (const dir of run.options.dirs ?? []) {
+    const base = path.resolve(run.sandbox.cwd, String(dir));
+    if (!inside(run.sandbox.cwd, base)) continue;
+    let names = [];
+    try { names = realFs.readdirSync(base, { withFileTypes: true }); } catch { names = []; }
+    for (const d of names) if (d.isFile()) files[`${dir}/${d.name}`] = realFs.readFileSync(path.join(base, d.name), "utf8");
+  }
+  let activeTools = [];
+  try { activeTools = run.session ? run.session.getActiveToolNames() : []; } catch (error) { run.error("observe", error); }
+  return { activeTools, thinkingLevel: run.session?.thinkingLevel ?? run.thinkingLevel, globals, files };
 }
 
 async function close(run) {

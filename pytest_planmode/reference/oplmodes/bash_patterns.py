@@ -463,10 +463,28 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         r"tsc"
         + END
         + LATER
-        + r"(?i:--(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build)|-b)"
+        # tsc reads its long options with one dash too (`-incremental`).
+        # `--noEmit false` turns emitting back on (tsc reads an explicit
+        # boolean after a flag).
+        + r"(?i:--?(?:generateTrace|generateCpuProfile|tsBuildInfoFile|incremental|build|watch)|-[bw]"
+        + r"|--?noEmit(?:[ \t]+|[=:])['\"]?false['\"]?)"
         + r"(?=[\s=;&|()<>`]|$)",
         True,
-        "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build",
+        "tsc --generateTrace, --generateCpuProfile, --tsBuildInfoFile, --incremental, --build (with one "
+        "dash or two), --noEmit false, --watch/-w (never ends)",
+    ),
+    Rule(
+        "package manager writes elsewhere",
+        r"(?:npm|pnpm|yarn)"
+        + END
+        + LATER
+        + r"--(?:cache|logs-dir|cache-folder|cache-dir|modules-folder|global-folder|store-dir|prefix"
+        + r"|userconfig|globalconfig)"
+        + r"(?=[\s=;&|()<>`]|$)",
+        True,
+        "npm/pnpm/yarn --cache, --logs-dir, --cache-folder, --cache-dir, --modules-folder, --global-folder, "
+        "--store-dir, --prefix (the package manager writes its cache or log there), --userconfig, "
+        "--globalconfig (another configuration: npm ls --userconfig FILE asked the registry)",
     ),
     # -- anywhere in the text, at a word start ------------------------------
     Rule(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 RC = "reference-choices.md § pi-plan-mode: limited Bash"
 
@@ -40,6 +40,12 @@ class OptionRule:
     `value_short`: letters that take the rest of their bundle as a value,
     so scanning the bundle stops there.
     `fold_case`: option names are case-insensitive (tsc).
+    `single_dash_long`: the program also reads its long options with one
+    dash (tsc: `-incremental` is `--incremental`), so a one-dash word of
+    more than one letter is looked up as a long name too.
+    `kebab_case`: the program reads `--a-b` as `--aB` (jest's and
+    vitest's parsers expand camel case), so a dashed name is looked up in
+    its camel-case spelling too.
     `next_word`: the program reads a bundle letter by letter, and a letter
     that takes a value takes the next unused word (tree: `-LR 1` is `-L 1
     -R`), so scanning goes on past it.
@@ -56,6 +62,8 @@ class OptionRule:
     short: str = ""
     value_short: str = ""
     fold_case: bool = False
+    single_dash_long: bool = False
+    kebab_case: bool = False
     next_word: bool = False
     values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: Every prefix (`--o`, `--ou`, …) of a forbidden long option, mapped to
@@ -77,6 +85,7 @@ class OptionRule:
 
 
 NO_OPTIONS = OptionRule()
+_KEBAB = re.compile(r"-([a-z0-9])")
 
 #: Arguments forbidden for every program (reference-choices.md: "Arguments
 #: forbidden for every program"). `-i` is deliberately absent.
@@ -89,6 +98,18 @@ def forbidden_option(word: str, rule: OptionRule) -> str | None:
     matched the way GNU tools read them")."""
     if len(word) < 2 or word[0] != "-":
         return None
+    if rule.single_dash_long and len(word) > 2 and word[1] != "-":
+        # `-name` read as `--name` first; a word that names no long option
+        # is still read as short letters below.
+        hit = forbidden_option("-" + word, replace(rule, single_dash_long=False))
+        if hit is not None:
+            return hit
+    if rule.kebab_case and word.startswith("--") and "-" in word[2:].split("=", 1)[0]:
+        name, eq, value = word[2:].partition("=")
+        camel = "--" + _KEBAB.sub(lambda m: m.group(1).upper(), name) + eq + value
+        hit = forbidden_option(camel, replace(rule, kebab_case=False))
+        if hit is not None:
+            return hit
     text = word.lower() if rule.fold_case else word
     name = text.split("=", 1)[0]
     if rule.exact and name in rule.exact:
@@ -324,8 +345,16 @@ _TSC_OPTIONS = OptionRule(
         "--build",
         "-b",
         "--init",
+        # Watch mode never ends (as jest --watch): only forms that report to
+        # the terminal and end (reference-choices.md § Both shell gates).
+        "--watch",
+        "-w",
     ),
     fold_case=True,
+    # tsc reads `-incremental` as `--incremental` (its parser strips one or
+    # two dashes): reference-choices.md § Both shell gates, "a program that
+    # accepts single-dash spellings of its long options is read with them".
+    single_dash_long=True,
 )
 
 
@@ -337,6 +366,10 @@ def tsc_shape(args: Sequence[str]) -> str | None:
     lowered = [arg.lower() for arg in args]
     if "--noemit" not in lowered:
         return "tsc is reviewed only with --noEmit"
+    # tsc reads `-noEmit` as `--noEmit` (single-dash long options).
+    lowered = [
+        "-" + arg if arg[:1] == "-" and arg[1:2] not in ("-", "") and len(arg) > 2 else arg for arg in lowered
+    ]
     for index, arg in enumerate(lowered):
         # `--noEmit false` turns emitting back on (tsc reads an explicit
         # boolean after a flag): reference choice, closes a hole.
@@ -662,9 +695,22 @@ _JS_TEST = OptionRule(
         "--watchAll",
         "--init",
         "--clearCache",
+        # They run git (or hg) to find changed files: a program the line
+        # does not name (found by the sandbox).
+        "--onlyChanged",
+        "--lastCommit",
+        "--changedSince",
+        "--changedFilesWithAncestor",
+        "--changed",
     ),
-    short="u",
+    short="uo",
+    # `--output-file` is `--outputFile` to both parsers (camel-case
+    # expansion): every spelling the program accepts is read.
+    kebab_case=True,
 )
+
+#: vitest's `-w` is `--watch` (jest's `-w` is `--maxWorkers N`, harmless).
+_VITEST_TEST = replace(_JS_TEST, short=_JS_TEST.short + "w")
 
 #: Leading words that make vitest do something other than run the tests
 #: once (`vitest init` writes a configuration; `watch`/`dev`/`serve` never end).
@@ -682,7 +728,18 @@ def vitest_shape(args: Sequence[str]) -> str | None:
 # at another configuration (reference choice, closes a hole: `npm test
 # --script-shell=./evil`).
 _NPM = OptionRule(
-    long=("--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--shell")
+    long=(
+        "--script-shell",
+        "--node-options",
+        "--userconfig",
+        "--globalconfig",
+        "--prefix",
+        "--shell",
+        # npm writes its cache and debug log where these point (seen in the
+        # sandbox: `npm ls --cache=/tmp/c` made /tmp/c/_logs).
+        "--cache",
+        "--logs-dir",
+    )
 )
 
 # `cargo --config 'target.<triple>.runner="…"'` runs a program of its choice
@@ -708,11 +765,17 @@ _OTHER_RULES = (
         subcommands=(
             *tuple(
                 SubcommandRule((name,), options=_NPM)
-                for name in ("list", "ls", "view", "info", "search", "outdated", "test")
+                for name in ("list", "ls", "view", "info", "search", "outdated")
             ),
+            # Words after `--` go to the program the package script runs,
+            # which the policy cannot see (`npm test -- --coverage` writes a
+            # report): reference-choices.md § Both shell gates, programs
+            # are judged by what they start.
+            SubcommandRule(("test",), options=_NPM, forbidden_words=("--",)),
             SubcommandRule(("audit",), options=_NPM, forbidden_words=("fix",)),
             *tuple(
-                SubcommandRule(("run", name), options=_NPM) for name in ("test", "check", "typecheck", "lint")
+                SubcommandRule(("run", name), options=_NPM, forbidden_words=("--",))
+                for name in ("test", "check", "typecheck", "lint")
             ),
         ),
         why="package inspection and project checks",
@@ -771,7 +834,7 @@ _OTHER_RULES = (
         ),
         why="project tests",
     ),
-    ProgramRule(program="vitest", source=RC, options=_JS_TEST, shape=vitest_shape, why="project tests"),
+    ProgramRule(program="vitest", source=RC, options=_VITEST_TEST, shape=vitest_shape, why="project tests"),
     ProgramRule(program="jest", source=RC, options=_JS_TEST, why="project tests"),
 )
 

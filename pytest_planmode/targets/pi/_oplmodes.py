@@ -87,8 +87,8 @@ def reported_mode(record: Mapping[str, Any]) -> Any:
 
 
 def dialogs(trace: list[dict[str, Any]]) -> int:
-    """How many `ctx.ui.custom` dialogs the extension opened: Pi answers
-    them with nothing when no terminal draws them (RPC mode)."""
+    """How many `ctx.ui.custom` dialogs the extension opened: terminal
+    components the host cannot draw or answer (each stays open)."""
     return sum(1 for entry in trace if entry.get("call") == "ui.custom")
 
 

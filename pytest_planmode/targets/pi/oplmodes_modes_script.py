@@ -20,8 +20,9 @@ notifications and menus from `ctx.ui`, the entry from `pi.appendEntry`, the
 widget from `ctx.ui.setWidget` (its colour from the theme token it was
 painted with), plan files from the directory and the reads of it,
 configuration problems from the warnings shown while the module loads.
-An event that opens a custom dialog (`ctx.ui.custom`, which Pi answers with
-nothing in RPC mode) makes the case unsupported: the script does not say
+An event that opens a custom dialog (`ctx.ui.custom`: a terminal component
+the host cannot draw, which stays open as it does in Pi's interactive mode
+with no key pressed) makes the case unsupported: the script does not say
 what the user would enter there.
 """
 
@@ -242,9 +243,9 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
                 raise RuntimeError(f"{event.type}: the extension threw: {record['threw']}")
         if dialogs(trace):
             raise Unsupported(
-                f"event {len(steps) + 1} ({event.type}) opened a custom dialog (ctx.ui.custom), which Pi "
-                "answers with nothing when no terminal draws it: what the user would enter there is not "
-                "in the script"
+                f"event {len(steps) + 1} ({event.type}) opened a custom dialog (ctx.ui.custom): a terminal "
+                "component the host cannot draw or press keys in, so it stays open, and what the user would "
+                "enter there is not in the script"
             )
         if records:
             after = records[-1].get("after") or after
