@@ -1,6 +1,8 @@
 """What running an extension through a Pi host costs, and where.
 
     python benchmarks/pi_host.py [--cases N] [--repeat R] [--pi mock,0.84.2,1.6.0]
+                                 [--breakdown-pi WHICH] [--side-by-side-only]
+    python benchmarks/pi_host.py --memory 0.84.2
 
 First, side by side: cases per second and the host's peak resident memory
 for the example extension (`examples/pi-extension/index.mjs`) through the
@@ -22,7 +24,13 @@ The same suite cases (the fixture cases of `planmode.bash.check` and
 each through its target object (host start-up and handshake excluded), and
 prints cases per second for both and their ratio (median of R rounds).
 
-Then one more round through `pi:` with each case's time split into its parts:
+`--memory WHICH` instead sends every fixture case of the operations the
+example translates through one `pi:` target on that host, as a whole-suite
+run does, and prints the highest peak resident memory of its host processes
+(the real host's process is replaced every `RECYCLE_EVERY` runs).
+
+Then one more round through `pi:` (`--breakdown-pi`, default the mock) with
+each case's time split into its parts:
 on the kit's side the sandbox, the translation both ways and the JSON of the
 request and answer; on the host's side (the timing the host reports) the
 run's set-up, the file snapshots, the module evaluations, the steps; the
@@ -55,7 +63,7 @@ from pytest_planmode.targets.pi_target import PiTarget, scratch_parent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pi-extension" / "index.mjs"
 OPERATIONS = ("planmode.bash.check", "planmode.powershell.check")
-HOST_PARTS = ("setupMs", "filesMs", "loadMs", "stepsMs")
+HOST_PARTS = ("setupMs", "filesMs", "loadMs", "stepsMs", "closeMs")
 
 
 def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
@@ -97,8 +105,14 @@ def breakdown(
         # The answer is decoded once by the client; encoding it costs the host about as much.
         parts["kit: JSON of the answer (decode)"] += (t6 - t5) * 1000
         parts["pipe + host JSON (round trip - host run)"] += (t3 - t2) * 1000 - host_ms - (t6 - t5) * 1000
-        for key in HOST_PARTS:
-            parts[f"host: {key[:-2]}"] += float(timing.get(key, 0.0))
+        for key, value in timing.items():
+            # The mock host reports its parts; the real one its parts and
+            # each kind of step (`steps`).
+            if key in HOST_PARTS:
+                parts[f"host: {key[:-2]}"] += float(value)
+            elif key == "steps" and isinstance(value, dict):
+                for step, ms in value.items():
+                    parts[f"host:   step {step}"] += float(ms)
         parts["answer bytes"] += len(encoded)
     return {key: value / len(requests) for key, value in parts.items()}
 
@@ -119,18 +133,10 @@ TS_EXAMPLE = EXAMPLE.parent.parent / "pi-extension-ts" / "index.ts"
 
 
 def peak_rss_mb(host: PiHost) -> float | None:
-    """The host process's peak resident memory (Linux), in MB."""
-    proc = host._proc
-    if proc is None:
-        return None
-    try:
-        status = Path(f"/proc/{proc.pid}/status").read_text(encoding="ascii")
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return None
+    """The highest peak resident memory of the host's processes (Linux), in
+    MB, recycled ones included."""
+    peak = host.peak_rss_kb()
+    return peak / 1024 if peak else None
 
 
 def side_by_side(hosts: list[str], cases: int, repeat: int) -> None:
@@ -182,13 +188,25 @@ def main() -> None:
     parser.add_argument(
         "--pi", default="mock,0.84.2,1.6.0", help="hosts side by side (default mock,0.84.2,1.6.0)"
     )
-    parser.add_argument("--side-by-side-only", action="store_true", help="skip the mock's breakdown")
+    parser.add_argument("--side-by-side-only", action="store_true", help="skip the breakdown")
+    parser.add_argument(
+        "--breakdown-pi", default="mock", help="the host whose case time is split into parts (default mock)"
+    )
+    parser.add_argument(
+        "--memory",
+        metavar="PI",
+        help="only run every fixture case of the example's operations through this Pi host and "
+        "print the host's peak resident memory (a whole-suite run's)",
+    )
     args = parser.parse_args()
+    if args.memory:
+        memory(args.memory)
+        return
     side_by_side([h.strip() for h in args.pi.split(",") if h.strip()], args.cases, args.repeat)
     if args.side_by_side_only:
         return
     requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation in OPERATIONS][: args.cases]
-    pi = PiTarget(str(EXAMPLE), timeout=60)
+    pi = PiTarget(str(EXAMPLE), timeout=60, pi=args.breakdown_pi)
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
     try:
         pi.handshake()
@@ -212,7 +230,7 @@ def main() -> None:
         exec_target.close()
     pi_rate, exec_rate = statistics.median(pi_rates), statistics.median(exec_rates)
     print(f"{len(requests)} cases of {', '.join(OPERATIONS)}, median of {args.repeat} rounds")
-    print(f"  pi:examples/pi-extension/index.mjs       {pi_rate:9.1f} cases/s")
+    print(f"  pi:examples/pi-extension/index.mjs ({args.breakdown_pi:6s}) {pi_rate:9.1f} cases/s")
     print(f"  exec:python -m pytest_planmode.serve     {exec_rate:9.1f} cases/s")
     print(f"  ratio exec/pi                            {exec_rate / pi_rate:9.1f} x")
     print(f"host process start to handshake            {process_start(3):9.1f} ms (once per worker)")
@@ -223,12 +241,42 @@ def main() -> None:
             print(f"  {key + unit:44s} {before.get(key, 0.0):9.2f} {value:9.2f}")
         else:
             print(f"  {key + unit:44s} {value:9.2f}")
-    total = sum(v for k, v in after.items() if k != "answer bytes")
+    total = sum(v for k, v in after.items() if k != "answer bytes" and " step " not in k)
     if before is not None:
-        old = sum(v for k, v in before.items() if k != "answer bytes")
+        old = sum(v for k, v in before.items() if k != "answer bytes" and " step " not in k)
         print(f"  {'total':44s} {old:9.2f} {total:9.2f}")
     else:
         print(f"  {'total':44s} {total:9.2f}")
+
+
+def memory(which: str) -> None:
+    """Every fixture case of the operations the example translates, through
+    one `pi:` target on `which`, as a whole-suite run sends them; the
+    highest peak resident memory of its host processes (recycled ones
+    included) and of this process."""
+    import resource
+
+    target = PiTarget(str(EXAMPLE), timeout=120, pi=which)
+    started = time.perf_counter()
+    counts: dict[str, int] = defaultdict(int)
+    try:
+        target.handshake()
+        for case in load_suite():
+            if case.operation in TRANSLATIONS:
+                counts[target.request(case.operation, dict(case.input)).kind] += 1
+        peak = target.host.peak_rss_kb() / 1024
+        processes = target.host.processes
+    finally:
+        target.close()
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"pi:{EXAMPLE.parent.name}/{EXAMPLE.name} on {which}: {sum(counts.values())} fixture cases "
+        f"({dict(counts)}) in {time.perf_counter() - started:.0f} s"
+    )
+    print(
+        f"  host peak RSS {peak:.0f} MB over {processes} process(es) (goal < 400 MB); "
+        f"the kit's own peak {own:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -130,3 +130,13 @@ def test_a_check_draws_its_own_number_of_examples_and_the_same_ones(monkeypatch:
     hypothesis_profiles.fix_examples(check, "demo.property.default")
     check()
     assert len(seen) > 7 and seen != few
+
+
+def test_every_check_given_its_own_number_of_examples_exists() -> None:
+    from pytest_planmode import hypothesis_profiles
+    from pytest_planmode.properties import property_checks
+
+    ids = set(property_checks())
+    unknown = sorted(set(hypothesis_profiles.EXAMPLES) - ids)
+    assert unknown == [], f"EXAMPLES names checks the suite does not have: {unknown}"
+    assert all(n > 0 for n in hypothesis_profiles.EXAMPLES.values())

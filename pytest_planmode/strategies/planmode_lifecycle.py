@@ -204,8 +204,10 @@ def guaranteed_implementations(draw: st.DrawFn, policy: str = "keep") -> dict[st
     }
 
 
-_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.", min_size=1, max_size=12).filter(
-    lambda name: name not in {".", ".."}
+#: A path component: never `.` or `..` (built so, not filtered: a name of
+#: dots only gets a letter).
+_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.", min_size=1, max_size=12).map(
+    lambda name: name + "a" if name in {".", ".."} else name
 )
 
 #: Relative export paths of one to three components.

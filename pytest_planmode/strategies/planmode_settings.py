@@ -45,11 +45,15 @@ json_values = st.recursive(
     max_leaves=12,
 )
 
-_word = st.text(
-    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+.:/ ",
-    min_size=1,
-    max_size=24,
-).filter(lambda s: s.strip() != "")
+_WORD_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+.:/ "
+#: A word with at least one character that is not a space (built so, not
+#: filtered): blanks around a visible character.
+_word = st.builds(
+    lambda before, visible, after: before + visible + after,
+    st.text(alphabet=_WORD_ALPHABET, max_size=11),
+    st.sampled_from(_WORD_ALPHABET.replace(" ", "")),
+    st.text(alphabet=_WORD_ALPHABET, max_size=12),
+)
 
 _model = st.fixed_dictionaries({"provider": _word, "modelId": _word})
 
@@ -70,9 +74,10 @@ VALID_VALUES: dict[str, st.SearchStrategy[Any]] = {
     ),
 }
 
-#: Unknown top-level field names (never a known or retired one).
-unknown_keys = st.text(min_size=1, max_size=12).filter(
-    lambda k: k not in KNOWN_FIELDS and k != "toolVisibility"
+#: Unknown top-level field names (never a known or retired one: built so,
+#: not filtered, by marking a drawn known name).
+unknown_keys = st.text(min_size=1, max_size=12).map(
+    lambda k: k + "~" if k in KNOWN_FIELDS or k == "toolVisibility" else k
 )
 
 

@@ -147,6 +147,7 @@ def orchestrated_registries(draw: st.DrawFn) -> list[dict[str, Any]]:
     """An active `codemode` orchestrator beside tools that are all
     `model-only`: every nested call of them must be denied."""
     entries = [{"name": "codemode", "source": "user-extension"}]
-    for name in draw(st.lists(names.filter(lambda n: n != "codemode"), max_size=6, unique=True)):
+    others = st.sampled_from([name for name in TOOL_NAMES if name != "codemode"])
+    for name in draw(st.lists(others, max_size=6, unique=True)):
         entries.append({**draw(tool_entries(name)), "exposure": "model-only"})
     return entries

@@ -116,6 +116,11 @@ class PiHost:
         self._runs = 0
         #: Seconds spent starting host processes (for the benchmark).
         self.start_seconds = 0.0
+        #: The highest peak resident memory (kB) of the processes closed so
+        #: far (Linux; for the benchmark): a recycled process's peak counts.
+        self.closed_peak_kb = 0
+        #: Processes started so far.
+        self.processes = 0
 
     @property
     def argv(self) -> list[str]:
@@ -148,6 +153,7 @@ class PiHost:
                 "(install Node.js, or pass --planmode-pi-node=CMD)"
             ) from None
         assert self._proc.stdout is not None
+        self.processes += 1
         began = time.perf_counter()
         self._reader = LineReader(self._proc.stdout.fileno(), MAX_ANSWER)
         self._runs = 0
@@ -244,7 +250,13 @@ class PiHost:
         except OSError:
             return ""
 
+    def peak_rss_kb(self) -> int:
+        """The highest peak resident memory (kB) of this host's processes,
+        the running one included (0 where /proc does not tell)."""
+        return max(self.closed_peak_kb, _peak_kb(self._proc))
+
     def close(self) -> int | None:
+        self.closed_peak_kb = self.peak_rss_kb()
         proc, self._proc = self._proc, None
         reader, self._reader = self._reader, None
         status: int | None = None
@@ -272,6 +284,20 @@ class PiHost:
             self._stderr.close()
             self._stderr = None
         return status
+
+
+def _peak_kb(proc: subprocess.Popen[bytes] | None) -> int:
+    """A running process's peak resident memory in kB (VmHWM), else 0."""
+    if proc is None or proc.poll() is not None:
+        return 0
+    try:
+        with open(f"/proc/{proc.pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return 0
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:

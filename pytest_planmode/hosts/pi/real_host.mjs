@@ -12,7 +12,8 @@
 //   a request that fails as a whole -> {"id": N, "error": "what went wrong"}
 //
 // Each run builds a new Pi session runtime with Pi's SDK, the way Pi's rpc
-// mode does: settings in memory (no compaction, no retry), no skills, prompt
+// mode does (on a model runtime kept between runs, as a Pi process keeps
+// one): settings in memory (no compaction, no retry), no skills, prompt
 // templates, themes or context files, a fixed system prompt, the extension
 // loaded from its path and, loaded last, the host's own inline extension
 // (the recorder). Assistant turns come from pi-ai's scripted faux provider:
@@ -101,18 +102,18 @@ const codingAgent = entryOf("@earendil-works/pi-coding-agent");
 const Pi = await import(codingAgent.url);
 const Ai = await import(entryOf("@earendil-works/pi-ai").url);
 const PI_VERSION = codingAgent.version;
+const { AuthStorage } = await import(new URL("./core/auth-storage.js", codingAgent.url).href);
 
 // Pi's TypeScript loader (jiti) keeps transpiled modules under
 // $TMPDIR/jiti; each run's TMPDIR is its sandbox's, so every sandbox links
 // jiti/ to one directory of this process: a module is transpiled once per
 // process, not once per run (it is still evaluated by every new runtime).
-// Pi's credential file goes there too (one per run): it is not a file the
-// extension wrote.
+// Pi's credentials are kept in memory (AuthStorage.inMemory(), empty at the
+// start of every run): there is no credential file.
 const HOST_TMP = fs.mkdtempSync(path.join(os.tmpdir(), "planmode-pi-host-"));
 const JITI_CACHE = path.join(HOST_TMP, "jiti");
 fs.mkdirSync(JITI_CACHE);
 process.on("exit", () => fs.rmSync(HOST_TMP, { recursive: true, force: true }));
-let runCount = 0;
 
 // ---------------------------------------------------------------- containment
 // Writes through node:fs outside the run's sandbox root are refused and
@@ -215,6 +216,40 @@ function directories(root) {
 }
 
 const STEPS = {};
+// The model runtime kept for the next run without a catalogue (Run.sharedModelRuntime()).
+const MODEL_RUNTIMES = new Map();
+const SCRIPTED = "scripted";
+// The scripted model's turns: each LLM call waits for the running script.
+const scriptedTurn = (context) => {
+  const run = current;
+  if (!run) return Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" });
+  if (run.failTurn) {
+    // fail_next sendUserMessage: the run the message started meets an API error.
+    run.failTurn = false;
+    run.llmCalls += 1;
+    run.trace.push({ t: run.now(), failed: "sendUserMessage" });
+    return Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed this request" });
+  }
+  return new Promise((respond) => {
+    run.llmCalls += 1;
+    run.llm = { context, respond };
+    run.llmWaiting?.();
+  });
+};
+const MANY_TURNS = Array.from({ length: 10000 }, () => scriptedTurn);
+
+// Whether a run left a kept model runtime as its first refresh left it:
+// the same model snapshot (Pi replaces it whenever a provider, a model or
+// the availability changes), no provider of an extension, no credential
+// and the faux models untouched.
+async function untouched(models) {
+  const runtime = models.modelRuntime;
+  return runtime.snapshot === models.snapshot && runtime.extensionProviders.size === 0
+    && (runtime.virtualModels?.size ?? 0) === 0 && runtime.nativeExtensionProviders.size === models.handles.length
+    && models.handles.every((faux) => runtime.nativeExtensionProviders.get(faux.provider.id) === faux.provider)
+    && JSON.stringify(models.handles.map((faux) => faux.models)) === models.fauxModels
+    && (await runtime.credentials.list()).length === 0;
+}
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 const json = (value) => {
   try { return value === undefined ? undefined : JSON.parse(JSON.stringify(value)); } catch { return String(value); }
@@ -291,29 +326,13 @@ class Run {
     }
   }
 
-  // The scripted model: every LLM call waits here for the script. One
-  // faux provider per provider of the catalogue (a `models` step), else
-  // one scripted model.
+  // The scripted model: one faux provider per provider of the catalogue (a
+  // `models` step), else one scripted model. Every LLM call waits for the
+  // script of the run under way (MANY_TURNS), so the providers, and the
+  // model runtime holding them, can serve many runs (sharedModelRuntime()).
   providers() {
-    const run = this;
     if (typeof Ai.fauxProvider !== "function") throw new Error(`pi-ai ${PI_VERSION} has no fauxProvider`);
-    const turn = (context) => {
-      if (run.failTurn) {
-        // fail_next sendUserMessage: the run the message started meets an API error.
-        run.failTurn = false;
-        run.llmCalls += 1;
-        run.trace.push({ t: run.now(), failed: "sendUserMessage" });
-        return Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "the provider failed this request" });
-      }
-      return new Promise((respond) => {
-        run.llmCalls += 1;
-        run.llm = { context, respond };
-        run.llmWaiting?.();
-      });
-    };
-    const many = [];
-    for (let i = 0; i < 10000; i++) many.push(turn);
-    this.turns = many;
+    this.turns = MANY_TURNS;
     const byProvider = new Map();
     for (const m of this.catalogue ?? [{ provider: "planmode", id: "scripted" }]) {
       if (!byProvider.has(m.provider)) byProvider.set(m.provider, []);
@@ -322,7 +341,6 @@ class Run {
     const handles = [];
     for (const [provider, models] of byProvider) {
       const faux = Ai.fauxProvider({ provider, models });
-      faux.setResponses(many);
       // A catalogue model supports the thinking levels it lists, else all
       // seven (Pi's map names the levels beyond high a model supports).
       for (const model of faux.models) {
@@ -553,12 +571,9 @@ class Run {
     const sb = this.sandbox;
     const early = prepareStart(this);
     if (early) return early;
-    const handles = this.providers();
-    const modelRuntime = await Pi.ModelRuntime.create({
-      authPath: (this.authPath = path.join(HOST_TMP, `auth-${++runCount}.json`)), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
-    });
-    for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
+    const { modelRuntime, handles } = await this.sharedModelRuntime();
     this.modelRuntime = modelRuntime;
+    for (const handle of handles) (handle.faux ?? handle).setResponses(MANY_TURNS);
     // Which providers have a key configured: Pi's availability snapshot.
     if (this.catalogue) await modelRuntime.getAvailable();
     const [provider, ...rest] = String(this.current ?? "").split("/");
@@ -610,6 +625,59 @@ class Run {
     }
     finishStart(this);
     return {};
+  }
+
+  // Pi's model runtime (credentials in memory, no models.json, no network)
+  // with the run's providers. A catalogue's providers answer as the run's
+  // script says (authentication, availability): that runtime is the run's
+  // own. The one scripted model of a run without a catalogue answers alike
+  // in every run, so, as in a Pi process, one runtime serves run after run:
+  // it is kept while it is as its first refresh left it (untouched()), and
+  // its availability pass is not repeated then, since nothing it reads has
+  // changed (the credentials in memory and empty, the providers the same;
+  // an extension that registers a provider gets Pi's own refresh, and the
+  // runtime is not kept).
+  async sharedModelRuntime() {
+    if (!this.catalogue) {
+      const kept = MODEL_RUNTIMES.get(SCRIPTED);
+      MODEL_RUNTIMES.delete(SCRIPTED);
+      if (kept) return (this.sharedModels = kept);
+    }
+    const handles = this.providers();
+    handles.forEach((handle) => (handle.faux ?? handle).setResponses(MANY_TURNS));
+    const modelRuntime = await Pi.ModelRuntime.create({
+      credentials: AuthStorage.inMemory(), modelsPath: null, refreshOnCreate: false, allowModelNetwork: false,
+    });
+    if (this.catalogue) {
+      for (const handle of handles) modelRuntime.registerNativeProvider(handle.provider);
+      return { modelRuntime, handles };
+    }
+    const own = Object.getPrototypeOf(modelRuntime).refresh;
+    const pristine = () => modelRuntime.extensionProviders.size === 0 && (modelRuntime.virtualModels?.size ?? 0) === 0
+      && modelRuntime.nativeExtensionProviders.size === handles.length;
+    let refreshed = false;
+    modelRuntime.refresh = async function refresh(options) {
+      if (refreshed && pristine()) return { aborted: false, errors: new Map() };
+      const result = await own.call(this, options);
+      refreshed = true;
+      return result;
+    };
+    for (const faux of handles) modelRuntime.registerNativeProvider(faux.provider);
+    await modelRuntime.refresh({ allowNetwork: false });
+    const fauxModels = JSON.stringify(handles.map((faux) => faux.models));
+    const models = { modelRuntime, handles, snapshot: modelRuntime.snapshot, fauxModels };
+    return (this.sharedModels = models);
+  }
+
+  // After the run: keep its model runtime for the next run if the run left
+  // it as it found it (no provider, model or credential added or changed).
+  async releaseModelRuntime() {
+    const models = this.sharedModels;
+    this.sharedModels = null;
+    if (!models) return;
+    try {
+      if (await untouched(models)) MODEL_RUNTIMES.set(SCRIPTED, models);
+    } catch { /* not reusable */ }
   }
 
   async bind() {
@@ -1627,6 +1695,7 @@ function changedFiles(root, before, after) {
 let current = null;
 
 async function runScript(request) {
+  const began = performance.now();
   const sandbox = request.sandbox;
   for (const key of ["root", "cwd", "home", "agentDir", "sessionDir", "tmp"]) {
     if (typeof sandbox?.[key] !== "string" || !path.isAbsolute(sandbox[key])) throw new Error(`sandbox.${key} must be an absolute path`);
@@ -1646,8 +1715,11 @@ async function runScript(request) {
   const run = new Run(request);
   current = run;
   const results = [];
+  // Where the run's time went (wall ms), for benchmarks/pi_host.py.
+  const timing = { setupMs: performance.now() - began, filesMs: 0, stepsMs: 0, closeMs: 0, totalMs: 0, steps: {} };
   try {
     for (const step of request.script ?? []) {
+      const stepBegan = performance.now();
       const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
       results.push(record);
       run.customOpened = false;
@@ -1660,17 +1732,25 @@ async function runScript(request) {
       }
       record.traceTo = run.trace.length;
       if (run.options.observe) record.after = observeRun(run);
+      const spent = performance.now() - stepBegan;
+      timing.stepsMs += spent;
+      timing.steps[step?.do] = (timing.steps[step?.do] ?? 0) + spent;
       if (process.env.PLANMODE_PI_HOST_DEBUG) process.stderr.write(`step ${step?.do} ${JSON.stringify(record).slice(0, 300)}\n`);
     }
+    const filesBegan = performance.now();
     const state = run.state();
     const files = changedFiles(sandbox.root, before, snapshot(sandbox.root));
     const createdDirs = [...directories(sandbox.root)].filter((d) => !dirsBefore.has(d) && !inside(sandbox.sessionDir, d))
       .map((d) => path.relative(sandbox.root, d).split(path.sep).join("/")).sort();
+    timing.filesMs = performance.now() - filesBegan;
     // Copies: what Pi does while the host closes the run is not the run's.
-    return { results, trace: run.trace.slice(), errors: run.errors.slice(), state, files, createdDirs };
+    return { results, trace: run.trace.slice(), errors: run.errors.slice(), state, files, createdDirs, timing };
   } finally {
+    const closing = performance.now();
     await close(run);
     current = null;
+    timing.closeMs = performance.now() - closing;
+    timing.totalMs = performance.now() - began;
   }
 }
 
@@ -1704,7 +1784,7 @@ async function close(run) {
   try { if (run.session && !run.session.isIdle) await run.session.abort(); } catch (error) { run.error("close", error); }
   run.unsubscribe?.();
   try { await run.runtime?.dispose(); } catch (error) { run.error("close", error); }
-  if (run.authPath) realFs.rmSync(run.authPath, { force: true });
+  await run.releaseModelRuntime();
   clock.reset();
 }
 
