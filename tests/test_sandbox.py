@@ -563,14 +563,14 @@ class TestSandboxChecks:
         assert set(failures) == {
             "planmode.bash.sandbox.sweep",
             "planmode.bash.sandbox.sweep-reference",
-            "oplmodes.bash.sandbox.sweep",
+            "oplmodes.bash.sandbox.sweep-read-only",
         }, run.text
         must = failures["planmode.bash.sandbox.sweep"]
         assert "[exec]" in must and "printf -v" in must
         private = failures["planmode.bash.sandbox.sweep-reference"]
         assert "[secret]" in private and "environ" in private and "'ps " in private
         assert "[git-outside]" in private and "git diff" in private
-        assert "printf -v" in failures["oplmodes.bash.sandbox.sweep"]
+        assert "printf -v" in failures["oplmodes.bash.sandbox.sweep-read-only"]
         assert "planmode sandbox:" in run.text and "commands run" in run.text
 
     @needs_linux

@@ -11,11 +11,17 @@ Levels, per effect, from the specs:
   output, and a file outside the working tree printed by Git, are
   `reference`: the spec says read-only "does not mean private"; leaving
   out `env`/`printenv` and `--no-index` is reference-choices.md's.
-- opl-modes (`oplmodes.bash.check`): writes, executions and secrets are
-  `must`: "file mutation primitives" are blocked, a hidden `$(...)` payload
-  "is split out and checked", and `env`/`printenv` are left out "since they
-  could dump provider API keys" (opl-modes.md § Mode behavior). Network
-  contact is `reference` (the allowlist "covers read-only inspection").
+- opl-modes (`oplmodes.bash.check`): writes and executions are `must`:
+  the allowlist "covers read-only inspection and text filters only", the
+  destructive base blocks "file mutation primitives" and "every redirect
+  that names a file", and a hidden `$(...)` payload "is split out and
+  checked" (opl-modes.md § Mode behavior). A secret in the output and
+  network contact are `reference`: the spec keeps `env`/`printenv` off the
+  safe list "since they could dump provider API keys" and blocks `jq`'s
+  environment access, named forms only, and calls the list "a heuristic
+  backstop, not a process-isolation boundary". The checks of this gate carry
+  the tag `-read-only` in their ids (`oplmodes.bash.sandbox.suite-read-only`):
+  until suite 0.6.0 their `must` level also failed on secrets.
 
 Segments trusted through `safeSubcommands` are never sent here. Commands
 naming a program that runs project code (test runners, compilers, package
@@ -45,6 +51,9 @@ class Gate:
     reference: frozenset[str]
     #: Which suite operations' commands are tried against this gate.
     sources: tuple[str, ...]
+    #: Appended to each check's kind in its id (`suite` -> `suite-read-only`):
+    #: set when what a gate's checks fail on changed, so that the ids change too.
+    tag: str = ""
 
     def input(self, command: str) -> dict[str, Any]:
         if self.operation.startswith("oplmodes."):
@@ -74,9 +83,10 @@ GATES = (
         "oplmodes.bash.check",
         "oplmodes.bash",
         "bash",
-        frozenset({"write", "exec", "secret"}),
-        frozenset({"network"}),
+        frozenset({"write", "exec"}),
+        frozenset({"network", "secret"}),
         _BASH_SOURCES,
+        tag="-read-only",
     ),
 )
 

@@ -133,7 +133,7 @@ def _params(kind: str) -> list[Any]:
     params = []
     for gate in GATES:
         for level in ("must", "reference"):
-            suffix = kind if level == "must" else f"{kind}-reference"
+            suffix = f"{kind}{gate.tag}" if level == "must" else f"{kind}{gate.tag}-reference"
             params.append(
                 pytest.param(
                     gate,
