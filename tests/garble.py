@@ -36,11 +36,20 @@ import schema_check
 
 from pytest_planmode.contract import operations
 from pytest_planmode.harness import judge_output
-from pytest_planmode.matching import UNORDERED, mismatches
+from pytest_planmode.matching import (
+    ANY_TEXT,
+    ANY_TEXT_BUT,
+    HAS,
+    TEXT_WITH,
+    TEXT_WITHOUT,
+    UNORDERED,
+    mismatches,
+)
 from pytest_planmode.observability import missing_effects
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
+MATCHERS = frozenset([UNORDERED, ANY_TEXT, ANY_TEXT_BUT, TEXT_WITH, TEXT_WITHOUT, HAS])
 KINDS = ("drop", "retype", "null", "nest")
 Path_ = tuple[int | str, ...]
 
@@ -69,7 +78,8 @@ def checked(expect: Any, path: Path_) -> bool:
     """Whether `expect` names the place at `path` (or a place holding it)."""
     node = expect
     for part in path:
-        if isinstance(node, dict) and len(node) == 1 and UNORDERED in node:
+        if isinstance(node, dict) and node and set(node) <= MATCHERS:
+            # A matcher (`$unordered`, `$has`, `$textWith`, ...) names the whole place.
             return True
         if isinstance(node, dict):
             if part not in node:
