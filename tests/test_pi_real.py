@@ -235,6 +235,27 @@ def test_d15_a_new_session_resets_the_active_tools(real: Real, tmp_path: Path) -
     assert answer["results"][4]["state"]["activeTools"] == ["read", "bash", "edit", "write"]
 
 
+def test_the_registry_is_applied_before_session_start_so_the_extensions_tools_stand(
+    real: Real, tmp_path: Path
+) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.on("session_start", () => { pi.setActiveTools(["read", "grep"]); });
+        };
+        """,
+    )
+    registry = [
+        {"name": "read", "source": "builtin"},
+        {"name": "bash", "source": "builtin"},
+        {"name": "grep", "source": "builtin", "active": False},
+    ]
+    script = [{"do": "registry", "tools": registry}, {"do": "start"}, {"do": "state"}]
+    answer = real.run(ext, script)
+    assert answer["results"][-1]["state"]["activeTools"] == ["read", "grep"]
+
+
 def test_an_inactive_tool_never_reaches_tool_call(real: Real, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "grep", "input": {"pattern": "x"}}])

@@ -592,27 +592,31 @@ class Run {
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
-    await this.bind();
-    if ((this.inactive.size || this.builtinsListed) && this.hostPi) {
-      // The registry's active set: Pi's built-ins as listed, listed tools
-      // not active left out, every other tool (the extension's) kept.
-      const builtins = this.builtins();
-      const listedActive = new Set(this.listedActive ?? []);
-      let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
-      if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
-      const all = new Set(this.session.getAllTools().map((t) => t.name));
-      for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
-      // In the registry's order, then the extension's own.
-      const order = [...(this.listedActive ?? []), ...this.extraTools];
-      const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
-      active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
-      this.hostPi.setActiveTools(active);
-    }
-    finishStart(this);
+    // The case's registry (its active set) is Pi's before session_start:
+    // an extension's start-up handler then sets the tools it wants.
+    await this.bind(() => {
+      if (this.inactive.size || this.builtinsListed) {
+        // The registry's active set: Pi's built-ins as listed, listed tools
+        // not active left out, every other tool (the extension's) kept.
+        const builtins = this.builtins();
+        const listedActive = new Set(this.listedActive ?? []);
+        let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
+        if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
+        const all = new Set(this.session.getAllTools().map((t) => t.name));
+        for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
+        // In the registry's order, then the extension's own.
+        const order = [...(this.listedActive ?? []), ...this.extraTools];
+        const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+        active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
+        this.session.setActiveToolsByName(active);
+      }
+      finishStart(this);
+    });
     return {};
   }
 
-  async bind() {
+  // beforeStart: what the host sets in Pi before session_start is emitted.
+  async bind(beforeStart) {
     const run = this;
     const runtime = this.runtime;
     const session = runtime.session;
@@ -624,6 +628,7 @@ class Run {
       // An extension's pi.appendEntry, traced as the mock traces it.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
+    beforeStart?.();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -1066,35 +1071,6 @@ Object.assign(STEPS, {
     await run.settle();
     return {};
   },
-  // Before start: a tool of Pi's or of another extension (see hostTools).
-  // Mid-session: another extension registers a tool (the host's own
-  // extension calls pi.registerTool, as any extension may); active unless
-  // the step says not.
-  register_tool: async (run, step) => {
-    if (!run.session) return run.hostTools([step], false);
-    const name = String(step.name);
-    const source = step.source ?? "builtin";
-    if (["builtin", "built-in", "sdk"].includes(source)) return { refused: `Pi's ${source} tools are fixed when its session starts` };
-    if (!run.hostPi) return { refused: "the host's own extension did not load" };
-    if (step.exposure !== undefined && step.exposure !== null && step.exposure !== "direct" && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
-    // A tool named like one of Pi's built-ins overrides it, as an
-    // extension's does; another extension's (or the one under test's) stays.
-    const taken = run.session.getAllTools().find((t) => t.name === name);
-    if (taken && taken.sourceInfo?.source !== "builtin") return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
-    const properties = Object.fromEntries(Object.entries(step.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
-    run.hostPi.registerTool({
-      name, label: name, description: `${name} (extension tool)`,
-      parameters: { type: "object", properties, required: Object.keys(properties) },
-      ...(step.exposure && step.exposure !== "direct" ? { exposure: String(step.exposure) } : {}),
-      execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
-    });
-    await run.settle();
-    const active = run.session.getActiveToolNames();
-    if (step.active === false && active.includes(name)) run.hostPi.setActiveTools(active.filter((n) => n !== name));
-    else if (step.active !== false && !active.includes(name) && !step.exposure) run.hostPi.setActiveTools([...active, name]);
-    await run.settle();
-    return { active: run.session.getActiveToolNames() };
-  },
   // Pi's tools before it starts: its own built-ins (those listed active are
   // enabled) and tools of other extensions, written as extension files where
   // Pi discovers them (user: the agent directory, project: .pi/ in cwd).
@@ -1356,11 +1332,11 @@ function writeEmptyCompanion(run, source) {
   run.companionBySource[source] = file;
 }
 
-// After Pi starts: Pi's own extension tools the registry lists active.
+// Before session_start: Pi's own extension tools the registry lists active.
 function finishStart(run) {
-  if (!run.piActive?.length || !run.hostPi || !run.session) return;
+  if (!run.piActive?.length || !run.session) return;
   const active = run.session.getActiveToolNames();
-  run.hostPi.setActiveTools([...active, ...run.piActive.filter((n) => !active.includes(n))]);
+  run.session.setActiveToolsByName([...active, ...run.piActive.filter((n) => !active.includes(n))]);
 }
 
 function recordBeforeSettle(run, pi) {
