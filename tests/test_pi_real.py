@@ -101,6 +101,16 @@ def test_an_unreachable_registry_is_reported_and_leaves_nothing(tmp_path: Path) 
     assert [p.name for p in (tmp_path / "cache").iterdir()] == []
 
 
+def test_a_host_name_reads_the_pi_release_or_the_mock() -> None:
+    mock = PiTarget(str(PLAN_EXAMPLE), pi="mock")
+    assert mock.host_name == "the mock Pi host"
+    mock.close()
+    installed("1.6.0")
+    real = PiTarget(str(PLAN_EXAMPLE), pi="1.6.0")
+    assert real.host_name == "Pi 1.6.0"
+    real.close()
+
+
 # ---------------------------------------------------------------- the host itself
 
 
