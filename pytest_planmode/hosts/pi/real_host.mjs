@@ -1373,6 +1373,13 @@ async function registerLater(run, step) {
   }
   handle.register(companionTool(run, { ...step, defaultActive: step.active === false ? false : undefined }));
   await run.settle();
+  // Pi 0.84.2 has no defaultActive and activates every registered tool: an
+  // extension (the host's own) then deactivates it, as any extension may.
+  const active = session.getActiveToolNames();
+  if (step.active === false && active.includes(name) && run.hostPi) {
+    run.hostPi.setActiveTools(active.filter((n) => n !== name));
+    await run.settle();
+  }
   return { active: session.getActiveToolNames() };
 }
 
