@@ -816,7 +816,9 @@ class Run {
       } else if (source in companions) {
         if (t.exposure !== undefined && t.exposure !== null && !this.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
         if (t.annotations && Object.keys(t.annotations).length && !this.hasExposure()) return { refused: `Pi ${PI_VERSION}'s getAllTools() carries no tool annotations (1.x does)` };
-        companions[source].push(companionTool(this, t));
+        // A tool the registry lists inactive stays so when its owner
+        // registers it (at session_start, after the registry is applied).
+        companions[source].push(companionTool(this, { ...t, defaultActive: t.active === false ? false : undefined }));
       } else {
         return { refused: `a tool from ${source} is not scripted in the real-Pi host` };
       }
@@ -1573,7 +1575,12 @@ export default function (pi) {
   for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
   pi.on("session_start", () => {
     const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin" && !String(t.sourceInfo?.path ?? "").endsWith(FILE)).map((t) => t.name));
-    for (const tool of CURRENT.values()) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(tool);
+    for (const tool of CURRENT.values()) {
+      if (BUILTIN.has(tool.name) || taken.has(tool.name)) continue;
+      register(tool);
+      // Pi 0.84.2 has no defaultActive: the owner deactivates the tool.
+      if (tool.defaultActive === false) pi.setActiveTools(pi.getActiveTools().filter((n) => n !== tool.name));
+    }
   });
 }
 `;
