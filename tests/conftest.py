@@ -128,6 +128,17 @@ def suite(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
     return run
 
 
+@pytest.fixture(scope="session")
+def real_pi(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """`real_pi(version)`: the run's one real-Pi host for that Pi version
+    (tests/pi_real_hosts.py), started on first use."""
+    from tests.pi_real_hosts import SharedHosts
+
+    hosts = SharedHosts(tmp_path_factory)
+    yield hosts
+    hosts.close()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # The project's own tests draw the same examples on every run (the
     # derandomized profile), so a newcomer's first run is the CI run.

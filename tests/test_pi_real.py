@@ -12,27 +12,19 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_planmode.hosts.pi import install
-from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, PiHost, Sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.base import TargetError
 from pytest_planmode.targets.pi_target import PiTarget
 from tests.pi_examples import PLAN_EXAMPLE, case, planted
+from tests.pi_real_hosts import SharedHosts, SharedPi, installed
 
 VERSIONS = install.VERSIONS
-
-
-def installed(version: str) -> install.Installation:
-    try:
-        return install.find(version)
-    except install.InstallError as exc:
-        pytest.fail(f"{exc} (the real-Pi tests need `{install.install_command(list(VERSIONS))}`)")
 
 
 # ---------------------------------------------------------------- the installer
@@ -101,30 +93,22 @@ def test_an_unreachable_registry_is_reported_and_leaves_nothing(tmp_path: Path) 
     assert [p.name for p in (tmp_path / "cache").iterdir()] == []
 
 
+def test_a_host_name_reads_the_pi_release_or_the_mock() -> None:
+    mock = PiTarget(str(PLAN_EXAMPLE), pi="mock")
+    assert mock.host_name == "the mock Pi host"
+    mock.close()
+    installed("1.6.0")
+    real = PiTarget(str(PLAN_EXAMPLE), pi="1.6.0")
+    assert real.host_name == "Pi 1.6.0"
+    real.close()
+
+
 # ---------------------------------------------------------------- the host itself
 
 
-class Real:
-    """One real-host process for a Pi version; `run` runs a script."""
-
-    def __init__(self, version: str, parent: Path) -> None:
-        found = installed(version)
-        self.host = PiHost(found.node, timeout=120, script=REAL_HOST_SCRIPT, script_args=(str(found.root),))
-        self.parent = parent
-
-    def run(self, extension: Path, script: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
-        sandbox = Sandbox.create(self.parent)
-        try:
-            return self.host.run(extension, sandbox, script, options)
-        finally:
-            sandbox.remove()
-
-
-@pytest.fixture(scope="module", params=VERSIONS)
-def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
-    host = Real(request.param, tmp_path_factory.mktemp("real"))
-    yield host
-    host.host.close()
+@pytest.fixture(params=VERSIONS)
+def real(request: pytest.FixtureRequest, real_pi: SharedHosts) -> SharedPi:
+    return real_pi(request.param)
 
 
 def extension(tmp: Path, source: str, name: str = "ext.mjs") -> Path:
@@ -140,27 +124,27 @@ PLAN_AND_RUN = [
 ]
 
 
-def test_the_handshake_names_the_pi_version(real: Real) -> None:
+def test_the_handshake_names_the_pi_version(real: SharedPi) -> None:
     hello = real.host.start()
     assert hello["real"] is True
     assert hello["pi"] in VERSIONS
     assert hello["pi"] == real.host.script_args[0].rsplit("pi-", 1)[1]
 
 
-def test_d1_a_truthy_block_blocks(real: Real, tmp_path: Path) -> None:
+def test_d1_a_truthy_block_blocks(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, 'export default (pi) => { pi.on("tool_call", () => ({ block: "yes" })); };')
     answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
     call = answer["results"][-1]
     assert call["reached"] is True and call["allowed"] is False
 
 
-def test_d2_a_block_without_reason_reads_tool_execution_was_blocked(real: Real, tmp_path: Path) -> None:
+def test_d2_a_block_without_reason_reads_tool_execution_was_blocked(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, 'export default (pi) => { pi.on("tool_call", () => ({ block: true })); };')
     answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
     assert answer["results"][-1]["reason"] == "Tool execution was blocked"
 
 
-def test_d3_context_handlers_share_one_copy(real: Real, tmp_path: Path) -> None:
+def test_d3_context_handlers_share_one_copy(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -184,14 +168,16 @@ export default (pi) => {
 """
 
 
-def test_d7_an_mjs_extension_is_evaluated_once_per_process(real: Real, tmp_path: Path) -> None:
+def test_d7_an_mjs_extension_is_evaluated_once_per_process(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, COUNTER)
     script = [{"do": "start"}, {"do": "command", "name": "count"}]
     counts = [real.run(ext, script)["trace"][-1]["args"][0] for _ in range(2)]
     assert counts[1] == counts[0]
 
 
-def test_d7_a_ts_extension_is_evaluated_again_by_each_runtime_and_reload(real: Real, tmp_path: Path) -> None:
+def test_d7_a_ts_extension_is_evaluated_again_by_each_runtime_and_reload(
+    real: SharedPi, tmp_path: Path
+) -> None:
     ext = extension(
         tmp_path, COUNTER.replace("let evaluations = 0;", "let evaluations: number = 0;"), "ext.ts"
     )
@@ -206,7 +192,7 @@ def test_d7_a_ts_extension_is_evaluated_again_by_each_runtime_and_reload(real: R
     assert notes == ["1", "1"]
 
 
-def test_d12_the_edit_tool_takes_pis_own_shape(real: Real, tmp_path: Path) -> None:
+def test_d12_the_edit_tool_takes_pis_own_shape(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     edits = {"path": "a.txt", "edits": [{"oldText": "a", "newText": "b"}]}
     answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "edit", "input": edits}])
@@ -214,7 +200,7 @@ def test_d12_the_edit_tool_takes_pis_own_shape(real: Real, tmp_path: Path) -> No
     assert call["reached"] is True and call["allowed"] is True
 
 
-def test_d15_a_new_session_resets_the_active_tools(real: Real, tmp_path: Path) -> None:
+def test_d15_a_new_session_resets_the_active_tools(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -235,7 +221,28 @@ def test_d15_a_new_session_resets_the_active_tools(real: Real, tmp_path: Path) -
     assert answer["results"][4]["state"]["activeTools"] == ["read", "bash", "edit", "write"]
 
 
-def test_an_inactive_tool_never_reaches_tool_call(real: Real, tmp_path: Path) -> None:
+def test_the_registry_is_applied_before_session_start_so_the_extensions_tools_stand(
+    real: SharedPi, tmp_path: Path
+) -> None:
+    ext = extension(
+        tmp_path,
+        """
+        export default (pi) => {
+          pi.on("session_start", () => { pi.setActiveTools(["read", "grep"]); });
+        };
+        """,
+    )
+    registry = [
+        {"name": "read", "source": "builtin"},
+        {"name": "bash", "source": "builtin"},
+        {"name": "grep", "source": "builtin", "active": False},
+    ]
+    script = [{"do": "registry", "tools": registry}, {"do": "start"}, {"do": "state"}]
+    answer = real.run(ext, script)
+    assert answer["results"][-1]["state"]["activeTools"] == ["read", "grep"]
+
+
+def test_an_inactive_tool_never_reaches_tool_call(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [*PLAN_AND_RUN, {"do": "tool_call", "tool": "grep", "input": {"pattern": "x"}}])
     call = answer["results"][-1]
@@ -243,19 +250,19 @@ def test_an_inactive_tool_never_reaches_tool_call(real: Real, tmp_path: Path) ->
     assert call["error"].startswith("Tool grep not found")
 
 
-def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: Real, tmp_path: Path) -> None:
+def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [{"do": "start"}, {"do": "emit", "event": "session_start", "payload": {}}])
     assert "Pi emits events itself" in answer["results"][-1]["refused"]
 
 
-def test_a_tool_call_outside_a_run_opens_one(real: Real, tmp_path: Path) -> None:
+def test_a_tool_call_outside_a_run_opens_one(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [{"do": "start"}, {"do": "tool_call", "tool": "bash", "input": {"command": "ls"}}])
     assert answer["results"][-1]["openedRun"] is True
 
 
-def test_virtual_time_runs_an_extension_timer_without_waiting(real: Real, tmp_path: Path) -> None:
+def test_virtual_time_runs_an_extension_timer_without_waiting(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -276,18 +283,9 @@ def test_virtual_time_runs_an_extension_timer_without_waiting(real: Real, tmp_pa
 # ---------------------------------------------------------------- the example through each translation
 
 
-def example_target(version: str) -> PiTarget:
-    installed(version)
-    target = PiTarget(str(PLAN_EXAMPLE), pi=version)
-    target.handshake()
-    return target
-
-
-@pytest.fixture(scope="module", params=VERSIONS)
-def example(request: pytest.FixtureRequest) -> Iterator[PiTarget]:
-    target = example_target(request.param)
-    yield target
-    target.close()
+@pytest.fixture(params=VERSIONS)
+def example(request: pytest.FixtureRequest, real_pi: SharedHosts) -> PiTarget:
+    return real_pi(request.param).target
 
 
 def test_the_report_names_the_real_pi(example: PiTarget) -> None:
@@ -332,19 +330,14 @@ def test_a_sample_of_cases_through_real_pi(example: PiTarget, case_id: str) -> N
         assert expected in str(outcome.message)
 
 
-def test_a_planted_bug_fails_through_real_pi(tmp_path: Path) -> None:
+# One version proves the mechanism in the default run; the other is its twin.
+@pytest.mark.parametrize(
+    "version", [v if v == VERSIONS[-1] else pytest.param(v, marks=pytest.mark.whole_suite) for v in VERSIONS]
+)
+def test_a_planted_bug_fails_through_real_pi(real_pi: SharedHosts, tmp_path: Path, version: str) -> None:
     entry = planted(tmp_path, 'const BASH_SAFE = new Set(["ls",', 'const BASH_SAFE = new Set(["rm", "ls",')
-    for version in VERSIONS:
-        installed(version)
-        target = PiTarget(str(entry), pi=version)
-        try:
-            target.handshake()
-            c = case("planmode.bash.default.tool.rm-rf")
-            outcome = target.request(c.operation, c.input)
-            assert outcome.kind == "output", outcome.message
-            assert mismatches(c.expect, outcome.output), f"Pi {version}: the planted bug went unnoticed"
-        finally:
-            target.close()
+    problems = real_pi(version).judge(entry, "planmode.bash.default.tool.rm-rf")
+    assert problems, f"Pi {version}: the planted bug went unnoticed"
 
 
 def test_expectations_file_is_json() -> None:
@@ -357,7 +350,7 @@ def notes(answer: dict[str, Any]) -> list[str]:
     return [str(e["args"][0]) for e in answer["trace"] if e.get("call") == "ui.notify"]
 
 
-def test_d6_a_stale_ctx_throws_on_ui_but_a_captured_ui_still_works(real: Real, tmp_path: Path) -> None:
+def test_d6_a_stale_ctx_throws_on_ui_but_a_captured_ui_still_works(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -382,7 +375,7 @@ def test_d6_a_stale_ctx_throws_on_ui_but_a_captured_ui_still_works(real: Real, t
     assert notes(real.run(ext, script)) == ["captured ui works", "threw"]
 
 
-def test_d8_send_user_message_while_streaming_is_an_extension_error(real: Real, tmp_path: Path) -> None:
+def test_d8_send_user_message_while_streaming_is_an_extension_error(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -396,7 +389,7 @@ def test_d8_send_user_message_while_streaming_is_an_extension_error(real: Real, 
 
 
 def test_d10_send_user_message_from_an_idle_command_leaves_pi_idle_until_it_returns(
-    real: Real, tmp_path: Path
+    real: SharedPi, tmp_path: Path
 ) -> None:
     ext = extension(
         tmp_path,
@@ -414,7 +407,7 @@ def test_d10_send_user_message_from_an_idle_command_leaves_pi_idle_until_it_retu
     assert answer["state"]["llmCalls"] == 1
 
 
-def test_d13_a_catalogue_model_without_credentials_answers_ok(real: Real, tmp_path: Path) -> None:
+def test_d13_a_catalogue_model_without_credentials_answers_ok(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -429,7 +422,7 @@ def test_d13_a_catalogue_model_without_credentials_answers_ok(real: Real, tmp_pa
     assert notes(real.run(ext, [{"do": "start"}, {"do": "command", "name": "auth"}])) == ["true"]
 
 
-def test_d14_thinking_levels_are_clamped_by_pi(real: Real, tmp_path: Path) -> None:
+def test_d14_thinking_levels_are_clamped_by_pi(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -450,7 +443,7 @@ def test_d14_thinking_levels_are_clamped_by_pi(real: Real, tmp_path: Path) -> No
 
 
 def test_d17_a_new_sessions_branch_already_holds_the_model_and_thinking_level(
-    real: Real, tmp_path: Path
+    real: SharedPi, tmp_path: Path
 ) -> None:
     ext = extension(
         tmp_path,
@@ -467,7 +460,7 @@ def test_d17_a_new_sessions_branch_already_holds_the_model_and_thinking_level(
     assert "model_change" in types and "thinking_level_change" in types
 
 
-def test_d18_set_active_tools_with_duplicates(real: Real, tmp_path: Path) -> None:
+def test_d18_set_active_tools_with_duplicates(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -485,7 +478,7 @@ def test_d18_set_active_tools_with_duplicates(real: Real, tmp_path: Path) -> Non
 
 
 def test_d4_one_turn_and_one_context_per_llm_call_and_all_new_messages_at_agent_end(
-    real: Real, tmp_path: Path
+    real: SharedPi, tmp_path: Path
 ) -> None:
     ext = extension(
         tmp_path,
@@ -518,7 +511,7 @@ def test_d4_one_turn_and_one_context_per_llm_call_and_all_new_messages_at_agent_
     }
 
 
-def test_d9_a_follow_up_while_streaming_is_delivered_in_the_same_run(real: Real, tmp_path: Path) -> None:
+def test_d9_a_follow_up_while_streaming_is_delivered_in_the_same_run(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """

@@ -12,7 +12,6 @@ These tests need the pinned Pi releases installed (`planmode pi install
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,10 @@ import pytest
 
 from pytest_planmode.contract.host_events import PiSettings
 from pytest_planmode.hosts.pi import install
-from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, PiHost, Sandbox
 from pytest_planmode.matching import mismatches
-from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
 from pytest_planmode.targets.pi_target import PiTarget
 from tests.pi_examples import PLAN_EXAMPLE, case, planted
+from tests.pi_real_hosts import SharedHosts, SharedPi
 
 NEW = "1.6.0"
 OLD = "0.84.2"
@@ -37,37 +35,14 @@ def installed(version: str) -> install.Installation:
         pytest.fail(f"{exc} (the real-Pi tests need `{install.install_command([OLD, NEW])}`)")
 
 
-class Real:
-    """One real-host process for a Pi version; `run` runs a script."""
-
-    def __init__(self, version: str, parent: Path) -> None:
-        found = installed(version)
-        self.host = PiHost(found.node, timeout=120, script=REAL_HOST_SCRIPT, script_args=(str(found.root),))
-        self.parent = parent
-
-    def run(self, extension: Path, script: list[dict[str, Any]]) -> dict[str, Any]:
-        sandbox = Sandbox.create(self.parent)
-        try:
-            return self.host.run(extension, sandbox, script, {})
-        finally:
-            sandbox.remove()
-
-    def results(self, extension: Path, script: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return list(self.run(extension, script)["results"])
+@pytest.fixture
+def pi16(real_pi: SharedHosts) -> SharedPi:
+    return real_pi(NEW)
 
 
-@pytest.fixture(scope="module")
-def pi16(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
-    host = Real(NEW, tmp_path_factory.mktemp("pi16"))
-    yield host
-    host.host.close()
-
-
-@pytest.fixture(scope="module")
-def pi084(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
-    host = Real(OLD, tmp_path_factory.mktemp("pi084"))
-    yield host
-    host.host.close()
+@pytest.fixture
+def pi084(real_pi: SharedHosts) -> SharedPi:
+    return real_pi(OLD)
 
 
 def extension(tmp: Path, source: str) -> Path:
@@ -111,7 +86,7 @@ def exposures(results: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def test_registered_exposures_are_pis_and_only_direct_and_model_only_activate(
-    pi16: Real, tmp_path: Path
+    pi16: SharedPi, tmp_path: Path
 ) -> None:
     ext = extension(tmp_path, "export default () => {};")
     # Registered before Pi starts, activated (or not) by Pi itself.
@@ -125,7 +100,7 @@ def test_registered_exposures_are_pis_and_only_direct_and_model_only_activate(
 
 
 def test_a_hidden_tool_is_not_found_and_a_model_only_one_reaches_tool_call(
-    pi16: Real, tmp_path: Path
+    pi16: SharedPi, tmp_path: Path
 ) -> None:
     ext = extension(tmp_path, WATCHER)
     script = [
@@ -140,7 +115,7 @@ def test_a_hidden_tool_is_not_found_and_a_model_only_one_reaches_tool_call(
     assert summarize["reached"] is True and summarize["allowed"] is True
 
 
-def test_register_tool_mid_session_is_the_owners_registration(pi16: Real, tmp_path: Path) -> None:
+def test_register_tool_mid_session_is_the_owners_registration(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     script = [
         {"do": "start"},
@@ -162,7 +137,7 @@ def test_register_tool_mid_session_is_the_owners_registration(pi16: Real, tmp_pa
     assert "late_direct" in active and "late_deferred" not in active
 
 
-def test_expose_is_the_owner_registering_the_tool_again(pi16: Real, tmp_path: Path) -> None:
+def test_expose_is_the_owner_registering_the_tool_again(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, WATCHER)
     script = [
         {"do": "registry", "tools": [tool("codemode"), tool("web", "deferred", active=False)]},
@@ -182,13 +157,15 @@ def test_expose_is_the_owner_registering_the_tool_again(pi16: Real, tmp_path: Pa
     assert results[8]["reached"] is True and results[8]["allowed"] is True
 
 
-def test_expose_of_a_built_in_is_refused(pi16: Real, tmp_path: Path) -> None:
+def test_expose_of_a_built_in_is_refused(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     results = pi16.results(ext, [{"do": "start"}, {"do": "expose", "name": "read", "exposure": "hidden"}])
     assert "built-in read" in results[-1]["refused"]
 
 
-def test_declare_is_pis_tool_search_loading_the_tool_for_the_next_call(pi16: Real, tmp_path: Path) -> None:
+def test_declare_is_pis_tool_search_loading_the_tool_for_the_next_call(
+    pi16: SharedPi, tmp_path: Path
+) -> None:
     ext = extension(tmp_path, WATCHER)
     script = [
         {"do": "registry", "tools": [tool("web_fetch", "deferred", active=False)]},
@@ -207,13 +184,15 @@ def test_declare_is_pis_tool_search_loading_the_tool_for_the_next_call(pi16: Rea
     assert results[7]["reached"] is True
 
 
-def test_declare_of_a_direct_tool_is_refused(pi16: Real, tmp_path: Path) -> None:
+def test_declare_of_a_direct_tool_is_refused(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     results = pi16.results(ext, [{"do": "start"}, {"do": "declare", "name": "grep"}])
     assert "codemode or deferred tools only" in results[-1]["refused"]
 
 
-def test_a_nested_call_reaches_tool_call_with_the_orchestrators_call_id(pi16: Real, tmp_path: Path) -> None:
+def test_a_nested_call_reaches_tool_call_with_the_orchestrators_call_id(
+    pi16: SharedPi, tmp_path: Path
+) -> None:
     ext = extension(tmp_path, WATCHER)
     script = [
         {"do": "registry", "tools": [{"name": "bash", "source": "builtin"}, tool("codemode")]},
@@ -229,7 +208,7 @@ def test_a_nested_call_reaches_tool_call_with_the_orchestrators_call_id(pi16: Re
     assert notes(answer) == ["codemode <- model", f"bash <- {parent}"]
 
 
-def test_a_nested_call_of_a_model_only_tool_is_pis_refusal(pi16: Real, tmp_path: Path) -> None:
+def test_a_nested_call_of_a_model_only_tool_is_pis_refusal(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, WATCHER)
     script = [
         {"do": "registry", "tools": [tool("codemode"), tool("summarize", "model-only")]},
@@ -243,7 +222,7 @@ def test_a_nested_call_of_a_model_only_tool_is_pis_refusal(pi16: Real, tmp_path:
     assert notes(answer) == ["codemode <- model"]
 
 
-def test_a_blocked_orchestrator_makes_no_nested_call(pi16: Real, tmp_path: Path) -> None:
+def test_a_blocked_orchestrator_makes_no_nested_call(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         'export default (pi) => { pi.on("tool_call", (e) => e.toolName === "codemode" ? { block: true, reason: "no" } : undefined); };',
@@ -268,7 +247,7 @@ def test_a_blocked_orchestrator_makes_no_nested_call(pi16: Real, tmp_path: Path)
     ],
 )
 def test_pi_settings_default_tools_with_modifiers(
-    pi16: Real, tmp_path: Path, default_tools: list[str], active: list[str]
+    pi16: SharedPi, tmp_path: Path, default_tools: list[str], active: list[str]
 ) -> None:
     ext = extension(tmp_path, "export default () => {};")
     script = [
@@ -281,7 +260,7 @@ def test_pi_settings_default_tools_with_modifiers(
     assert PiSettings(defaultTools=default_tools, piVersion=NEW).active_built_ins() == active
 
 
-def test_pi_settings_after_start_is_refused(pi16: Real, tmp_path: Path) -> None:
+def test_pi_settings_after_start_is_refused(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     results = pi16.results(ext, [{"do": "start"}, {"do": "pi_settings", "settings": {"defaultTools": []}}])
     assert "reads its settings when it starts" in results[-1]["refused"]
@@ -298,7 +277,7 @@ def test_pi_settings_after_start_is_refused(pi16: Real, tmp_path: Path) -> None:
     ],
 )
 def test_agent_before_settle_carries_the_outcome(
-    pi16: Real, tmp_path: Path, end: dict[str, Any], outcome: str | None
+    pi16: SharedPi, tmp_path: Path, end: dict[str, Any], outcome: str | None
 ) -> None:
     ext = extension(tmp_path, "export default () => {};")
     script = [{"do": "start"}, {"do": "agent_start", "prompt": "go"}, {"do": "agent_end", **end}]
@@ -326,7 +305,7 @@ def model_visible(results: list[dict[str, Any]]) -> list[tuple[list[str], dict[s
     return [(r["tools"], r["schemas"]) for r in results if r.get("do") == "model_tools"]
 
 
-def test_the_example_keeps_the_model_visible_tools_across_plan_start_and_exit(pi16: Real) -> None:
+def test_the_example_keeps_the_model_visible_tools_across_plan_start_and_exit(pi16: SharedPi) -> None:
     # "Plan mode does not call setActiveTools()"; "Neither setting changes
     # model-visible tool schemas" (pi-plan-mode-settings.md).
     seen = model_visible(pi16.results(PLAN_EXAMPLE, ACROSS_PLAN))
@@ -334,7 +313,7 @@ def test_the_example_keeps_the_model_visible_tools_across_plan_start_and_exit(pi
     assert seen[1] == seen[0] and seen[2] == seen[0]
 
 
-def test_an_extension_narrowing_the_tools_in_plan_mode_is_seen(pi16: Real, tmp_path: Path) -> None:
+def test_an_extension_narrowing_the_tools_in_plan_mode_is_seen(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(
         tmp_path,
         """
@@ -354,31 +333,47 @@ def test_an_extension_narrowing_the_tools_in_plan_mode_is_seen(pi16: Real, tmp_p
     ("steps", "phrase"),
     [
         ([{"do": "start"}, {"do": "expose", "name": "x", "exposure": "hidden"}], "has no tool exposure"),
-        ([{"do": "start"}, {"do": "declare", "name": "x"}], "has no tool_search"),
-        ([{"do": "registry", "tools": [tool("web", "deferred")]}], "has no tool exposure"),
-        (
-            [{"do": "registry", "tools": [{"name": "codemode", "source": "builtin"}]}],
-            "has no built-in codemode",
+        # The other refusals are the same mechanism (the whole_suite run).
+        pytest.param(
+            *([{"do": "start"}, {"do": "declare", "name": "x"}], "has no tool_search"),
+            marks=pytest.mark.whole_suite,
         ),
-        (
-            [{"do": "start"}, {"do": "tool_call", "tool": "read", "via": "codemode"}],
-            "emits no tool_call for a call another tool makes",
+        pytest.param(
+            *([{"do": "registry", "tools": [tool("web", "deferred")]}], "has no tool exposure"),
+            marks=pytest.mark.whole_suite,
         ),
-        (
-            [{"do": "start"}, {"do": "agent_start"}, {"do": "agent_end", "beforeSettle": True}],
-            "the case's Pi emits agent_before_settle; Pi 0.84.2 does not",
+        pytest.param(
+            *(
+                [{"do": "registry", "tools": [{"name": "codemode", "source": "builtin"}]}],
+                "has no built-in codemode",
+            ),
+            marks=pytest.mark.whole_suite,
+        ),
+        pytest.param(
+            *(
+                [{"do": "start"}, {"do": "tool_call", "tool": "read", "via": "codemode"}],
+                "emits no tool_call for a call another tool makes",
+            ),
+            marks=pytest.mark.whole_suite,
+        ),
+        pytest.param(
+            *(
+                [{"do": "start"}, {"do": "agent_start"}, {"do": "agent_end", "beforeSettle": True}],
+                "the case's Pi emits agent_before_settle; Pi 0.84.2 does not",
+            ),
+            marks=pytest.mark.whole_suite,
         ),
     ],
 )
 def test_pi_0842_refuses_the_1x_steps(
-    pi084: Real, tmp_path: Path, steps: list[dict[str, Any]], phrase: str
+    pi084: SharedPi, tmp_path: Path, steps: list[dict[str, Any]], phrase: str
 ) -> None:
     ext = extension(tmp_path, "export default () => {};")
     refused = [r["refused"] for r in pi084.results(ext, steps) if r.get("refused")]
     assert refused and phrase in refused[0] and OLD in refused[0]
 
 
-def test_pi_0842_reads_modifiers_as_names(pi084: Real, tmp_path: Path) -> None:
+def test_pi_0842_reads_modifiers_as_names(pi084: SharedPi, tmp_path: Path) -> None:
     # The spec's warning: "Do not use modifiers on older releases".
     ext = extension(tmp_path, "export default () => {};")
     script = [
@@ -391,7 +386,7 @@ def test_pi_0842_reads_modifiers_as_names(pi084: Real, tmp_path: Path) -> None:
     assert not set(selected) & {"read", "bash", "edit", "write", "grep", "find", "ls"}
 
 
-def test_a_case_for_another_pis_modifiers_is_refused(pi16: Real, tmp_path: Path) -> None:
+def test_a_case_for_another_pis_modifiers_is_refused(pi16: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     step = {"do": "pi_settings", "piVersion": OLD, "settings": {"defaultTools": ["+grep"]}}
     refused = pi16.results(ext, [step])[0]["refused"]
@@ -418,28 +413,12 @@ EXPRESSIBLE = [
 ]
 
 
-def judge(real: Real, entry: Path, case_id: str) -> list[str]:
-    """What the extension's answer to the case through this host gets
-    wrong, as the `pi:` target reads it (its translation, one run)."""
-    c = case(case_id)
-    translation = TRANSLATIONS[c.operation]
-    sandbox = Sandbox.create(real.parent)
-    try:
-        script = translation.script(c.input, sandbox)
-        run = HostRun.from_answer(real.host.run(entry, sandbox, script, dict(translation.options)))
-    finally:
-        sandbox.remove()
-    refused = [r["refused"] for r in run.results if r.get("refused")]
-    assert not refused, f"{case_id}: refused: {refused[0]}"
-    return mismatches(c.expect, translation.effects(c.input, run))
-
-
 @pytest.mark.parametrize("case_id", EXPRESSIBLE)
-def test_a_1x_case_passes_through_the_example_on_pi_16(pi16: Real, case_id: str) -> None:
-    assert judge(pi16, PLAN_EXAMPLE, case_id) == []
+def test_a_1x_case_passes_through_the_example_on_pi_16(pi16: SharedPi, case_id: str) -> None:
+    assert pi16.judge(PLAN_EXAMPLE, case_id) == []
 
 
-def test_a_planted_bug_in_deferred_selection_fails_through_pi_16(pi16: Real, tmp_path: Path) -> None:
+def test_a_planted_bug_in_deferred_selection_fails_through_pi_16(pi16: SharedPi, tmp_path: Path) -> None:
     entry = planted(
         tmp_path,
         'const SELECTABLE_INACTIVE = new Set(["codemode", "deferred", "codemode-deferred"]);',
@@ -449,11 +428,11 @@ def test_a_planted_bug_in_deferred_selection_fails_through_pi_16(pi16: Real, tmp
         "planmode.tools.authorize.host.widen.tool-search-selected",
         "planmode.tools.authorize.host.widen.hidden-later-deferred-redeclared",
     ):
-        assert judge(pi16, entry, case_id), f"{case_id}: the planted bug went unnoticed"
+        assert pi16.judge(entry, case_id), f"{case_id}: the planted bug went unnoticed"
 
 
 def test_a_planted_bug_taking_activation_for_permission_fails_through_pi_16(
-    pi16: Real, tmp_path: Path
+    pi16: SharedPi, tmp_path: Path
 ) -> None:
     # "defaultPlanTools only grants Plan-mode execution permission and never
     # activates tools"; the setup "does not bypass blocked policy".
@@ -462,7 +441,7 @@ def test_a_planted_bug_taking_activation_for_permission_fails_through_pi_16(
         "if (!state.allowlist.includes(name)) {",
         "if (!state.allowlist.includes(name) && !pi.getActiveTools().includes(name)) {",
     )
-    assert judge(pi16, entry, "planmode.tools.authorize.host.pi-settings.policy-not-bypassed"), (
+    assert pi16.judge(entry, "planmode.tools.authorize.host.pi-settings.policy-not-bypassed"), (
         "the planted bug went unnoticed"
     )
 

@@ -12,51 +12,22 @@ These tests need the pinned Pi releases installed (`planmode pi install
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_planmode.hosts.pi import install
-from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.matching import mismatches
-from pytest_planmode.targets.pi_target import PiTarget
-from tests.pi_examples import PLAN_EXAMPLE, case
+from tests.pi_examples import case
+from tests.pi_real_hosts import SharedHosts, SharedPi
 
 VERSIONS = install.VERSIONS
 
 
-def installed(version: str) -> install.Installation:
-    try:
-        return install.find(version)
-    except install.InstallError as exc:
-        pytest.fail(f"{exc} (the real-Pi tests need `{install.install_command(list(VERSIONS))}`)")
-
-
-class Real:
-    """One real-Pi `pi:` target on the example (one host process per
-    version); `run` runs a raw host script through the same process."""
-
-    def __init__(self, version: str, parent: Path) -> None:
-        installed(version)
-        self.target = PiTarget(str(PLAN_EXAMPLE), pi=version)
-        self.target.handshake()
-        self.parent = parent
-
-    def run(self, extension: Path, script: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
-        sandbox = Sandbox.create(self.parent)
-        try:
-            return self.target.host.run(extension, sandbox, script, options)
-        finally:
-            sandbox.remove()
-
-
-@pytest.fixture(scope="module", params=VERSIONS)
-def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Real]:
-    host = Real(request.param, tmp_path_factory.mktemp("real-models"))
-    yield host
-    host.target.close()
+@pytest.fixture(params=VERSIONS)
+def real(request: pytest.FixtureRequest, real_pi: SharedHosts) -> SharedPi:
+    return real_pi(request.param)
 
 
 #: An extension whose commands ask Pi's registry: `/auth P/ID` (the
@@ -137,7 +108,7 @@ def answers(answer: dict[str, Any], name: str) -> list[dict[str, Any]]:
     return [e for e in answer["trace"] if e.get("answer") == name]
 
 
-def test_authentication_is_per_provider_and_runs_on_the_virtual_clock(real: Real, tmp_path: Path) -> None:
+def test_authentication_is_per_provider_and_runs_on_the_virtual_clock(real: SharedPi, tmp_path: Path) -> None:
     # The case gives acme/plan a slow key; acme/current shares its provider.
     script = [
         models({"acme/plan": {"auth": "ok", "authDelay": 1500}}),
@@ -155,7 +126,7 @@ def test_authentication_is_per_provider_and_runs_on_the_virtual_clock(real: Real
     ]
 
 
-def test_a_failing_or_throwing_key_answers_ok_false_never_a_rejection(real: Real, tmp_path: Path) -> None:
+def test_a_failing_or_throwing_key_answers_ok_false_never_a_rejection(real: SharedPi, tmp_path: Path) -> None:
     for auth in ("fail", "throw"):
         script = [
             models({"acme/plan": {"auth": auth, "authDelay": 40}}),
@@ -168,7 +139,7 @@ def test_a_failing_or_throwing_key_answers_ok_false_never_a_rejection(real: Real
         assert [e["outcome"] for e in answers(answer, "modelRegistry.getApiKeyAndHeaders")] == ["fail"]
 
 
-def test_set_model_rechecks_the_providers_key_with_its_latency(real: Real, tmp_path: Path) -> None:
+def test_set_model_rechecks_the_providers_key_with_its_latency(real: SharedPi, tmp_path: Path) -> None:
     script = [
         models({"beta/plan": {"changeDelay": 700}}),
         {"do": "start"},
@@ -184,7 +155,7 @@ def test_set_model_rechecks_the_providers_key_with_its_latency(real: Real, tmp_p
     ]
 
 
-def test_a_throwing_key_check_makes_set_model_throw(real: Real, tmp_path: Path) -> None:
+def test_a_throwing_key_check_makes_set_model_throw(real: SharedPi, tmp_path: Path) -> None:
     script = [
         models({"beta/plan": {"change": "throw"}}),
         {"do": "start"},
@@ -198,7 +169,7 @@ def test_a_throwing_key_check_makes_set_model_throw(real: Real, tmp_path: Path) 
 
 
 def test_a_refused_change_is_a_provider_without_a_key_which_is_never_available(
-    real: Real, tmp_path: Path
+    real: SharedPi, tmp_path: Path
 ) -> None:
     # Pi answers pi.setModel false only for a provider with no configured
     # key, at once; such a provider's models are never in getAvailable().
@@ -216,7 +187,7 @@ def test_a_refused_change_is_a_provider_without_a_key_which_is_never_available(
     ]
 
 
-def test_available_models_are_the_listed_ones_of_configured_providers(real: Real, tmp_path: Path) -> None:
+def test_available_models_are_the_listed_ones_of_configured_providers(real: SharedPi, tmp_path: Path) -> None:
     script = [
         models({}, available=["acme/plan", "beta/plan"]),
         {"do": "start"},
@@ -233,13 +204,13 @@ def test_available_models_are_the_listed_ones_of_configured_providers(real: Real
     ]
 
 
-def test_models_of_one_provider_given_different_answers_are_refused(real: Real, tmp_path: Path) -> None:
+def test_models_of_one_provider_given_different_answers_are_refused(real: SharedPi, tmp_path: Path) -> None:
     script = [models({"acme/plan": {"auth": "hang"}, "acme/current": {"auth": "ok"}}), {"do": "start"}]
     answer = real.run(probe(tmp_path), script)
     assert "Pi authenticates per provider" in answer["results"][0]["refused"]
 
 
-def test_a_provider_change_applies_to_later_answers(real: Real, tmp_path: Path) -> None:
+def test_a_provider_change_applies_to_later_answers(real: SharedPi, tmp_path: Path) -> None:
     script = [
         models({"acme/plan": {"auth": "hang"}}),
         {"do": "start"},
@@ -253,14 +224,14 @@ def test_a_provider_change_applies_to_later_answers(real: Real, tmp_path: Path) 
     assert notes(answer) == [(3020, "auth true")]
 
 
-def test_the_user_changes_the_model(real: Real, tmp_path: Path) -> None:
+def test_the_user_changes_the_model(real: SharedPi, tmp_path: Path) -> None:
     script = [models({}), {"do": "start"}, {"do": "set_model", "model": "beta/plan"}, {"do": "state"}]
     answer = real.run(probe(tmp_path), script)
     assert answer["results"][2]["ok"] is True
     assert answer["results"][-1]["state"]["model"] == "beta/plan"
 
 
-def test_an_appended_entry_fails_only_once_pi_writes_the_session_file(real: Real, tmp_path: Path) -> None:
+def test_an_appended_entry_fails_only_once_pi_writes_the_session_file(real: SharedPi, tmp_path: Path) -> None:
     script = [
         {"do": "start"},
         {"do": "fail_next", "call": "appendEntry"},
@@ -280,7 +251,7 @@ def test_an_appended_entry_fails_only_once_pi_writes_the_session_file(real: Real
     assert any("EIO" in e["message"] for e in answer["errors"])
 
 
-def test_a_cancelled_new_session_and_a_failed_request(real: Real, tmp_path: Path) -> None:
+def test_a_cancelled_new_session_and_a_failed_request(real: SharedPi, tmp_path: Path) -> None:
     script = [
         {"do": "start"},
         {"do": "fail_next", "call": "newSession"},
@@ -297,7 +268,7 @@ def test_a_cancelled_new_session_and_a_failed_request(real: Real, tmp_path: Path
     assert last["stopReason"] == "error"
 
 
-def test_an_unreadable_file_fails_to_read_until_written(real: Real, tmp_path: Path) -> None:
+def test_an_unreadable_file_fails_to_read_until_written(real: SharedPi, tmp_path: Path) -> None:
     script = [
         {"do": "write_file", "path": "settings.json", "content": "{}"},
         {"do": "start"},
@@ -351,7 +322,7 @@ REAL_PI_FACTS = {
 @pytest.mark.parametrize(
     "case_id", [*PASSING, *(pytest.param(c, marks=pytest.mark.whole_suite) for c in PASSING_MORE)]
 )
-def test_model_switching_cases_pass_through_real_pi(real: Real, case_id: str) -> None:
+def test_model_switching_cases_pass_through_real_pi(real: SharedPi, case_id: str) -> None:
     c = case(case_id)
     outcome = real.target.request(c.operation, c.input)
     assert outcome.kind == "output", outcome.message
@@ -360,7 +331,7 @@ def test_model_switching_cases_pass_through_real_pi(real: Real, case_id: str) ->
 
 @pytest.mark.whole_suite
 @pytest.mark.parametrize("case_id", sorted(REAL_PI_FACTS))
-def test_cases_resting_on_mock_answers_differ_as_real_pi_does(real: Real, case_id: str) -> None:
+def test_cases_resting_on_mock_answers_differ_as_real_pi_does(real: SharedPi, case_id: str) -> None:
     c = case(case_id)
     outcome = real.target.request(c.operation, c.input)
     assert outcome.kind == "output", outcome.message
@@ -394,7 +365,7 @@ def watch(tmp: Path) -> Path:
     return path
 
 
-def test_compaction_is_pis_own_with_a_scripted_summary(real: Real, tmp_path: Path) -> None:
+def test_compaction_is_pis_own_with_a_scripted_summary(real: SharedPi, tmp_path: Path) -> None:
     script = [
         {"do": "start"},
         {"do": "agent_start", "prompt": "first"},
@@ -415,7 +386,7 @@ def test_compaction_is_pis_own_with_a_scripted_summary(real: Real, tmp_path: Pat
 
 
 def test_resume_of_a_stored_session_and_tree_navigation_to_a_scripted_branch(
-    real: Real, tmp_path: Path
+    real: SharedPi, tmp_path: Path
 ) -> None:
     stored = [{"type": "custom", "customType": "stored", "data": {"n": 1}}]
     branch = [
@@ -433,13 +404,13 @@ def test_resume_of_a_stored_session_and_tree_navigation_to_a_scripted_branch(
     assert answer["results"][-1]["state"]["sessions"] == 2
 
 
-def test_a_stale_pi_object_throws_pis_stale_error(real: Real, tmp_path: Path) -> None:
+def test_a_stale_pi_object_throws_pis_stale_error(real: SharedPi, tmp_path: Path) -> None:
     script = [{"do": "start"}, {"do": "new_session"}, {"do": "stale_call", "method": "getActiveTools"}]
     answer = real.run(watch(tmp_path), script)
     assert "stale" in str(answer["results"][-1]["threw"]).lower()
 
 
-def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Path) -> None:
+def test_another_extension_registers_a_tool_mid_session(real: SharedPi, tmp_path: Path) -> None:
     script = [
         {"do": "start"},
         {"do": "register_tool", "name": "lookup", "source": "user-extension", "properties": {"q": "string"}},
@@ -452,7 +423,7 @@ def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Pa
     answer = real.run(watch(tmp_path), script)
     assert "lookup" in answer["results"][1]["active"]
     assert "hidden_one" not in answer["results"][2]["active"]
-    assert "fixed when its session starts" in answer["results"][3]["refused"]
+    assert "Pi registers its built-in tools when it starts" in answer["results"][3]["refused"]
     # Named like a built-in, it overrides it; named like another
     # extension's tool, it is refused.
     assert "read" in answer["results"][4]["active"]
@@ -461,7 +432,7 @@ def test_another_extension_registers_a_tool_mid_session(real: Real, tmp_path: Pa
     assert tools["read"] != "builtin"
 
 
-def test_a_second_context_read_is_the_next_llm_calls(real: Real, tmp_path: Path) -> None:
+def test_a_second_context_read_is_the_next_llm_calls(real: SharedPi, tmp_path: Path) -> None:
     # Pi emits context once per LLM call: reading it again ends the waiting
     # turn with a plain reply and reads the next call's, after an empty prompt.
     script = [

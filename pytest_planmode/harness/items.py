@@ -23,6 +23,7 @@ from pytest_planmode.harness.verdict import (
     CaseFailure,
     first_line,
     judge_output,
+    unsupported_reason,
 )
 from pytest_planmode.suite import Case, FixtureError, load_file
 from pytest_planmode.targets.base import KitError
@@ -83,7 +84,7 @@ class CaseItem(pytest.Item):
                 f"is judged): {exc}"
             ) from None
         if outcome.kind == "unsupported":
-            pytest.skip(f"unsupported: the target answered unsupported for {case.operation}")
+            pytest.skip(unsupported_reason(case.operation, outcome.message))
         if outcome.kind == "output":
             assert outcome.output is not None
             shape, problems = judge_output(case.operation, case.expect, outcome.output)

@@ -15,7 +15,13 @@ import pytest
 
 from pytest_planmode.answer_shape import shape_problems
 from pytest_planmode.harness.lifecycle import Targets
-from pytest_planmode.harness.verdict import SHAPE_HEADING, CaseFailure, first_line
+from pytest_planmode.harness.verdict import (
+    SHAPE_HEADING,
+    CaseFailure,
+    first_line,
+    unsupported_reason,
+    unsupported_why,
+)
 from pytest_planmode.targets import Handshake, Outcome
 
 MAX_CALLS_SHOWN = 3
@@ -53,9 +59,9 @@ class PropertyChecks:
         from hypothesis import reject
         from hypothesis.control import currently_in_test_context
 
-        why = message or operation
+        why = unsupported_why(operation, message)
         if not currently_in_test_context():
-            pytest.skip(f"unsupported: the target answered unsupported for {why}")
+            pytest.skip(unsupported_reason(operation, message))
         self.unsupported_seen = why
         reject()
 

@@ -31,6 +31,21 @@ def _within(path: str, outer: tuple[str, ...]) -> bool:
     return any(path == o or path.startswith((f"{o}.", f"{o}[")) for o in outer)
 
 
+def unsupported_why(operation: str, message: str | None) -> str:
+    """The operation and the target's own reason for answering it
+    `unsupported`, when it gave one (a reason naming the operation first
+    is not prefixed again)."""
+    reason = (message or "").strip()
+    if not reason:
+        return operation
+    return reason if reason.startswith(f"{operation}:") else f"{operation}: {reason}"
+
+
+def unsupported_reason(operation: str, message: str | None) -> str:
+    """The skip reason of an `unsupported` answer, with the target's reason."""
+    return f"unsupported: the target answered unsupported for {unsupported_why(operation, message)}"
+
+
 class CaseFailure(Exception):
     """A case failed; the message is complete and shown without a traceback.
     `summary`, when given, is its one line for reports and expectations."""

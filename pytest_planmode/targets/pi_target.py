@@ -112,6 +112,11 @@ class PiTarget:
         self.hello_answer: dict[str, Any] = {}
         self._spent: list[Sandbox] = []
 
+    @property
+    def host_name(self) -> str:
+        """The host as messages name it: the Pi release, or the mock."""
+        return f"Pi {self.pi_version}" if self.pi_version else "the mock Pi host"
+
     def handshake(self) -> Handshake:
         try:
             hello = self.host.start()
@@ -192,7 +197,7 @@ class PiTarget:
                 step, why = refused[0]
                 return Outcome(
                     "unsupported",
-                    message=f"Pi {self.pi_version} cannot take the case's {step} step: {why}",
+                    message=f"{self.host_name} cannot take the case's {step} step: {why}",
                 )
             escapes = [entry for entry in run.trace if "escape" in entry]
             if escapes:

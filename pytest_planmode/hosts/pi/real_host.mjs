@@ -607,23 +607,26 @@ class Run {
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
-    await this.bind();
-    if ((this.inactive.size || this.builtinsListed) && this.hostPi) {
-      // The registry's active set: Pi's built-ins as listed, listed tools
-      // not active left out, every other tool (the extension's) kept.
-      const builtins = this.builtins();
-      const listedActive = new Set(this.listedActive ?? []);
-      let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
-      if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
-      const all = new Set(this.session.getAllTools().map((t) => t.name));
-      for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
-      // In the registry's order, then the extension's own.
-      const order = [...(this.listedActive ?? []), ...this.extraTools];
-      const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
-      active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
-      this.hostPi.setActiveTools(active);
-    }
-    finishStart(this);
+    // The case's registry (its active set) is Pi's before session_start:
+    // an extension's start-up handler then sets the tools it wants.
+    await this.bind(() => {
+      if (this.inactive.size || this.builtinsListed) {
+        // The registry's active set: Pi's built-ins as listed, listed tools
+        // not active left out, every other tool (the extension's) kept.
+        const builtins = this.builtins();
+        const listedActive = new Set(this.listedActive ?? []);
+        let active = this.session.getActiveToolNames().filter((n) => !this.inactive.has(n));
+        if (this.builtinsListed) active = active.filter((n) => !builtins.has(n) || listedActive.has(n));
+        const all = new Set(this.session.getAllTools().map((t) => t.name));
+        for (const name of [...this.extraTools, ...listedActive]) if (all.has(name) && !active.includes(name)) active.push(name);
+        // In the registry's order, then the extension's own.
+        const order = [...(this.listedActive ?? []), ...this.extraTools];
+        const ranked = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+        active = active.map((n, i) => [n, i]).sort((a, b) => ranked(a[0]) - ranked(b[0]) || a[1] - b[1]).map(([n]) => n);
+        this.session.setActiveToolsByName(active);
+      }
+      finishStart(this);
+    });
     return {};
   }
 
@@ -680,7 +683,8 @@ class Run {
     } catch { /* not reusable */ }
   }
 
-  async bind() {
+  // beforeStart: what the host sets in Pi before session_start is emitted.
+  async bind(beforeStart) {
     const run = this;
     const runtime = this.runtime;
     const session = runtime.session;
@@ -692,6 +696,7 @@ class Run {
       // An extension's pi.appendEntry, traced as the mock traces it.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
+    beforeStart?.();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -879,7 +884,9 @@ class Run {
       } else if (source in companions) {
         if (t.exposure !== undefined && t.exposure !== null && !this.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
         if (t.annotations && Object.keys(t.annotations).length && !this.hasExposure()) return { refused: `Pi ${PI_VERSION}'s getAllTools() carries no tool annotations (1.x does)` };
-        companions[source].push(companionTool(this, t));
+        // A tool the registry lists inactive stays so when its owner
+        // registers it (at session_start, after the registry is applied).
+        companions[source].push(companionTool(this, { ...t, defaultActive: t.active === false ? false : undefined }));
       } else {
         return { refused: `a tool from ${source} is not scripted in the real-Pi host` };
       }
@@ -1133,35 +1140,6 @@ Object.assign(STEPS, {
     if (Array.isArray(step.scoped)) run.session.setScopedModels(run.scopedModels());
     await run.settle();
     return {};
-  },
-  // Before start: a tool of Pi's or of another extension (see hostTools).
-  // Mid-session: another extension registers a tool (the host's own
-  // extension calls pi.registerTool, as any extension may); active unless
-  // the step says not.
-  register_tool: async (run, step) => {
-    if (!run.session) return run.hostTools([step], false);
-    const name = String(step.name);
-    const source = step.source ?? "builtin";
-    if (["builtin", "built-in", "sdk"].includes(source)) return { refused: `Pi's ${source} tools are fixed when its session starts` };
-    if (!run.hostPi) return { refused: "the host's own extension did not load" };
-    if (step.exposure !== undefined && step.exposure !== null && step.exposure !== "direct" && !run.hasExposure()) return { refused: `Pi ${PI_VERSION} has no tool exposure (1.x has)` };
-    // A tool named like one of Pi's built-ins overrides it, as an
-    // extension's does; another extension's (or the one under test's) stays.
-    const taken = run.session.getAllTools().find((t) => t.name === name);
-    if (taken && taken.sourceInfo?.source !== "builtin") return { refused: `an extension already registered a tool named ${name}: the host does not replace it` };
-    const properties = Object.fromEntries(Object.entries(step.properties ?? {}).map(([k, type]) => [k, { type: String(type) }]));
-    run.hostPi.registerTool({
-      name, label: name, description: `${name} (extension tool)`,
-      parameters: { type: "object", properties, required: Object.keys(properties) },
-      ...(step.exposure && step.exposure !== "direct" ? { exposure: String(step.exposure) } : {}),
-      execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
-    });
-    await run.settle();
-    const active = run.session.getActiveToolNames();
-    if (step.active === false && active.includes(name)) run.hostPi.setActiveTools(active.filter((n) => n !== name));
-    else if (step.active !== false && !active.includes(name) && !step.exposure) run.hostPi.setActiveTools([...active, name]);
-    await run.settle();
-    return { active: run.session.getActiveToolNames() };
   },
   // Pi's tools before it starts: its own built-ins (those listed active are
   // enabled) and tools of other extensions, written as extension files where
@@ -1424,11 +1402,11 @@ function writeEmptyCompanion(run, source) {
   run.companionBySource[source] = file;
 }
 
-// After Pi starts: Pi's own extension tools the registry lists active.
+// Before session_start: Pi's own extension tools the registry lists active.
 function finishStart(run) {
-  if (!run.piActive?.length || !run.hostPi || !run.session) return;
+  if (!run.piActive?.length || !run.session) return;
   const active = run.session.getActiveToolNames();
-  run.hostPi.setActiveTools([...active, ...run.piActive.filter((n) => !active.includes(n))]);
+  run.session.setActiveToolsByName([...active, ...run.piActive.filter((n) => !active.includes(n))]);
 }
 
 function recordBeforeSettle(run, pi) {
@@ -1465,6 +1443,13 @@ async function registerLater(run, step) {
   }
   handle.register(companionTool(run, { ...step, defaultActive: step.active === false ? false : undefined }));
   await run.settle();
+  // Pi 0.84.2 has no defaultActive and activates every registered tool: an
+  // extension (the host's own) then deactivates it, as any extension may.
+  const active = session.getActiveToolNames();
+  if (step.active === false && active.includes(name) && run.hostPi) {
+    run.hostPi.setActiveTools(active.filter((n) => n !== name));
+    await run.settle();
+  }
   return { active: session.getActiveToolNames() };
 }
 
@@ -1658,7 +1643,12 @@ export default function (pi) {
   for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
   pi.on("session_start", () => {
     const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin" && !String(t.sourceInfo?.path ?? "").endsWith(FILE)).map((t) => t.name));
-    for (const tool of CURRENT.values()) if (!BUILTIN.has(tool.name) && !taken.has(tool.name)) register(tool);
+    for (const tool of CURRENT.values()) {
+      if (BUILTIN.has(tool.name) || taken.has(tool.name)) continue;
+      register(tool);
+      // Pi 0.84.2 has no defaultActive: the owner deactivates the tool.
+      if (tool.defaultActive === false) pi.setActiveTools(pi.getActiveTools().filter((n) => n !== tool.name));
+    }
   });
 }
 `;
