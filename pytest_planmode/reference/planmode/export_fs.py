@@ -17,6 +17,20 @@ import stat
 from pytest_planmode.reference.planmode.export import Kind, LKind
 
 
+def _through_broken_link(path: str) -> bool:
+    """Whether some link on `path` (the path itself included) cannot be
+    resolved."""
+    parts = [part for part in path.split("/") if part]
+    current = "/" if path.startswith("/") else ""
+    for part in parts:
+        current = os.path.join(current, part) if current else part
+        if os.path.islink(current) and not os.path.exists(current):
+            return True
+        if not os.path.isdir(current):
+            return False
+    return False
+
+
 class RealFileSystem:
     """The same questions asked of the operating system."""
 
@@ -39,7 +53,9 @@ class RealFileSystem:
         except FileNotFoundError:
             return "dangling" if os.path.lexists(path) else "missing"
         except NotADirectoryError:
-            return "notdir"
+            # Through a link that leads nowhere (its target passes through a
+            # file) the path is a dangling link's, as the model reads it.
+            return "dangling" if _through_broken_link(path) else "notdir"
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return "dangling"
