@@ -141,9 +141,11 @@ def settings_content(settings: Mapping[str, Any]) -> str:
 
 def ready_steps() -> list[host_steps.Step]:
     """A Plan-mode run in which the model proposes a plan; when it settles,
-    the ready menu opens (and stays open for a later answer)."""
+    the ready menu opens (and stays open for a later answer). The model's
+    call answers an LLM call, and Pi emits `context` before each one."""
     return [
         host_steps.AgentStart(prompt="Plan the change."),
+        host_steps.Context(),
         host_steps.ToolCall(tool="plan_mode_complete", input={"plan": PLAN_TEXT}, execute=True),
         host_steps.AgentEnd(outcome="completed"),
     ]
