@@ -1480,11 +1480,15 @@ const SETTLED = new WeakMap();
 
 function endedByPi(run, since) {
   const session = run.session;
-  if (!session || run.llm || run.running || !session.isIdle) return null;
+  // No LLM call waits; the run may still be settling (a prompt its
+  // agent_end handler opened stays open for a later answer).
+  if (!session || run.llm) return null;
   const messages = session.messages ?? [];
   if (messages.length <= (SETTLED.get(session) ?? 0)) return null;
-  // The run stopped after a tool result, without the model's reply to it.
-  if (messages[messages.length - 1]?.role !== "toolResult") return null;
+  // The run stopped after a tool result, without the model's reply to it
+  // (messages an extension added since may follow).
+  const last = messages.findLast((m) => m?.role === "assistant");
+  if (last?.stopReason !== "toolUse") return null;
   const seen = run.trace.slice(since).reverse().find((e) => "beforeSettle" in e);
   return { endedByPi: true, outcome: "completed", beforeSettle: seen ? seen.beforeSettle : null };
 }
