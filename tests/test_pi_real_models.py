@@ -18,7 +18,10 @@ from typing import Any
 import pytest
 
 from pytest_planmode.hosts.pi import install
+from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.matching import mismatches
+from pytest_planmode.targets.pi import TRANSLATIONS, Unsupported
+from pytest_planmode.targets.pi.translation import hosted_by
 from tests.pi_examples import case
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
@@ -329,13 +332,37 @@ def test_model_switching_cases_pass_through_real_pi(real: SharedPi, case_id: str
     assert mismatches(c.expect, outcome.output) == []
 
 
+#: What the translation says when real Pi cannot give the case's answers
+#: (the facts above); the mock host still answers the same cases.
+REAL_PI_UNSUPPORTED = {
+    "planmode.models.session.host.each-boundary-starts-from-first": "authenticates per provider",
+    "planmode.models.host.restore.failed-plan-entry": "authenticates per provider",
+    "planmode.models.host.switch.chain.definite-throw-handed-to-change": "never throws",
+    "planmode.models.host.switch.chain.refused-moves-on": "never lists such a model as available",
+    "planmode.models.host.switch.budget.refused-change-latency.timing": "only for a provider without a key, at once",
+    "planmode.lifecycle.host.reinjection.handoff-failed-here-restores-ready": "never reported to its caller",
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(REAL_PI_UNSUPPORTED))
+def test_cases_resting_on_mock_answers_are_unsupported_on_real_pi_only(case_id: str, tmp_path: Path) -> None:
+    # The translation alone decides (no host runs): for a real Pi it names
+    # why, for the mock it builds the script.
+    c = case(case_id)
+    translation = TRANSLATIONS[c.operation]
+    sandbox = Sandbox.create(tmp_path)
+    assert translation.script(c.input, sandbox)
+    for version in VERSIONS:
+        with hosted_by(version), pytest.raises(Unsupported, match=REAL_PI_UNSUPPORTED[case_id]):
+            translation.script(c.input, sandbox)
+
+
 @pytest.mark.whole_suite
 @pytest.mark.parametrize("case_id", sorted(REAL_PI_FACTS))
-def test_cases_resting_on_mock_answers_differ_as_real_pi_does(real: SharedPi, case_id: str) -> None:
+def test_cases_resting_on_mock_answers_are_answered_unsupported(real: SharedPi, case_id: str) -> None:
     c = case(case_id)
     outcome = real.target.request(c.operation, c.input)
-    assert outcome.kind == "output", outcome.message
-    assert REAL_PI_FACTS[case_id] in mismatches(c.expect, outcome.output)
+    assert outcome.kind == "unsupported", outcome.message
 
 
 # ---------------------------------------------------------------- lifecycle steps
@@ -448,3 +475,44 @@ def test_a_second_context_read_is_the_next_llm_calls(real: SharedPi, tmp_path: P
     roles = [m["role"] for m in second["context"]["messages"] if m["role"] != "system"]
     assert roles[-3:] == ["user", "assistant", "user"]
     assert answer["results"][-1]["state"]["llmCalls"] == 2
+
+
+#: A tool whose result ends the run (`terminate: true`): Pi makes no
+#: further model call, and emits agent_end itself.
+TERMINATE = textwrap.dedent(
+    """
+    export default (pi) => {
+      pi.registerTool({
+        name: "finish", label: "Finish", description: "Ends the run.",
+        parameters: { type: "object", properties: {} },
+        execute: async () => ({ content: [{ type: "text", text: "finished" }], details: {}, terminate: true }),
+      });
+      pi.on("agent_end", (event, ctx) => { ctx.ui.notify(`agent_end ${event.messages.at(-1)?.role}`, "info"); });
+    };
+    """
+)
+
+
+def test_agent_end_after_a_run_pi_already_ended_answers_how_it_ended(real: SharedPi, tmp_path: Path) -> None:
+    path = tmp_path / "terminate.mjs"
+    path.write_text(TERMINATE, encoding="utf-8")
+    script = [
+        {"do": "start"},
+        {"do": "agent_start", "prompt": "go"},
+        {"do": "tool_call", "tool": "finish", "input": {}, "execute": True},
+        {"do": "agent_end", "outcome": "completed"},
+        {"do": "agent_end", "outcome": "completed"},
+        {"do": "state"},
+    ]
+    answer = real.run(path, script)
+    results = answer["results"]
+    assert results[2]["allowed"] is True
+    # Pi ended the run after the tool result: no LLM call waits, yet the
+    # case's agent_end is answered with that run's outcome ...
+    ended = results[3]
+    assert "refused" not in ended, ended
+    assert ended["endedByPi"] is True and ended["outcome"] == "completed"
+    assert notes(answer) == [(0, "agent_end toolResult")]
+    assert results[-1]["state"]["llmCalls"] == 1
+    # ... once: a second one has no run to end.
+    assert "no LLM call is waiting" in results[4]["refused"]

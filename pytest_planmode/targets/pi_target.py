@@ -35,7 +35,7 @@ from pytest_planmode.hosts.pi import install, steps
 from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, HostError, PiHost, Sandbox
 from pytest_planmode.targets.base import Handshake, KitError, Outcome, TargetError, parse_handshake
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
-from pytest_planmode.targets.pi.translation import ExtensionError
+from pytest_planmode.targets.pi.translation import ExtensionError, hosted_by
 
 #: Spent sandboxes are removed in batches of this many.
 SWEEP_EVERY = 200
@@ -185,7 +185,8 @@ class PiTarget:
         module = translation.script.__module__
         try:
             try:
-                script = steps.wire_script(translation.script(payload, sandbox))
+                with hosted_by(self.pi_version or "mock"):
+                    script = steps.wire_script(translation.script(payload, sandbox))
             except (Unsupported, KitError):
                 raise
             except Exception as exc:  # the translation's own fault, whatever it is

@@ -1524,11 +1524,46 @@ async function nestedCall(run, step) {
 // Pi emits agent_before_settle; a host whose Pi differs refuses. An
 // `aborted` run is the user's abort (ESC) unless `by: "model"`: then the
 // model's turn itself ends aborted, without an abort request.
+//
+// A run Pi already ended on its own (a tool result with `terminate: true`
+// ends it with no further model call) is answered with how Pi ended it
+// (`endedByPi`, the outcome, and what its settling showed), not refused.
+// How far each session's messages were settled by an agent_end step:
+const SETTLED = new WeakMap();
+
+function endedByPi(run, since) {
+  const session = run.session;
+  // No LLM call waits; the run may still be settling (a prompt its
+  // agent_end handler opened stays open for a later answer).
+  if (!session || run.llm) return null;
+  const messages = session.messages ?? [];
+  if (messages.length <= (SETTLED.get(session) ?? 0)) return null;
+  // The run stopped after a tool result, without the model's reply to it
+  // (messages an extension added since may follow).
+  const last = messages.findLast((m) => m?.role === "assistant");
+  if (last?.stopReason !== "toolUse") return null;
+  const seen = run.trace.slice(since).reverse().find((e) => "beforeSettle" in e);
+  return { endedByPi: true, outcome: "completed", beforeSettle: seen ? seen.beforeSettle : null };
+}
+
 async function settleStep(run, step) {
   const emits = piAtLeast(BEFORE_SETTLE_SINCE);
   if (typeof step.beforeSettle === "boolean" && step.beforeSettle !== emits) {
     return { refused: `the case's Pi ${step.beforeSettle ? "emits" : "does not emit"} agent_before_settle; Pi ${PI_VERSION} ${emits ? "does" : "does not"}` };
   }
+  const ended = endedByPi(run, run.settledTrace ?? 0);
+  if (ended) {
+    SETTLED.set(run.session, run.session.messages.length);
+    run.settledTrace = run.trace.length;
+    return ended;
+  }
+  const answer = await settleOpenRun(run, step);
+  if (run.session) SETTLED.set(run.session, (run.session.messages ?? []).length);
+  run.settledTrace = run.trace.length;
+  return answer;
+}
+
+async function settleOpenRun(run, step) {
   const from = run.trace.length;
   let answer;
   if (step.outcome === "aborted" && step.by === "model") {

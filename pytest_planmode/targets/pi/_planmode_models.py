@@ -141,9 +141,11 @@ def settings_content(settings: Mapping[str, Any]) -> str:
 
 def ready_steps() -> list[host_steps.Step]:
     """A Plan-mode run in which the model proposes a plan; when it settles,
-    the ready menu opens (and stays open for a later answer)."""
+    the ready menu opens (and stays open for a later answer). The model's
+    call answers an LLM call, and Pi emits `context` before each one."""
     return [
         host_steps.AgentStart(prompt="Plan the change."),
+        host_steps.Context(),
         host_steps.ToolCall(tool="plan_mode_complete", input={"plan": PLAN_TEXT}, execute=True),
         host_steps.AgentEnd(outcome="completed"),
     ]
@@ -322,3 +324,59 @@ def _model_at(trace: list[dict[str, Any]], index: int, fallback: str) -> str:
         if entry.get("answer") == "pi.setModel" and entry.get("value"):
             model = str(entry.get("model"))
     return model
+
+
+# ------------------------------------------------------------- real Pi only
+
+
+def beyond_real_pi(
+    *,
+    current: str | None,
+    available: Iterable[str],
+    models: Mapping[str, contract.ModelBehaviour],
+    settings: Iterable[Mapping[str, Any]],
+    chains: Iterable[str] = ("planModel", "normalModel"),
+) -> str | None:
+    """Why real Pi cannot give the answers the case scripts (None: it can).
+    The mock answers per model whatever the case says; Pi does not:
+
+    - it authenticates per provider, so the models of one provider that the
+      case's transitions may authenticate or switch to (the candidates of the
+      directions it takes, and `current` when it is restored) answer alike (a
+      model the case gives no answers for takes the defaults);
+    - it refuses a model change only for a provider without a key, at once,
+      and never lists such a model as available;
+    - a failing credential lookup answers `ok: false`, it never throws (a
+      throw after the budget is never seen by the extension).
+    """
+    listed = set(available)
+    names: list[str] = [current] if current else []
+    for doc in settings:
+        names += list(_candidates({name: doc.get(name) for name in chains}))
+    by_provider: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for name in dict.fromkeys(names):
+        provider, model_id = split(name)
+        if provider and model_id:
+            answers = behaviour(models.get(name))
+            answers.pop("resolves")
+            by_provider.setdefault(provider, []).append((name, answers))
+    for provider, rows in by_provider.items():
+        first, answers = rows[0]
+        for other, theirs in rows[1:]:
+            if theirs != answers:
+                return (
+                    f"Pi authenticates per provider: the case answers {first} and {other} "
+                    f"(both of provider {provider}) differently"
+                )
+    for name, b in models.items():
+        if b.change == "refuse" and (name in listed or b.change_latency_ms > 0):
+            return (
+                f"Pi refuses a model change ({name}) only for a provider without a key, at once, "
+                "and never lists such a model as available; the case's refusal is not that"
+            )
+        if b.auth == "throw" and b.credentials and b.auth_latency_ms < AUTH_BUDGET_MS:
+            return (
+                f"Pi's authentication of {name} never throws (a failing credential lookup "
+                "answers ok: false); the case has it throw within the budget"
+            )
+    return None

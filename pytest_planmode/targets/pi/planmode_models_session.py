@@ -38,6 +38,7 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     parse_input,
+    real_pi,
 )
 
 OPERATION = "planmode.models.session"
@@ -147,7 +148,19 @@ def _steps(event: Any) -> list[host_steps.Step]:
 
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
-    return build(parse(payload)).builder.steps
+    case = parse(payload)
+    if real_pi():
+        why = models.beyond_real_pi(
+            current=case.current_model
+            if any(isinstance(e, contract.TransitionFault) for e in case.events)
+            else None,
+            available=case.available_models,
+            models=case.models,
+            settings=[case.settings, *(e.settings for e in case.events if isinstance(e, host.SettingsWrite))],
+        )
+        if why:
+            raise Unsupported(why)
+    return build(case).builder.steps
 
 
 def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -89,6 +91,26 @@ class HostRun:
                 "the script does not provide)"
             )
         return record
+
+
+#: Which Pi hosts the script being built: "mock" or a real Pi version.
+_HOST_PI: ContextVar[str] = ContextVar("planmode_host_pi", default="mock")
+
+
+@contextmanager
+def hosted_by(pi: str) -> Iterator[None]:
+    """Build scripts for the host `pi` ("mock" or a real Pi version)."""
+    token = _HOST_PI.set(pi)
+    try:
+        yield
+    finally:
+        _HOST_PI.reset(token)
+
+
+def real_pi() -> bool:
+    """Whether the script being built runs inside a real Pi (not the mock):
+    a case resting on an answer only the mock can give is unsupported there."""
+    return _HOST_PI.get() != "mock"
 
 
 @dataclass(frozen=True)
