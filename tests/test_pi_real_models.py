@@ -516,3 +516,30 @@ def test_agent_end_after_a_run_pi_already_ended_answers_how_it_ended(real: Share
     assert results[-1]["state"]["llmCalls"] == 1
     # ... once: a second one has no run to end.
     assert "no LLM call is waiting" in results[4]["refused"]
+
+
+PICK = textwrap.dedent(
+    """
+    export default (pi) => {
+      pi.registerCommand("pick", { handler: async (_args, ctx) => {
+        const chosen = await ctx.ui.select("Pick one", ["Alpha", "Beta: two", "Gamma"]);
+        ctx.ui.notify(`picked ${chosen}`, "info");
+      } });
+    };
+    """
+)
+
+
+def test_a_select_is_answered_by_position_pattern_or_text_as_on_the_mock(
+    real: SharedPi, tmp_path: Path
+) -> None:
+    """Both hosts answer a select with one rule (`hosts/pi/ui_select.mjs`):
+    a menu answered by position or role picks that item on real Pi too."""
+    path = tmp_path / "pick.mjs"
+    path.write_text(PICK, encoding="utf-8")
+    answers = [{"index": 2}, {"pattern": "^Beta"}, {"select": "Alp"}]
+    script: list[dict[str, Any]] = [{"do": "start"}]
+    for reply in answers:
+        script += [{"do": "ui", "answers": [reply]}, {"do": "command", "name": "pick"}]
+    picked = [text for _, text in notes(real.run(path, script)) if text.startswith("picked")]
+    assert picked == ["picked Gamma", "picked Beta: two", "picked Alpha"]

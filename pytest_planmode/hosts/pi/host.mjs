@@ -31,6 +31,8 @@ import timersPromises from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import worker_threads from "node:worker_threads";
 
+import { selectItem } from "./ui_select.mjs";
+
 // Pi 0.84's undici calls markAsUncloneable (Node >= 22.10); on older Node an
 // extension importing Pi itself fails to load without this no-op.
 if (typeof worker_threads.markAsUncloneable !== "function") {
@@ -945,22 +947,7 @@ class Run {
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
       if (kind === "select") {
         const options = Array.isArray(args[1]) ? args[1] : [];
-        // An answer by position (index) or by a pattern over the items'
-        // texts (a role the translation spelled for this extension).
-        if (answer.index !== undefined) {
-          const found = options[answer.index];
-          if (found === undefined) run.error(`ui.select`, new Error(`no item at position ${answer.index} in ${JSON.stringify(options)}`));
-          return found;
-        }
-        if (answer.pattern !== undefined) {
-          const matching = options.filter((o) => new RegExp(answer.pattern).test(String(o)));
-          if (matching.length !== 1) run.error(`ui.select`, new Error(`${matching.length} items match /${answer.pattern}/ in ${JSON.stringify(options)}`));
-          return matching.length === 1 ? matching[0] : undefined;
-        }
-        const label = String(answer.select ?? answer.label ?? "");
-        const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
-        if (found === undefined) run.error(`ui.select`, new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));
-        return found;
+        return selectItem(answer, options, (why) => run.error("ui.select", new Error(why)));
       }
       if (kind === "confirm") return Boolean(answer.confirm ?? answer.value);
       return answer.input ?? answer.value;

@@ -39,6 +39,8 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import worker_threads from "node:worker_threads";
 
+import { selectItem } from "./ui_select.mjs";
+
 const EPOCH = Date.UTC(2026, 0, 1);
 const HOST_VERSION = "1";
 const MARKER = "planmode-host: allowed (not run)";
@@ -522,10 +524,7 @@ class Run {
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
       if (kind === "select") {
         const options = Array.isArray(args[1]) ? args[1] : [];
-        const label = String(answer.select ?? answer.label ?? "");
-        const found = options.find((o) => o === label) ?? options.find((o) => String(o).startsWith(label));
-        if (found === undefined) run.error("ui.select", new Error(`no item labelled ${JSON.stringify(label)} in ${JSON.stringify(options)}`));
-        return found;
+        return selectItem(answer, options, (why) => run.error("ui.select", new Error(why)));
       }
       if (kind === "confirm") return Boolean(answer.confirm ?? answer.value);
       return answer.input ?? answer.value;
