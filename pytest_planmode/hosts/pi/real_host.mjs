@@ -24,9 +24,10 @@
 // Extension tools run only when the step says `execute: true`.
 //
 // Time is virtual: @sinonjs/fake-timers is installed before Pi is imported
-// (setTimeout, setInterval, Date); `advance` steps move it. Pi evaluates a
-// `.mjs` extension once per process and a `.ts` one on every new runtime and
-// `/reload`: the process is reused across runs and recycled by the client.
+// (setTimeout, setInterval, Date); `advance` steps move it. Every run is a
+// start of Pi (see "Pi starts" below): within it Pi evaluates a `.mjs`
+// extension once and a `.ts` one on every new runtime and `/reload`. The
+// process is reused across runs and recycled by the client.
 // A step Pi cannot express is refused with {refused: "why"}.
 
 import { AsyncLocalStorage } from "node:async_hooks";
