@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.oplmodes import models_override as mo
 from pytest_planmode.reference.planmode import models_switch as ms
 from pytest_planmode.reference.virtual_time import Scheduler, race
@@ -198,7 +199,7 @@ def test_serialized_restore_waits_for_the_mode_change() -> None:
         {"review": {"model": {"provider": "rev", "id": "m"}}},
         [("base/m", mo.RegistryEntry()), ("rev/m", mo.RegistryEntry(change_latency_ms=500))],
         "base/m",
-        [mo.ModeEntered(0, "review"), mo.ModeLeft(100)],
+        [host.Command(0, "mode", "review"), host.Command(100, "mode", "normal")],
     )
     ends = [(o.at, o.model) for o in result.trace if o.type == "change.end"]
     assert ends == [(500, "rev/m"), (500, "base/m")]
