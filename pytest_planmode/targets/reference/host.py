@@ -41,9 +41,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def host_event(event: Any) -> reference.HostEvent:
-    """The reference value of one contract host event."""
+def host_event(event: Any) -> Any:
+    """The reference value (a :data:`reference.HostEvent`) of one contract
+    host event; typed loosely so that each operation's table reads it as the
+    member of its own union."""
     cls = HOST_EVENTS[type(event)]
-    given = {f.name: _plain(getattr(event, f.name)) for f in fields(cls)}
-    result: reference.HostEvent = cls(**given)
-    return result
+    return cls(**{f.name: _plain(getattr(event, f.name)) for f in fields(cls)})
