@@ -24,7 +24,6 @@ from pytest_planmode.reference.oplmodes import lifecycle as opl_lifecycle
 from pytest_planmode.reference.oplmodes import models_override
 from pytest_planmode.reference.planmode import (
     lifecycle,
-    lifecycle_events,
     models_switch,
     tools_authorize,
     tools_events,
@@ -48,7 +47,7 @@ TABLES = [
     (
         planmode_lifecycle.LifecycleEvent,
         lifecycle_ops._EVENTS,
-        lifecycle_events.LifecycleEvent,
+        lifecycle.LifecycleEvent,
         lifecycle._EVENTS,
     ),
     (planmode_tools.ToolScriptEvent, tools_ops._EVENTS, tools_events.ToolEvent, tools_authorize._HANDLERS),
