@@ -224,20 +224,17 @@ def test_every_change_start_follows_the_previous_end(data: dict[str, Any]) -> No
 
 def test_session_transition_waits_for_the_previous_one() -> None:
     result = ms.run_session(
-        settings=ms.read_settings(
-            {
-                "autoSwitchModel": True,
-                "planModel": [{"provider": "a", "modelId": "1"}, {"provider": "b", "modelId": "2"}],
-                "normalModel": {"provider": "c", "modelId": "3"},
-            },
-            read_failed=False,
-        ),
+        settings={
+            "autoSwitchModel": True,
+            "planModel": [{"provider": "a", "modelId": "1"}, {"provider": "b", "modelId": "2"}],
+            "normalModel": {"provider": "c", "modelId": "3"},
+        },
         current="cur/0",
         thinking_level="high",
         scoped=(),
         available=("cur/0", "a/1", "b/2", "c/3"),
         behaviours={"a/1": ms.Behaviour(auth="hang")},
-        events=[ms.TransitionAsked(0, "plan.start"), ms.TransitionAsked(10, "plan.exit")],
+        events=[host.Command(0, "plan", "start"), host.Command(10, "plan", "exit")],
     )
     first, second = result.transitions
     assert first.result is not None and second.result is not None
