@@ -17,8 +17,50 @@ written) are declared by the core that reads them, next to its handlers.
 Session entries stay Pi's stored JSON objects (camelCase keys): they are
 what a session file holds, read as such.
 
-Where each host event went before this vocabulary (one host event, one
-class per core that read it; several where a translation chose a meaning):
+Who reads each event now (`tests/test_event_tables.py` checks this table
+against the handler tables): L the Plan lifecycle (`planmode/lifecycle.py`),
+T the Plan tool policy (`planmode/tools_authorize.py`), S the Plan model
+switch session (`planmode/models_switch.py`), O opl-modes sessions
+(`oplmodes/lifecycle.py`), M opl-modes model overrides
+(`oplmodes/models_override.py`):
+
+=====================  ==========
+host event             read by
+=====================  ==========
+`session.start`        O
+`agent.start`          L T S O
+`agent.settle`         L T S O
+`context`              L T
+`tool.call`            L T S O
+`command`              L T S O M
+`ui.answer`            L T S O
+`ui.show`              T
+`clock.advance`        L T S O
+`session.reload`       L T O M
+`session.resume`       L T O M
+`session.new`          T M
+`session.label`        L T
+`session.tree`         L T O
+`key.press`            O
+`settings.write`       L T S
+`settings.screen`      L T S
+`extension.hold`       T
+`extension.settle`     T
+`agent.queue`          L
+`thinking.select`      L
+`session.compact`      L
+`session.restart`      L
+`cwd.change`           L
+`api.fail`             L
+`models.catalogue`     S
+`provider.change`      S M
+`model.select`         M
+`settings.unreadable`  S
+=====================  ==========
+
+Before this vocabulary each core had its own class for an event, and a
+translation in `targets/reference/ops/` chose the meaning (so one host
+event became several classes, or none, or two values for one event):
 
 =====================  =====================================================
 host event             reference classes it became
@@ -72,9 +114,6 @@ host event             reference classes it became
                        `ModelAdded`, `ModelRemoved`, `CredentialsChanged`
 `model.select`         opl-modes models `ModelSelected`
 =====================  =====================================================
-
-Now each is the one class below in every core (`tests/test_event_tables.py`
-keeps it so).
 """
 
 from __future__ import annotations
