@@ -2,8 +2,10 @@
 and shortcuts; § Extension features; § Execute handoff; § Tool inheritance
 warning; § Lazy tool loading; § Architecture).
 
-A :class:`Session` consumes events in order and records, per event, what a
-person or the model observes: the mode, the active tools, notifications,
+A :class:`Session` consumes host events
+(:mod:`pytest_planmode.reference.host_events`) and this operation's own
+(:mod:`.events`) in order and records, per event, what a person or the model
+observes: the mode, the active tools, notifications,
 menus, tool results, the persisted entry and the published shared state.
 Time is virtual; nothing here waits.
 """

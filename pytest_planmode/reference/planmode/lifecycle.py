@@ -2,10 +2,15 @@
 § Plan reinjection, § Thinking level, § Implementation model and thinking,
 § Export destination, § Toggle shortcut).
 
-:func:`run` folds events over a frozen :class:`State` and records what an
-observer sees: each assembled context, kickoff prompts, thinking changes,
-active-plan changes, exports, shortcut registrations and notices. Nothing
-here reads a clock; `at` is carried through from the events.
+:func:`run` folds host events (:mod:`pytest_planmode.reference.host_events`)
+over a frozen :class:`State` and records what an observer sees: each
+assembled context, kickoff prompts, thinking changes, active-plan changes,
+exports, shortcut registrations and notices. A command or a menu answer is
+the action it is here (`/plan implement`, **Implement here** on the ready
+menu): the run follows which menu is open, whether the open run completed a
+plan, follow-ups queued in it and the Pi calls the host will fail, as the
+extension does. Nothing here reads a clock; `at` is carried through from the
+events.
 """
 
 from __future__ import annotations
