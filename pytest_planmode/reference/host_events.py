@@ -188,11 +188,6 @@ class Command:
     name: str = ""
     args: str = ""
 
-    @property
-    def text(self) -> str:
-        """The command line as typed."""
-        return f"/{self.name} {self.args}" if self.args else f"/{self.name}"
-
 
 @dataclass(frozen=True)
 class UiAnswer:

@@ -375,7 +375,8 @@ class Session:
 
     def _on_command(self, event: host.Command) -> None:
         self.menu = None
-        parsed = commands.parse(event.text)
+        # The command line as typed.
+        parsed = commands.parse(f"/{event.name} {event.args}" if event.args else f"/{event.name}")
         if parsed is None:
             self._step.ignored = "not an opl-modes command"
             return
