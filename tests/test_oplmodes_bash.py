@@ -147,6 +147,15 @@ def test_a_starved_search_is_tried_again_not_blocked() -> None:
     assert fake.timeouts == [0.25, 0.5]
 
 
+def test_each_starved_retry_doubles_the_wall_time() -> None:
+    """Starved twice: the third attempt gets four times the budget, not two."""
+    clocks = _Clocks()
+    fake = _FakeCompiled(clocks, cpu_share=0.1, finish_on=4)
+    pattern = pattern_guard.UserPattern("^ls", fake, None)
+    assert _budget(clocks).search(pattern, "ls") is True
+    assert fake.timeouts == [0.25, 0.5, 1.0]
+
+
 def test_a_search_that_spends_its_cpu_is_cut_off() -> None:
     clocks = _Clocks()
     fake = _FakeCompiled(clocks, cpu_share=1.0, finish_on=None)
@@ -212,6 +221,18 @@ def test_handler_blocks_non_strings_in_every_mode(value: object) -> None:
     for mode in ("off", "plan"):
         out = run(BashCheckInput.model_validate({"command": value, "mode": mode}))
         assert out.allowed is False and "not a string" in (out.reason or "")
+
+
+def test_explain_names_no_pattern_source_for_an_unrestricted_mode() -> None:
+    answer = explain("rm -rf build", "m", {"modes": {"m": {"unrestrictedBash": True}}})
+    assert answer["allowed"] is True
+    assert answer["policy"] == {
+        "unrestricted": True,
+        "safe": "none",
+        "destructive": "none",
+        "mode": "unrestrictedBash",
+        "problems": [],
+    }
 
 
 def test_explain_shape() -> None:
