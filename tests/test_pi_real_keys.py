@@ -173,3 +173,25 @@ def test_what_pi_cannot_do_stays_refused_with_its_reason(
 ) -> None:
     answer = real.run(ext, [{"do": "start"}, step])
     assert why in answer["results"][1]["refused"]
+
+
+def test_a_kickoff_sent_into_a_fresh_session_is_recorded_in_it(real: SharedPi, tmp_path: Path) -> None:
+    # A command starts a new session and sends the kickoff from it
+    # (newSession's withSession): the message belongs to session 2.
+    path = tmp_path / "fresh.mjs"
+    path.write_text(
+        textwrap.dedent(
+            """
+            export default (pi) => {
+              pi.registerCommand("fresh", { description: "fresh", handler: async (_args, ctx) => {
+                pi.sendUserMessage("here");
+                await ctx.newSession({ withSession: async (next) => { await next.sendUserMessage("there"); } });
+              } });
+            };
+            """
+        ),
+        encoding="utf-8",
+    )
+    answer = real.run(path, [{"do": "start"}, {"do": "command", "name": "fresh"}])
+    sent = [(e["args"][0], e["session"]) for e in answer["trace"] if e.get("call") == "pi.sendUserMessage"]
+    assert sent == [("here", 1), ("there", 2)]

@@ -491,7 +491,8 @@ class Run {
         });
         pi.on("input", (event) => {
           if (event.source === "extension") {
-            run.record("pi.sendUserMessage", [event.text]);
+            // The session it is sent in (a fresh session's kickoff is the new one's), as the mock records it.
+            run.trace.push({ t: run.now(), call: "pi.sendUserMessage", args: [event.text], session: run.sessions });
             if (run.failing.delete("sendUserMessage")) run.failTurn = true;
           }
           return undefined;
