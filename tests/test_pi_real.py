@@ -253,7 +253,7 @@ def test_an_inactive_tool_never_reaches_tool_call(real: SharedPi, tmp_path: Path
 def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [{"do": "start"}, {"do": "emit", "event": "session_start", "payload": {}}])
-    assert "Pi emits events itself" in answer["results"][-1]["refused"]
+    assert "Pi emits its events itself" in answer["results"][-1]["refused"]
 
 
 def test_a_tool_call_outside_a_run_opens_one(real: SharedPi, tmp_path: Path) -> None:
