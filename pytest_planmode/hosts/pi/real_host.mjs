@@ -720,6 +720,8 @@ class Run {
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
     beforeStart?.();
+    // The extension's model calls at session_start are traced too.
+    this.instrument();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -729,7 +731,8 @@ class Run {
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
         switchSession: async (file, options) => runtime.switchSession(file, options),
-        reload: async () => { await session.reload(); },
+        // The extension's model calls at session_start after /reload are traced too.
+        reload: async () => { await session.reload({ beforeSessionStart: () => run.instrument() }); },
       },
       onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
     });
@@ -886,6 +889,8 @@ class Run {
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       history: json(session?.messages ?? []),
+      // The session's entries from the root to the leaf (its current branch).
+      branch: json(session?.sessionManager?.getBranch?.() ?? []),
       systemPrompt: session?.systemPrompt ?? null,
       llmCalls: this.llmCalls,
     };
@@ -1070,7 +1075,7 @@ Object.assign(STEPS, {
   },
   reload: async (run) => {
     const session = run.requireSession();
-    await run.until(run.track(session.reload()));
+    await run.until(run.track(session.reload({ beforeSessionStart: () => run.instrument() })));
     run.instrument();
     run.recordShortcuts();
     return {};
