@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 
 from pytest_planmode.hosts.pi import install
-from tests.pi_examples import OPL_EXAMPLE, planted
+from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi import TRANSLATIONS, Unsupported
+from pytest_planmode.targets.pi.translation import hosted_by
+from tests.pi_examples import OPL_EXAMPLE, case, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
 
@@ -120,3 +123,27 @@ def test_a_planted_bug_persisting_no_restore_point_fails_through_real_pi(
     assert real_pi("0.84.2").judge(entry, "oplmodes.models.host.override.persisted-with-mode"), (
         "the restore point missing from the mode entry went unnoticed"
     )
+
+
+#: A `/resume` of the session's own entries, with no agent run before it.
+RESUME_CASES = [
+    "oplmodes.models.host.persist.resume-keeps-mode-and-point",
+    "oplmodes.models.host.persist.resume-then-exit-restores-model",
+    "oplmodes.models.host.persist.resume-twice",
+]
+
+
+@pytest.mark.parametrize("case_id", RESUME_CASES)
+def test_a_resume_of_an_unwritten_session_is_unsupported_on_real_pi_only(
+    case_id: str, tmp_path: Path
+) -> None:
+    c = case(case_id)
+    translation = TRANSLATIONS[c.operation]
+    sandbox = Sandbox.create(tmp_path)
+    steps = translation.script(c.input, sandbox)
+    assert [s.do for s in steps].count("resume") == sum(
+        e["type"] == "session.resume" for e in c.input["events"]
+    )
+    for version in install.VERSIONS:
+        with hosted_by(version), pytest.raises(Unsupported, match=r"no stored session to resume"):
+            translation.script(c.input, sandbox)

@@ -22,6 +22,11 @@ read as `{mode, restoreModel, restoreFailures}` (the suite's names for the
 restore point the spec says is persisted with the mode; a model may be
 written `provider/id` or `{provider, id}`; an entry without a failure count
 records none).
+
+Inside a real Pi, `/resume` (this operation's resumes the session's own
+entries) is unsupported: Pi writes a session file only once it holds an
+assistant reply, and this operation's scripts have no agent run, so there
+is no stored session to resume.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     answer_index,
     parse_input,
+    real_pi,
 )
 
 OPERATION = "oplmodes.models.script"
@@ -68,6 +74,14 @@ def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
         provider, model_id = _split(entry.model)
         catalogue.append({"provider": provider, "id": model_id})
         behaviour[entry.model] = {"credentials": entry.credentials, "changeDelay": entry.change_latency_ms}
+    if real_pi():
+        for index, event in enumerate(case.events):
+            if isinstance(event, host.SessionResume):
+                raise Unsupported(
+                    f"events[{index}] (session.resume at {event.at} ms) resumes this session, which real Pi "
+                    "has not written to a file: Pi writes a session only once it holds an assistant reply, "
+                    "and this script has no agent run, so there is no stored session to resume"
+                )
     builder = ScriptBuilder()
     builder.add(host_steps.Models(catalogue=catalogue, behaviour=behaviour, current=case.initial_model))
     if case.modes:
