@@ -22,7 +22,7 @@ import pytest
 
 from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi import TRANSLATIONS, Unsupported
+from pytest_planmode.targets.pi import TRANSLATIONS
 from pytest_planmode.targets.pi.translation import hosted_by
 from tests.pi_examples import OPL_EXAMPLE, case, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi
@@ -84,17 +84,13 @@ def test_model_calls_at_every_session_start_are_traced_and_entries_are_on_the_br
     assert mine == [("custom", {"reason": "new"})]
 
 
-#: Cases the example failed through real Pi before the host fix: the OFF pin
-#: at session start and after a new session, and the persisted restore point.
-EXAMPLE_CASES = [
-    "oplmodes.models.host.pin.new-session",
-    "oplmodes.models.host.override.persisted-with-mode",
-]
+#: A case the example failed through real Pi before the host fix: the OFF
+#: pin at session start and after a new session (the persisted restore point
+#: is judged by the resume cases below).
 
 
-@pytest.mark.parametrize("case_id", EXAMPLE_CASES)
-def test_the_example_passes_a_models_case_through_real_pi(real: SharedPi, case_id: str) -> None:
-    assert real.judge(OPL_EXAMPLE, case_id) == []
+def test_the_example_passes_the_pin_case_through_real_pi(real: SharedPi) -> None:
+    assert real.judge(OPL_EXAMPLE, "oplmodes.models.host.pin.new-session") == []
 
 
 def test_a_planted_bug_skipping_the_session_start_pin_fails_through_real_pi(
@@ -125,25 +121,47 @@ def test_a_planted_bug_persisting_no_restore_point_fails_through_real_pi(
     )
 
 
-#: A `/resume` of the session's own entries, with no agent run before it.
+#: A `/resume` of the session's own entries: real Pi resumes a session it
+#: has written, which it does once the session holds an assistant reply.
 RESUME_CASES = [
     "oplmodes.models.host.persist.resume-keeps-mode-and-point",
     "oplmodes.models.host.persist.resume-then-exit-restores-model",
-    "oplmodes.models.host.persist.resume-twice",
 ]
 
 
-@pytest.mark.parametrize("case_id", RESUME_CASES)
-def test_a_resume_of_an_unwritten_session_is_unsupported_on_real_pi_only(
-    case_id: str, tmp_path: Path
-) -> None:
-    c = case(case_id)
+def test_a_script_that_resumes_starts_with_one_exchange_on_real_pi_only(tmp_path: Path) -> None:
+    c = case(RESUME_CASES[0])
     translation = TRANSLATIONS[c.operation]
     sandbox = Sandbox.create(tmp_path)
-    steps = translation.script(c.input, sandbox)
-    assert [s.do for s in steps].count("resume") == sum(
-        e["type"] == "session.resume" for e in c.input["events"]
-    )
+    on_mock = [s.do for s in translation.script(c.input, sandbox)]
+    assert "agent_start" not in on_mock
     for version in install.VERSIONS:
-        with hosted_by(version), pytest.raises(Unsupported, match=r"no stored session to resume"):
-            translation.script(c.input, sandbox)
+        with hosted_by(version):
+            on_real = [s.do for s in translation.script(c.input, sandbox)]
+        # The exchange comes right after the start, before the first event.
+        at = on_real.index("start") + 1
+        assert on_real[at : at + 2] == ["agent_start", "agent_end"]
+        assert on_real[:at] + on_real[at + 2 :] == on_mock
+
+
+@pytest.mark.parametrize("case_id", RESUME_CASES)
+def test_the_example_passes_a_resume_case_through_real_pi(real: SharedPi, case_id: str) -> None:
+    # The script as the `pi:` target builds it for this Pi.
+    with hosted_by(real.version):
+        assert real.judge(OPL_EXAMPLE, case_id) == []
+
+
+def test_a_planted_bug_losing_the_restore_point_on_resume_fails_through_real_pi(
+    real_pi: SharedHosts, tmp_path: Path
+) -> None:
+    entry = planted(
+        tmp_path,
+        "restore = point ? { model: point, failures: 0 } : null;",
+        "restore = null;",
+        example=OPL_EXAMPLE,
+    )
+    with hosted_by("0.84.2"):
+        problems = real_pi("0.84.2").judge(
+            entry, "oplmodes.models.host.persist.resume-then-exit-restores-model"
+        )
+    assert problems, "the restore point lost on /resume went unnoticed"

@@ -23,10 +23,10 @@ restore point the spec says is persisted with the mode; a model may be
 written `provider/id` or `{provider, id}`; an entry without a failure count
 records none).
 
-Inside a real Pi, `/resume` (this operation's resumes the session's own
-entries) is unsupported: Pi writes a session file only once it holds an
-assistant reply, and this operation's scripts have no agent run, so there
-is no stored session to resume.
+Inside a real Pi, a script with `/resume` (which resumes the session's own
+entries) starts with one exchange with the model at 0 ms, before its first
+event: Pi writes a session file only once it holds an assistant reply, and
+`/resume` opens a stored session (as a session a user resumes in Pi has one).
 """
 
 from __future__ import annotations
@@ -64,6 +64,16 @@ def _split(model: str) -> tuple[str, str]:
     return provider, model_id
 
 
+#: Real Pi writes a session file only once it holds an assistant reply, and
+#: `/resume` opens a stored session: before a script that resumes, the user
+#: and the model exchange one message at start (nothing switches a model in
+#: it), so the session is there to resume.
+FIRST_REPLY: tuple[host_steps.Step, ...] = (
+    host_steps.AgentStart(prompt="Hello."),
+    host_steps.AgentEnd(outcome="completed"),
+)
+
+
 def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
     known = {m.model for m in case.registry}
     if case.initial_model not in known:
@@ -74,19 +84,13 @@ def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
         provider, model_id = _split(entry.model)
         catalogue.append({"provider": provider, "id": model_id})
         behaviour[entry.model] = {"credentials": entry.credentials, "changeDelay": entry.change_latency_ms}
-    if real_pi():
-        for index, event in enumerate(case.events):
-            if isinstance(event, host.SessionResume):
-                raise Unsupported(
-                    f"events[{index}] (session.resume at {event.at} ms) resumes this session, which real Pi "
-                    "has not written to a file: Pi writes a session only once it holds an assistant reply, "
-                    "and this script has no agent run, so there is no stored session to resume"
-                )
     builder = ScriptBuilder()
     builder.add(host_steps.Models(catalogue=catalogue, behaviour=behaviour, current=case.initial_model))
     if case.modes:
         builder.add(config_step({"modes": case.modes}))
     builder.add(host_steps.Start())
+    if real_pi() and any(isinstance(event, host.SessionResume) for event in case.events):
+        builder.add(*FIRST_REPLY)
     latencies = [m.change_latency_ms for m in case.registry]
     for event in case.events:
         builder.begin(event.at)
