@@ -728,6 +728,8 @@ class Run {
     });
     for (const file of this.companions) companionHandles().get(file)?.start?.();
     beforeStart?.();
+    // The extension's model calls at session_start are traced too.
+    this.instrument();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -737,7 +739,8 @@ class Run {
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
         switchSession: async (file, options) => runtime.switchSession(file, options),
-        reload: async () => { await session.reload(); },
+        // The extension's model calls at session_start after /reload are traced too.
+        reload: async () => { await session.reload({ beforeSessionStart: () => run.instrument() }); },
       },
       onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
     });
@@ -1072,7 +1075,7 @@ Object.assign(STEPS, {
   },
   reload: async (run) => {
     const session = run.requireSession();
-    await run.until(run.track(session.reload()));
+    await run.until(run.track(session.reload({ beforeSessionStart: () => run.instrument() })));
     run.instrument();
     run.recordShortcuts();
     run.keybindings?.reload();
