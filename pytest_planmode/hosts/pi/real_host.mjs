@@ -707,6 +707,8 @@ class Run {
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
     beforeStart?.();
+    // The extension's model calls at session_start are traced too.
+    this.instrument();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -877,6 +879,8 @@ class Run {
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       history: json(session?.messages ?? []),
+      // The session's entries from the root to the leaf (its current branch).
+      branch: json(session?.sessionManager?.getBranch?.() ?? []),
       systemPrompt: session?.systemPrompt ?? null,
       llmCalls: this.llmCalls,
     };

@@ -1,0 +1,50 @@
+"""What an extension does at session start, and the entries it appends, as
+the real-Pi host reports them: a `pi.setModel` call in a `session_start`
+handler is traced with Pi's answer (as any later call is), and the state
+holds the session's branch, so a translation reads the entries an
+extension appended (opl-modes pins its OFF model at session start and
+persists its restore point in its `mode-switcher` entry).
+
+These tests need Pi 0.84.2 installed (`planmode pi install 0.84.2`)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tests.pi_real_hosts import SharedHosts
+
+#: At session start the extension switches to `acme/pin` and appends an entry.
+PINNING = """
+export default (pi) => {
+  pi.on("session_start", async (_event, ctx) => {
+    const pin = ctx.modelRegistry.find("acme", "pin");
+    if (pin) await pi.setModel(pin);
+    pi.appendEntry("pinned", { model: "acme/pin" });
+  });
+};
+"""
+
+
+def test_a_model_change_at_session_start_is_traced_and_entries_are_on_the_branch(
+    real_pi: SharedHosts, tmp_path: Path
+) -> None:
+    entry = tmp_path / "pinning.mjs"
+    entry.write_text(textwrap.dedent(PINNING), encoding="utf-8")
+    script = [
+        {
+            "do": "models",
+            "catalogue": [{"provider": "acme", "id": "base"}, {"provider": "acme", "id": "pin"}],
+            "current": "acme/base",
+        },
+        {"do": "start"},
+    ]
+    answer = real_pi("0.84.2").run(entry, script)
+    assert [r.get("refused") or r.get("error") or r.get("threw") for r in answer["results"]] == [None, None]
+    assert answer["state"]["model"] == "acme/pin"
+    calls = [e for e in answer["trace"] if e.get("call") == "pi.setModel"]
+    assert [c["args"][0] for c in calls] == [{"provider": "acme", "id": "pin"}]
+    settled = [e for e in answer["trace"] if e.get("answer") == "pi.setModel"]
+    assert [(e["model"], e["value"]) for e in settled] == [("acme/pin", True)]
+    mine = [e for e in answer["state"]["branch"] if e.get("customType") == "pinned"]
+    assert [(e["type"], e["data"]) for e in mine] == [("custom", {"model": "acme/pin"})]
