@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.oplmodes import models_override as mo
 from pytest_planmode.reference.planmode import models_switch as ms
 from pytest_planmode.reference.virtual_time import Scheduler, race
@@ -198,7 +199,7 @@ def test_serialized_restore_waits_for_the_mode_change() -> None:
         {"review": {"model": {"provider": "rev", "id": "m"}}},
         [("base/m", mo.RegistryEntry()), ("rev/m", mo.RegistryEntry(change_latency_ms=500))],
         "base/m",
-        [mo.ModeEntered(0, "review"), mo.ModeLeft(100)],
+        [host.Command(0, "mode", "review"), host.Command(100, "mode", "normal")],
     )
     ends = [(o.at, o.model) for o in result.trace if o.type == "change.end"]
     assert ends == [(500, "rev/m"), (500, "base/m")]
@@ -223,20 +224,17 @@ def test_every_change_start_follows_the_previous_end(data: dict[str, Any]) -> No
 
 def test_session_transition_waits_for_the_previous_one() -> None:
     result = ms.run_session(
-        settings=ms.read_settings(
-            {
-                "autoSwitchModel": True,
-                "planModel": [{"provider": "a", "modelId": "1"}, {"provider": "b", "modelId": "2"}],
-                "normalModel": {"provider": "c", "modelId": "3"},
-            },
-            read_failed=False,
-        ),
+        settings={
+            "autoSwitchModel": True,
+            "planModel": [{"provider": "a", "modelId": "1"}, {"provider": "b", "modelId": "2"}],
+            "normalModel": {"provider": "c", "modelId": "3"},
+        },
         current="cur/0",
         thinking_level="high",
         scoped=(),
         available=("cur/0", "a/1", "b/2", "c/3"),
         behaviours={"a/1": ms.Behaviour(auth="hang")},
-        events=[ms.TransitionAsked(0, "plan.start"), ms.TransitionAsked(10, "plan.exit")],
+        events=[host.Command(0, "plan", "start"), host.Command(10, "plan", "exit")],
     )
     first, second = result.transitions
     assert first.result is not None and second.result is not None

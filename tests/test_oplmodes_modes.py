@@ -15,7 +15,7 @@ from pytest_planmode.reference.oplmodes import config as cfg
 from pytest_planmode.reference.oplmodes import lifecycle, state
 from pytest_planmode.reference.oplmodes.lifecycle import parse_version, refine_label
 from pytest_planmode.strategies import oplmodes_modes as s
-from pytest_planmode.targets.reference.ops.oplmodes_modes import _Translation, script
+from pytest_planmode.targets.reference.ops.oplmodes_modes import script, script_events
 
 DOCUMENT = {
     "shortcuts": {"cycleMode": "f2"},
@@ -29,9 +29,7 @@ def run_script(config: cfg.OplConfig, events: list[dict[str, Any]], **options: A
     inp = ModesScriptInput.model_validate(
         {"events": events, "piVersion": options.get("pi_version", "0.87.0")}
     )
-    translate = _Translation(inp)
-    typed = [event for e in inp.events for event in translate(e)]
-    return lifecycle.run_script(config, typed, **options)
+    return lifecycle.run_script(config, script_events(inp), **options)
 
 
 def cmd(text: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_planmode.contract.planmode_lifecycle import LifecycleEvent, LifecycleRunInput
-from pytest_planmode.reference.planmode import lifecycle, lifecycle_events, reinjection, shortcut, thinking
+from pytest_planmode.reference.planmode import lifecycle, reinjection, shortcut, thinking
 from pytest_planmode.reference.planmode.settings_values import RETENTION_POLICIES, THINKING_LEVELS
 from pytest_planmode.targets.reference.adapter import REFERENCE
 from pytest_planmode.targets.reference.ops import planmode_lifecycle as lifecycle_ops
@@ -45,7 +45,7 @@ def answer(label: str | None) -> dict[str, Any]:
 def test_every_contract_event_has_a_converter_and_every_reference_event_a_handler() -> None:
     union = typing.get_args(typing.get_args(LifecycleEvent)[0])
     assert set(union) == set(lifecycle_ops._EVENTS)
-    assert set(lifecycle._EVENTS) == set(typing.get_args(lifecycle_events.LifecycleEvent))
+    assert set(lifecycle._EVENTS) == set(typing.get_args(lifecycle.LifecycleEvent))
     assert all(cls.__module__.endswith("host_events") for cls in union), "the lifecycle has events of its own"
 
 
@@ -95,6 +95,26 @@ def test_a_partly_settled_run_opens_no_menu() -> None:
     assert (
         "nothing is open" in REFERENCE.call("planmode.lifecycle.run", {"events": partly})["error"]["message"]
     )
+
+
+def test_a_reload_drops_the_queued_follow_up() -> None:
+    """Pi aborts the open run on a reload, its queued follow-up with it: the
+    next run settles fully, and its settling ends a first-run guarantee (the
+    follow-up is not counted against a later run)."""
+    events = [
+        START,
+        *ready(),
+        answer("Implement here"),
+        {"type": "agent.start"},
+        {"type": "agent.queue", "prompt": "more"},
+        {"type": "session.reload"},
+        {"type": "agent.start"},
+        {"type": "context"},
+        {"type": "agent.settle"},
+    ]
+    out = run(events, settings={"implementationPlanRetention": "clear-after-first-run"})
+    assert out["final"]["activePlan"] is None
+    assert [o["reason"] for o in out["trace"] if o["type"] == "active-plan"][-1] == "first-run-settled"
 
 
 def test_policy_table_matches_the_setting_values() -> None:

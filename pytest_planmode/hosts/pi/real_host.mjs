@@ -24,9 +24,10 @@
 // Extension tools run only when the step says `execute: true`.
 //
 // Time is virtual: @sinonjs/fake-timers is installed before Pi is imported
-// (setTimeout, setInterval, Date); `advance` steps move it. Pi evaluates a
-// `.mjs` extension once per process and a `.ts` one on every new runtime and
-// `/reload`: the process is reused across runs and recycled by the client.
+// (setTimeout, setInterval, Date); `advance` steps move it. Every run is a
+// start of Pi (see "Pi starts" below): within it Pi evaluates a `.mjs`
+// extension once and a `.ts` one on every new runtime and `/reload`. The
+// process is reused across runs and recycled by the client.
 // A step Pi cannot express is refused with {refused: "why"}.
 
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -103,6 +104,29 @@ function entryOf(name) {
 const codingAgent = entryOf("@earendil-works/pi-coding-agent");
 const Pi = await import(codingAgent.url);
 const Ai = await import(entryOf("@earendil-works/pi-ai").url);
+
+// ---------------------------------------------------------------- Pi starts
+// Every run is a start of Pi: the extension's own modules are evaluated
+// again for it (pi_start_hooks.mjs gives them the URL of the current start)
+// and what earlier runs left on globalThis is gone, as in a new process.
+// Within a run Pi's own rules hold: an `.mjs` extension is evaluated once,
+// a `.ts` one again by each runtime and `/reload` (Pi's loader, jiti).
+const PI_START = new Int32Array(new SharedArrayBuffer(4));
+module.register(new URL("./pi_start_hooks.mjs", import.meta.url), {
+  data: { start: PI_START, hostDir: new URL(".", import.meta.url).href },
+});
+const HOST_GLOBALS = [Symbol.for("planmode-host.companions")];
+let processGlobals = null; // globalThis's own keys before the first run
+function newPiStart() {
+  Atomics.add(PI_START, 0, 1);
+  if (!processGlobals) {
+    processGlobals = new Set([...Reflect.ownKeys(globalThis), ...HOST_GLOBALS]);
+    return;
+  }
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (!processGlobals.has(key)) delete globalThis[key];
+  }
+}
 const PI_VERSION = codingAgent.version;
 const { AuthStorage } = await import(new URL("./core/auth-storage.js", codingAgent.url).href);
 
@@ -1753,6 +1777,7 @@ async function runScript(request) {
   process.env.PI_CODING_AGENT_DIR = sandbox.agentDir;
   process.env.TMPDIR = sandbox.tmp;
   process.chdir(sandbox.cwd);
+  newPiStart();
   const before = snapshot(sandbox.root);
   const dirsBefore = directories(sandbox.root);
   const run = new Run(request);

@@ -2,8 +2,10 @@
 and shortcuts; § Extension features; § Execute handoff; § Tool inheritance
 warning; § Lazy tool loading; § Architecture).
 
-A :class:`Session` consumes events in order and records, per event, what a
-person or the model observes: the mode, the active tools, notifications,
+A :class:`Session` consumes host events
+(:mod:`pytest_planmode.reference.host_events`) and this operation's own
+(:mod:`.events`) in order and records, per event, what a person or the model
+observes: the mode, the active tools, notifications,
 menus, tool results, the persisted entry and the published shared state.
 Time is virtual; nothing here waits.
 """
@@ -14,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.oplmodes import appearance as ap
 from pytest_planmode.reference.oplmodes import bash_gate, commands, plans, state
 from pytest_planmode.reference.oplmodes import events as ev
@@ -98,6 +101,22 @@ class _Step:
     thinking_cycled: bool = False
     ignored: str | None = None
 
+    def then(self, later: _Step) -> _Step:
+        """This step and a later one of the same event, as one: everything
+        either showed, the later's menu, result and entry where it has one,
+        and `ignored` only when both ignored the event."""
+        both = [r for r in (self.ignored, later.ignored) if r]
+        return _Step(
+            self.event,
+            [*self.notifications, *later.notifications],
+            later.menu if later.menu is not None else self.menu,
+            later.result if later.result is not None else self.result,
+            later.persisted if later.persisted is not None else self.persisted,
+            [*self.plan_files, *later.plan_files],
+            self.thinking_cycled or later.thinking_cycled,
+            "; ".join(both) if self.ignored and later.ignored else None,
+        )
+
 
 class Session:
     """One Pi session with opl-modes loaded."""
@@ -111,8 +130,15 @@ class Session:
         pi_version: str = "0.87.0",
         existing_plans: Sequence[str] = (),
         keybindings: Mapping[str, str] | None = None,
+        disk: tuple[Any, bool] = (None, False),
     ) -> None:
         self.config = config
+        #: opl-modes.json as it is on disk (the document, whether the file
+        #: exists): what the module reads when it loads again.
+        self.disk = disk
+        version = parse_version(pi_version)
+        #: Pi emits `agent_before_settle` after `agent_end` from 0.87.0.
+        self.emits_settle = version is not None and version >= SETTLE_MIN_VERSION
         self.registered = list(dict.fromkeys(registered))
         self.resting = list(dict.fromkeys(active if active is not None else registered))
         self.pi_version = pi_version
@@ -244,7 +270,7 @@ class Session:
     def run(self, events: Sequence[ev.SessionEvent]) -> None:
         for event in events:
             self._at = event.at
-            self._step = _Step(event.kind)
+            self._step = _Step(type(event).__name__)
             _EVENTS[type(event)](self, event)
             self.steps.append(self._snapshot_step())
 
@@ -289,7 +315,7 @@ class Session:
         self._enter(restored.mode, restored.plan_file, announce=False, persist=False)
         self.refine_cycles = restored.refine_cycles
 
-    def _on_session_start(self, event: ev.SessionStarted) -> None:
+    def _on_session_start(self, event: host.SessionStart) -> None:
         self.warned = set()
         self._restore(event.entries)
         flags = [f for f in event.flags if f in commands.FLAGS]
@@ -301,29 +327,32 @@ class Session:
         if flags:
             self._select(commands.FLAGS[flags[-1]])
 
-    def _on_resume(self, event: ev.SessionResumed) -> None:
+    def _on_resume(self, event: host.SessionResume) -> None:
         # A resumed session is a session of its own: unknown-tool warnings
-        # are given again.
+        # are given again. (Entries not given read as none.)
         self.warned = set()
-        self._restore(event.entries)
+        self._restore(event.entries or ())
 
-    def _on_branch_change(self, event: ev.BranchChanged) -> None:
-        self._restore(event.entries)
+    def _on_branch_change(self, event: host.SessionTree) -> None:
+        # The new branch's entries (a labelled target carries none here).
+        self._restore(event.entries or ())
 
-    def _on_reload(self, event: ev.Reloaded) -> None:
+    def _on_reload(self, event: host.SessionReload) -> None:
         # The file is read when the module loads (§ Configuration): a changed
         # document takes effect here, and the mode comes back from the
         # session's own entries, as on resume, in the same session.
-        self.config = config_load(event.config, present=event.config_present)
+        document, present = self.disk
+        self.config = config_load(document, present=present)
         self._restore(self.entries)
 
-    def _on_config_written(self, event: ev.ConfigWritten) -> None:
+    def _on_config_written(self, event: ev.ConfigWrite) -> None:
+        self.disk = (event.config, event.present)
         self._step.ignored = "the configuration is read when the module loads: /reload applies it"
 
-    def _on_clock(self, event: ev.ClockAdvanced) -> None:
+    def _on_clock(self, event: host.ClockAdvance) -> None:
         self._step.ignored = "nothing here is timed"
 
-    def _on_agent_start(self, event: ev.AgentStarted) -> None:
+    def _on_agent_start(self, event: host.AgentStart) -> None:
         # The mode's prompt and tools are already in place when a run starts.
         pass
 
@@ -344,9 +373,10 @@ class Session:
 
     # commands
 
-    def _on_command(self, event: ev.CommandTyped) -> None:
+    def _on_command(self, event: host.Command) -> None:
         self.menu = None
-        parsed = commands.parse(event.text)
+        # The command line as typed.
+        parsed = commands.parse(f"/{event.name} {event.args}" if event.args else f"/{event.name}")
         if parsed is None:
             self._step.ignored = "not an opl-modes command"
             return
@@ -479,7 +509,7 @@ class Session:
             entries += self._execute_entries()
         self._show_menu("mode", entries)
 
-    def _picked(self, menu: dict[str, Any], event: ev.MenuPicked) -> str | None:
+    def _picked(self, menu: dict[str, Any], event: host.UiAnswer) -> str | None:
         """The label of the item an answer names by position or role; None
         (after an error notice) when the open menu has no such item."""
         entries: list[str] = menu["entries"]
@@ -511,9 +541,9 @@ class Session:
             self._error(f"The open menu has no {event.role} entry{plan}")
         return None
 
-    def _on_pick(self, event: ev.MenuPicked) -> None:
+    def _on_pick(self, event: host.UiAnswer) -> None:
         menu, self.menu = self.menu, None
-        choice = event.entry
+        choice = event.label
         if menu is None:
             self._error("No menu is open")
             return
@@ -534,7 +564,7 @@ class Session:
         else:
             self._select(OFF if choice == NORMAL_ALIAS else str(choice))
 
-    def _on_agent_end(self, event: ev.AgentEnded) -> None:
+    def _on_agent_end(self) -> None:
         if self.mode != PLAN:
             self._step.ignored = "the action menu follows a turn in plan mode only"
             return
@@ -573,7 +603,7 @@ class Session:
 
     # keys
 
-    def _on_key(self, event: ev.KeyPressed) -> None:
+    def _on_key(self, event: host.KeyPress) -> None:
         key = normalize_key(event.key)
         fired = False
         if key == self.config.cycle_key:
@@ -601,7 +631,7 @@ class Session:
 
     # tools
 
-    def _on_tool_call(self, event: ev.ToolCalled) -> None:
+    def _on_tool_call(self, event: host.ToolCall) -> None:
         tool = event.tool
         args = event.input
         if tool not in self.active:
@@ -673,12 +703,17 @@ class Session:
             "ignored": [{"tool": i.tool, "reason": i.reason} for i in result.ignored],
         }
 
-    def _on_settle(self, event: ev.AgentSettling) -> None:
-        version = parse_version(self.pi_version)
-        if version is None or version < SETTLE_MIN_VERSION:
-            self._step.ignored = f"Pi {self.pi_version} does not emit agent_before_settle (added in 0.87.0)"
+    def _on_settle(self, event: host.AgentSettle) -> None:
+        """The run ends: `agent_end`, then, from Pi 0.87.0,
+        `agent_before_settle` with the outcome; one step for both."""
+        self._on_agent_end()
+        if not self.emits_settle:
             return
-        outcome = event.outcome
+        ended, self._step = self._step, _Step(self._step.event)
+        self._before_settle(event.outcome)
+        self._step = ended.then(self._step)
+
+    def _before_settle(self, outcome: str) -> None:
         if self.mode != EXECUTE:
             self._step.ignored = "not in execute mode"
             return
@@ -692,21 +727,20 @@ class Session:
 
 #: Each event's handler, by the event's class.
 _EVENTS: Mapping[type[Any], Callable[[Session, Any], None]] = {
-    ev.SessionStarted: Session._on_session_start,
-    ev.SessionResumed: Session._on_resume,
-    ev.BranchChanged: Session._on_branch_change,
-    ev.CommandTyped: Session._on_command,
-    ev.KeyPressed: Session._on_key,
-    ev.MenuPicked: Session._on_pick,
-    ev.AgentEnded: Session._on_agent_end,
-    ev.ToolCalled: Session._on_tool_call,
-    ev.AgentSettling: Session._on_settle,
+    host.SessionStart: Session._on_session_start,
+    host.SessionResume: Session._on_resume,
+    host.SessionTree: Session._on_branch_change,
+    host.Command: Session._on_command,
+    host.KeyPress: Session._on_key,
+    host.UiAnswer: Session._on_pick,
+    host.ToolCall: Session._on_tool_call,
+    host.AgentSettle: Session._on_settle,
     ev.ToolsRegistered: Session._on_tools_registered,
     ev.ActiveToolsChanged: Session._on_active_tools_changed,
-    ev.Reloaded: Session._on_reload,
-    ev.AgentStarted: Session._on_agent_start,
-    ev.ConfigWritten: Session._on_config_written,
-    ev.ClockAdvanced: Session._on_clock,
+    host.SessionReload: Session._on_reload,
+    host.AgentStart: Session._on_agent_start,
+    ev.ConfigWrite: Session._on_config_written,
+    host.ClockAdvance: Session._on_clock,
 }
 
 
@@ -719,11 +753,13 @@ def run_script(
     pi_version: str = "0.87.0",
     existing_plans: Sequence[str] = (),
     keybindings: Mapping[str, str] | None = None,
+    disk: tuple[Any, bool] = (None, False),
 ) -> Session:
     """Run an event script over a fresh session (opl-modes.md § Commands,
     flags, and shortcuts; § Execute handoff; § Tool inheritance warning)
-    and return it (its `steps`,
-    `trace` and `final()` are the observations)."""
+    and return it (its `steps`, one per event, `trace` and `final()` are
+    the observations). `disk` is opl-modes.json on disk at the start (the
+    document, whether the file exists), read again on `/reload`."""
     session = Session(
         config,
         registered=registered,
@@ -731,6 +767,7 @@ def run_script(
         pi_version=pi_version,
         existing_plans=existing_plans,
         keybindings=keybindings,
+        disk=disk,
     )
     session.run(events)
     return session

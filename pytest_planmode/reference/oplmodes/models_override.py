@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.oplmodes.config import load as load_config
 from pytest_planmode.reference.virtual_time import Scheduler
 
@@ -39,71 +40,17 @@ class RegistryEntry:
     change_latency_ms: int = 0
 
 
-@dataclass(frozen=True)
-class ModeEntered:
-    """A mode is selected; `off` is the same as leaving the mode."""
+#: The `/mode` argument that leaves the mode (`/mode normal`).
+NORMAL = "normal"
 
-    at: int
-    mode: str
-
-
-@dataclass(frozen=True)
-class ModeLeft:
-    at: int
-
-
-@dataclass(frozen=True)
-class StateReloaded:
-    """`/reload` or `/resume`: the state is read back from the session."""
-
-    at: int
-
-
-@dataclass(frozen=True)
-class SessionStarted:
-    """A new session: no mode, no restore point."""
-
-    at: int
-
-
-@dataclass(frozen=True)
-class ModelRemoved:
-    at: int
-    model: str
-
-
-@dataclass(frozen=True)
-class ModelAdded:
-    at: int
-    model: str
-    credentials: bool = True
-    change_latency_ms: int = 0
-
-
-@dataclass(frozen=True)
-class CredentialsChanged:
-    at: int
-    model: str
-    configured: bool
-
-
-@dataclass(frozen=True)
-class ModelSelected:
-    """The user picks a model by hand; applied at once."""
-
-    at: int
-    model: str
-
-
+#: The host events a model-override script replays.
 Event = (
-    ModeEntered
-    | ModeLeft
-    | StateReloaded
-    | SessionStarted
-    | ModelRemoved
-    | ModelAdded
-    | CredentialsChanged
-    | ModelSelected
+    host.Command
+    | host.SessionReload
+    | host.SessionResume
+    | host.SessionNew
+    | host.ProviderChange
+    | host.ModelSelect
 )
 
 
@@ -182,6 +129,9 @@ class _Runner:
     pending: deque[_Op] = field(default_factory=deque)
     busy: bool = False
     clock: Scheduler[Event | _Completion] = field(default_factory=Scheduler)
+    #: What the provider events said of each model so far: (resolves,
+    #: credentials, change latency), kept for a model that stopped resolving.
+    providers: dict[str, tuple[bool, bool, int]] = field(default_factory=dict)
 
     @property
     def now(self) -> int:
@@ -349,31 +299,45 @@ class _Runner:
         if self.mode == OFF:
             self.pin_if_configured()
 
-    def mode_entered(self, event: ModeEntered) -> None:
-        self.enter(event.mode or OFF)
+    def command(self, event: host.Command) -> None:
+        """`/mode <name>` selects a mode; `/mode normal` (or `off`) leaves it."""
+        arg = event.args.strip()
+        self.enter(OFF if arg == NORMAL else arg or OFF)
 
-    def mode_left(self, event: ModeLeft) -> None:
-        self.enter(OFF)
-
-    def state_reloaded(self, event: StateReloaded) -> None:
+    def state_reloaded(self, event: host.SessionReload | host.SessionResume) -> None:
+        """`/reload` and `/resume` both read the state back from the session."""
         self.load()
 
-    def session_started(self, event: SessionStarted) -> None:
+    def session_new(self, event: host.SessionNew) -> None:
+        """A new session: no mode, no restore point."""
         self.mode, self.restore, self.persisted = OFF, None, None
         self.session_start()
 
-    def model_removed(self, event: ModelRemoved) -> None:
-        self.registry.pop(event.model, None)
+    def provider_change(self, event: host.ProviderChange) -> None:
+        """Only whether the model resolves, its credentials and its change
+        latency matter here; the fields not given stay as they were. A model
+        that stops resolving leaves the registry, one that starts (or whose
+        latency changes) is (re-)added, a known model's credentials change in
+        place."""
+        was = self.providers.get(event.model, (False, True, 0))
+        now = (
+            was[0] if event.resolves is None else event.resolves,
+            was[1] if event.credentials is None else event.credentials,
+            was[2] if event.change_latency_ms is None else event.change_latency_ms,
+        )
+        self.providers[event.model] = now
+        resolves, credentials, latency = now
+        if not resolves:
+            if was[0]:
+                self.registry.pop(event.model, None)
+        elif not was[0] or latency != was[2]:
+            if event.model:
+                self.registry[event.model] = RegistryEntry(credentials, latency)
+        elif credentials != was[1] and event.model in self.registry:
+            self.registry[event.model] = replace(self.registry[event.model], credentials=credentials)
 
-    def model_added(self, event: ModelAdded) -> None:
-        if event.model:
-            self.registry[event.model] = RegistryEntry(event.credentials, event.change_latency_ms)
-
-    def credentials_changed(self, event: CredentialsChanged) -> None:
-        if event.model in self.registry:
-            self.registry[event.model] = replace(self.registry[event.model], credentials=event.configured)
-
-    def model_selected(self, event: ModelSelected) -> None:
+    def model_selected(self, event: host.ModelSelect) -> None:
+        """The user picks a model by hand; applied at once."""
         if event.model:
             self.model = event.model
             self.note("model.select", model=event.model)
@@ -381,14 +345,12 @@ class _Runner:
 
 #: Each script event's handler, by the event's class.
 _EVENTS: Mapping[type[Any], Callable[[_Runner, Any], None]] = {
-    ModeEntered: _Runner.mode_entered,
-    ModeLeft: _Runner.mode_left,
-    StateReloaded: _Runner.state_reloaded,
-    SessionStarted: _Runner.session_started,
-    ModelRemoved: _Runner.model_removed,
-    ModelAdded: _Runner.model_added,
-    CredentialsChanged: _Runner.credentials_changed,
-    ModelSelected: _Runner.model_selected,
+    host.Command: _Runner.command,
+    host.SessionReload: _Runner.state_reloaded,
+    host.SessionResume: _Runner.state_reloaded,
+    host.SessionNew: _Runner.session_new,
+    host.ProviderChange: _Runner.provider_change,
+    host.ModelSelect: _Runner.model_selected,
 }
 
 
@@ -404,7 +366,13 @@ def run_script(
 ) -> ScriptResult:
     """§ Tool inheritance warning (model overrides) and § Mode appearance:
     run a script of mode changes and session events on the virtual clock."""
-    runner = _Runner(overrides=mode_overrides(modes), registry=dict(registry), model=initial_model)
+    known = dict(registry)
+    runner = _Runner(
+        overrides=mode_overrides(modes),
+        registry=known,
+        model=initial_model,
+        providers={name: (True, e.credentials, e.change_latency_ms) for name, e in known.items()},
+    )
     runner.session_start()
     for event in events:
         runner.clock.push(event.at, event, _RANK_EVENT)
@@ -425,17 +393,10 @@ def run_script(
 
 
 __all__ = [
-    "CredentialsChanged",
+    "NORMAL",
     "Event",
-    "ModeEntered",
-    "ModeLeft",
-    "ModelAdded",
-    "ModelRemoved",
-    "ModelSelected",
     "RegistryEntry",
     "ScriptResult",
-    "SessionStarted",
-    "StateReloaded",
     "mode_overrides",
     "run_script",
 ]

@@ -2,10 +2,15 @@
 § Plan reinjection, § Thinking level, § Implementation model and thinking,
 § Export destination, § Toggle shortcut).
 
-:func:`run` folds events over a frozen :class:`State` and records what an
-observer sees: each assembled context, kickoff prompts, thinking changes,
-active-plan changes, exports, shortcut registrations and notices. Nothing
-here reads a clock; `at` is carried through from the events.
+:func:`run` folds host events (:mod:`pytest_planmode.reference.host_events`)
+over a frozen :class:`State` and records what an observer sees: each
+assembled context, kickoff prompts, thinking changes, active-plan changes,
+exports, shortcut registrations and notices. A command or a menu answer is
+the action it is here (`/plan implement`, **Implement here** on the ready
+menu): the run follows which menu is open, whether the open run completed a
+plan, follow-ups queued in it and the Pi calls the host will fail, as the
+extension does. Nothing here reads a clock; `at` is carried through from the
+events.
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.planmode import export as exporting
-from pytest_planmode.reference.planmode import lifecycle_events as ev
 from pytest_planmode.reference.planmode import reinjection
 from pytest_planmode.reference.planmode import shortcut as toggle
 from pytest_planmode.reference.planmode import thinking as plan_thinking
@@ -59,9 +64,6 @@ class State:
     cwd: str = "/"
     #: Whether history held the exact plan at each labelled point.
     labels: Mapping[str, bool] = field(default_factory=dict)
-    #: The state before the Implement action of the previous event, so a
-    #: failed handoff can put it back; None after any other event.
-    before_handoff: State | None = None
 
 
 @dataclass
@@ -79,6 +81,18 @@ class _Run:
         self.trace: list[Obs] = []
         self.written: list[tuple[str, str]] = []
         self.at = 0
+        #: The menu or screen open before the current event (`ready`,
+        #: `plan`, `fresh` or `export`), and the one open after it.
+        self.open: str | None = None
+        self.menu: str | None = None
+        #: Whether the open run called `plan_mode_complete`.
+        self.completed = False
+        #: Follow-ups queued in the open run (`agent.queue`).
+        self.queued = 0
+        #: Pi API calls the host fails the next time the extension makes them.
+        self.failing: set[str] = set()
+        #: The fresh screen's thinking choice, for its Start.
+        self.fresh_thinking: str | None = None
 
     def see(self, kind: str, **fields: Any) -> None:
         self.trace.append({"at": self.at, "type": kind, **fields})
@@ -107,9 +121,9 @@ class _Run:
             self.set(active=None)
             self.see("active-plan", change="cleared", policy=active.policy, reason=reason)
 
-    # -- events --------------------------------------------------------------
+    # -- actions: what a command or a menu answer does ----------------------
 
-    def plan_start(self, event: ev.PlanStart) -> None:
+    def plan_start(self) -> None:
         if self.state.mode != "normal":
             self.notice("not-applicable", "Plan mode is already active")
             return
@@ -121,21 +135,14 @@ class _Run:
         if entry.snapshot is not None:
             self.see("thinking", level=entry.level, cause="plan-start")
 
-    def plan_run(self, event: ev.PlanRun) -> None:
-        if self.state.mode == "normal":
-            self.notice("not-applicable", "a planning run needs Plan mode")
-            return
-        self.context(ev.Context(event.at))
-        self.run_settled(ev.RunSettled(event.at))
-
-    def plan_ready(self, event: ev.PlanReady) -> None:
+    def plan_ready(self, plan: str) -> None:
         if self.state.mode == "normal":
             self.notice("not-applicable", "a plan completes only in Plan mode")
             return
-        self.set(mode="ready", ready_plan=event.plan, plan_in_history=True)
+        self.set(mode="ready", ready_plan=plan, plan_in_history=True)
         self.see("mode", mode="ready", cause="plan-ready")
 
-    def plan_save(self, event: ev.PlanSave) -> None:
+    def plan_save(self) -> None:
         plan = self.state.ready_plan
         if self.state.mode != "ready" or plan is None:
             self.notice("not-applicable", "there is no ready plan to save")
@@ -143,31 +150,47 @@ class _Run:
         self.set(saved_plan=plan)
         self.leave_plan_mode("plan-save")
 
-    def implement(self, event: ev.Implement) -> None:
+    def implement(self, how: str, session: str = "current") -> None:
+        """An Implement action (`how`: `here`, `fresh`, or `offered`: what the
+        menu or `/plan implement` offers, the ready plan in Plan mode, else
+        the saved plan; `session`: `fresh` for the direct fresh action), and
+        its failed delivery when the host fails a call its handoff makes (a
+        fresh session: `newSession`, then the kickoff through
+        `sendUserMessage`; otherwise the kickoff only)."""
+        thinking, self.fresh_thinking = self.fresh_thinking, None
+        calls = {"newSession", "sendUserMessage"} if "fresh" in (how, session) else {"sendUserMessage"}
+        failed = self.failing & calls
+        self.failing -= failed
+        before = self.hand_off(how, thinking, session)
+        if failed:
+            # A failed session replacement comes before the kickoff is sent.
+            self.handoff_failed(before, sent="newSession" not in failed)
+
+    def hand_off(self, how: str, thinking: str | None, session: str) -> State | None:
         """§ Plan reinjection: the policy in effect now is stored with this
-        implementation; the kickoff depends on where it runs."""
-        how = event.how
+        implementation; the kickoff depends on where it runs. The state
+        before it, or None when there was nothing to implement."""
         before = self.state
         if how == "offered":
-            fresh_offer = event.session == "fresh"
+            fresh_offer = session == "fresh"
             if before.mode == "normal":
                 how = "saved"
             else:
                 how = "fresh" if fresh_offer else "here"
-            event = replace(event, how=how, session="fresh" if fresh_offer and how == "saved" else "current")
+            session = "fresh" if fresh_offer and how == "saved" else "current"
         if how == "saved":
             plan = before.saved_plan
             if before.mode != "normal" or plan is None:
                 self.notice("not-applicable", "there is no saved plan to implement outside Plan mode")
-                return
-            fresh = event.session == "fresh"
+                return None
+            fresh = session == "fresh"
             menu_level = before.thinking
             self.set(saved_plan=None)
         else:
             plan = before.ready_plan
             if before.mode != "ready" or plan is None:
                 self.notice("not-applicable", "there is no ready plan to implement")
-                return
+                return None
             fresh = how == "fresh"
             # The fresh screen's thinking row starts from the level current
             # while the menu is open, i.e. the Plan-mode level.
@@ -175,109 +198,34 @@ class _Run:
             self.leave_plan_mode("implement")
         self.clear_active("superseded")
         policy = before.settings.implementation_plan_retention
-        session = before.session + 1 if fresh else before.session
-        self.set(session=session, plan_in_history=True)
+        number = before.session + 1 if fresh else before.session
+        self.set(session=number, plan_in_history=True)
         if fresh:
-            level = plan_thinking.fresh_session_level(event.thinking, menu_level)
+            level = plan_thinking.fresh_session_level(thinking, menu_level)
             self.set(thinking=level)
             self.see("thinking", level=level, cause="fresh-session")
         kick = reinjection.kickoff(how, plan)
         self.see(
             "kickoff",
-            session=session,
+            session=number,
             how=how,
             text=kick.text,
             holds_plan=kick.holds_plan,
             policy=policy,
         )
         if reinjection.rule(policy).guarantees:
-            self.set(active=ActivePlan(plan, policy, armed=False, session=session))
+            self.set(active=ActivePlan(plan, policy, armed=False, session=number))
             self.see("active-plan", change="set", policy=policy, reason="implement")
-        self.set(before_handoff=before)
+        return before
 
-    def context(self, event: ev.Context) -> None:
-        """§ Plan reinjection: the `context` hook."""
-        given = event.plan_in_history
-        if given is not None:
-            self.set(plan_in_history=given)
-        active = self.state.active
-        decision = reinjection.decide_context(self.state.plan_in_history, active is not None)
-        self.see(
-            "context",
-            session=self.state.session,
-            mode=self.state.mode,
-            plan_in_history=self.state.plan_in_history,
-            injected=decision.injected,
-            injection=active.plan if decision.injected and active is not None else None,
-            plan_copies=decision.copies,
-            active_plan=active is not None,
-        )
-        if active is not None and reinjection.rule(active.policy).ends_after_first_run and not active.armed:
-            # The first run is the one this context starts; its settling ends the guarantee.
-            self.set(active=replace(active, armed=True))
-            self.see("active-plan", change="armed", policy=active.policy, reason="first-context")
-
-    def run_settled(self, event: ev.RunSettled) -> None:
-        active = self.state.active
-        if not event.fully or active is None:
-            return
-        if reinjection.rule(active.policy).ends_after_first_run and active.armed:
-            self.clear_active("first-run-settled")
-
-    def resume(self, event: ev.Resume) -> None:
-        """§ Plan reinjection: a resumed guaranteed-plan cleanup policy
-        re-arms against the first context in the replacement session."""
-        self.set(session=self.state.session + 1)
-        active = self.state.active
-        if active is not None:
-            self.set(active=replace(active, armed=False, session=self.state.session))
-            if reinjection.rule(active.policy).ends_after_first_run:
-                self.see("active-plan", change="re-armed", policy=active.policy, reason="resume")
-
-    def plan_exit(self, event: ev.PlanExit) -> None:
-        if self.state.mode != "normal":
-            self.leave_plan_mode("plan-exit")
-        elif self.state.active is not None:
-            self.clear_active("plan-exit")
-        else:
-            self.notice("nothing-to-exit", "Plan mode is not active and no plan is active")
-
-    def supersede(self, event: ev.Supersede) -> None:
-        if self.state.active is None:
-            self.notice("not-applicable", "there is no active plan to supersede")
-            return
-        self.clear_active("superseded")
-
-    def settings_save(self, event: ev.SettingsSave) -> None:
-        """§ Thinking level / § Plan reinjection / § Export destination /
-        § Toggle shortcut: a save changes the effective settings at once,
-        but each field takes effect at its own boundary (next Plan workflow,
-        next Implement, next export, next runtime)."""
-        changes = dict(event.settings)
-        if event.via == "settings" and changes.get("defaultPlanExportPath") == "":
-            # § Export destination: an empty value submitted in Settings means "use PLAN.md".
-            changes["defaultPlanExportPath"] = None
-        merged = {**self.state.raw_settings, **changes}
-        merged = {key: value for key, value in merged.items() if value is not None}
-        reading = read_document(merged)
-        if reading.invalid is not None:
-            self.notice("settings-rejected", reading.invalid.detail)
-            return
-        settings = reading.settings
-        self.set(raw_settings=merged, settings=settings)
-        if "toggleShortcut" in event.settings:
-            state = toggle.configure(self.state.shortcut, settings.toggle_shortcut)
-            self.set(shortcut=state)
-            self.see("shortcut", loaded=state.loaded, configured=state.configured, registered=False)
-
-    def handoff_failed(self, event: ev.HandoffFailed) -> None:
+    def handoff_failed(self, before: State | None, sent: bool) -> None:
         """§ Plan reinjection: failed delivery restores the ready or saved
-        plan and runs no automatic cleanup."""
-        before = self.state.before_handoff
+        plan and runs no automatic cleanup. `sent`: the kickoff prompt was
+        handed to Pi before the delivery failed."""
         if before is None:
             self.notice("not-applicable", "no Implement handoff is pending")
             return
-        if not event.sent:
+        if not sent:
             # The prompt was never handed to Pi: no kickoff was sent.
             kickoffs = [i for i, entry in enumerate(self.trace) if entry.get("type") == "kickoff"]
             if kickoffs:
@@ -301,50 +249,25 @@ class _Run:
         if current.thinking != before.thinking:
             self.see("thinking", level=before.thinking, cause="handoff-failed")
 
-    def thinking_manual(self, event: ev.ThinkingManual) -> None:
-        self.set(thinking=event.level)
-        self.see("thinking", level=event.level, cause="manual")
+    def plan_exit(self) -> None:
+        if self.state.mode != "normal":
+            self.leave_plan_mode("plan-exit")
+        elif self.state.active is not None:
+            self.clear_active("plan-exit")
+        else:
+            self.notice("nothing-to-exit", "Plan mode is not active and no plan is active")
 
-    def reload(self, event: ev.Reload) -> None:
-        """§ Toggle shortcut: a new extension runtime registers the configured value."""
-        state = toggle.new_runtime(self.state.shortcut)
-        self.set(shortcut=state)
-        self.see(
-            "shortcut",
-            loaded=state.loaded,
-            configured=state.configured,
-            registered=state.loaded is not None,
-        )
-
-    def tree_navigate(self, event: ev.TreeNavigate) -> None:
-        # Not a new runtime: a pending shortcut change stays pending.
-        given = event.plan_in_history
-        if event.to is not None:
-            given = self.state.labels.get(event.to, given)
-        if given is not None:
-            self.set(plan_in_history=given)
-
-    def label(self, event: ev.Label) -> None:
-        self.set(labels={**self.state.labels, event.name: self.state.plan_in_history})
-
-    def compaction(self, event: ev.Compaction) -> None:
-        # The summary replaces ordinary history; the exact plan is gone from it.
-        self.set(plan_in_history=False)
-
-    def cwd_change(self, event: ev.CwdChange) -> None:
-        self.set(cwd=event.cwd)
-
-    def export(self, event: ev.Export) -> None:
-        """§ Export destination: a ready-plan export ends Plan mode; saved and
-        active exports keep their state; failed or cancelled exports change
-        nothing."""
+    def export(self, path: str | None, cancel: bool = False) -> None:
+        """§ Export destination: the ready, else active, else saved plan; a
+        ready-plan export ends Plan mode; saved and active exports keep their
+        state; failed or cancelled exports change nothing."""
         state = self.state
         available: dict[str, str | None] = {
             "ready": state.ready_plan if state.mode == "ready" else None,
             "active": state.active.plan if state.active is not None else None,
             "saved": state.saved_plan,
         }
-        source = event.source or next((s for s, p in available.items() if p is not None), None)
+        source = next((s for s, p in available.items() if p is not None), None)
         plan = available.get(source) if source is not None else None
         if source is None or plan is None:
             self.see(
@@ -359,11 +282,11 @@ class _Run:
         result = exporting.export_plan(
             self.fs,
             plan=plan,
-            explicit=event.path,
+            explicit=path,
             configured=state.settings.default_plan_export_path,
             cwd=state.cwd,
             home=self.home,
-            cancel=event.cancel,
+            cancel=cancel,
         )
         self.see(
             "export",
@@ -378,33 +301,253 @@ class _Run:
             if source == "ready":
                 self.leave_plan_mode("export")
 
+    def save_settings(self, changes: Mapping[str, Any], *, through_screen: bool) -> None:
+        """§ Thinking level / § Plan reinjection / § Export destination /
+        § Toggle shortcut: a save changes the effective settings at once,
+        but each field takes effect at its own boundary (next Plan workflow,
+        next Implement, next export, next runtime)."""
+        merged_changes = dict(changes)
+        if through_screen and merged_changes.get("defaultPlanExportPath") == "":
+            # § Export destination: an empty value submitted in Settings means "use PLAN.md".
+            merged_changes["defaultPlanExportPath"] = None
+        merged = {**self.state.raw_settings, **merged_changes}
+        merged = {key: value for key, value in merged.items() if value is not None}
+        reading = read_document(merged)
+        if reading.invalid is not None:
+            self.notice("settings-rejected", reading.invalid.detail)
+            return
+        settings = reading.settings
+        self.set(raw_settings=merged, settings=settings)
+        if "toggleShortcut" in changes:
+            state = toggle.configure(self.state.shortcut, settings.toggle_shortcut)
+            self.set(shortcut=state)
+            self.see("shortcut", loaded=state.loaded, configured=state.configured, registered=False)
+
+    # -- host events ----------------------------------------------------------
+
+    def on_command(self, event: host.Command) -> None:
+        """`/plan <args>`: `/plan` alone opens the Plan menu; other commands
+        are not the lifecycle's."""
+        if event.name != "plan":
+            return
+        word, _, rest = event.args.strip().partition(" ")
+        if word == "":
+            self.menu = "plan"
+        elif word == "start":
+            self.plan_start()
+        elif word in ("exit", "off"):
+            self.plan_exit()
+        elif word == "save":
+            self.plan_save()
+        elif word == "implement":
+            self.implement("offered")
+        elif word == "export":
+            self.export(rest.strip() or None)
+
+    def on_answer(self, event: host.UiAnswer) -> None:
+        """An item of the menu open before it, by its label: the ready menu
+        (after a run that completed a plan), the Plan menu (`/plan`), the
+        ready plan's fresh screen and the export input."""
+        label, menu = event.label, self.open
+        # What stays open: Start fresh on the ready menu opens the fresh
+        # screen, Export plan… the export input, a thinking level keeps the
+        # fresh screen; anything else closes it.
+        if menu == "ready" and label == "Start fresh and implement":
+            self.menu = "fresh"
+        elif menu in ("ready", "plan") and label == "Export plan…":
+            self.menu = "export"
+        elif menu == "fresh" and label not in (None, "Start"):
+            self.menu = "fresh"
+        else:
+            self.menu = None
+        if menu == "export":
+            if label is None:
+                self.export(None, cancel=True)
+            else:
+                self.export(label.strip() or None)
+            return
+        if menu == "fresh":
+            if label == "Start":
+                self.implement("fresh")
+            else:
+                self.fresh_thinking = label
+            return
+        if label in ("Implement here", "Start fresh and implement"):
+            session = "fresh" if label == "Start fresh and implement" else "current"
+            if menu == "ready":
+                # Start fresh on the ready menu opens the fresh screen first.
+                if session != "fresh":
+                    self.implement("here")
+            else:
+                self.implement("offered", session)
+        elif label in ("Start Plan mode", "Start a new plan"):
+            self.plan_start()
+        elif label == "Save for later":
+            self.plan_save()
+        elif label in ("Discard plan and exit", "Exit Plan mode", "Clear active implementation plan"):
+            self.plan_exit()
+
+    def on_agent_start(self, event: host.AgentStart) -> None:
+        self.completed = False
+
+    def on_queue(self, event: host.AgentQueue) -> None:
+        self.queued += 1
+
+    def on_settle(self, event: host.AgentSettle) -> None:
+        """With a follow-up queued Pi fires `agent_end` only: the run goes on.
+        A run that settles fully after `plan_mode_complete` opens the ready menu."""
+        if self.queued:
+            self.queued -= 1
+            return
+        if self.completed:
+            self.menu = "ready"
+        self.completed = False
+        active = self.state.active
+        if active is not None and reinjection.rule(active.policy).ends_after_first_run and active.armed:
+            self.clear_active("first-run-settled")
+
+    def on_context(self, event: host.Context) -> None:
+        """§ Plan reinjection: the `context` hook."""
+        active = self.state.active
+        decision = reinjection.decide_context(self.state.plan_in_history, active is not None)
+        self.see(
+            "context",
+            session=self.state.session,
+            mode=self.state.mode,
+            plan_in_history=self.state.plan_in_history,
+            injected=decision.injected,
+            injection=active.plan if decision.injected and active is not None else None,
+            plan_copies=decision.copies,
+            active_plan=active is not None,
+        )
+        if active is not None and reinjection.rule(active.policy).ends_after_first_run and not active.armed:
+            # The first run is the one this context starts; its settling ends the guarantee.
+            self.set(active=replace(active, armed=True))
+            self.see("active-plan", change="armed", policy=active.policy, reason="first-context")
+
+    def on_tool_call(self, event: host.ToolCall) -> None:
+        """The model hands in a plan with `plan_mode_complete{plan}`; other tools are not the lifecycle's."""
+        if event.tool != COMPLETE_TOOL:
+            return
+        self.completed = True
+        self.plan_ready(str(event.input.get("plan", "")))
+
+    def end_run(self) -> None:
+        """Reload, restart and resume abort the open run: nothing queued, no plan completed."""
+        self.completed = False
+        self.queued = 0
+
+    def on_resume(self, event: host.SessionResume) -> None:
+        """§ Plan reinjection: a resumed guaranteed-plan cleanup policy
+        re-arms against the first context in the replacement session."""
+        self.end_run()
+        self.set(session=self.state.session + 1)
+        active = self.state.active
+        if active is not None:
+            self.set(active=replace(active, armed=False, session=self.state.session))
+            if reinjection.rule(active.policy).ends_after_first_run:
+                self.see("active-plan", change="re-armed", policy=active.policy, reason="resume")
+
+    def on_reload(self, event: host.SessionReload | host.SessionRestart) -> None:
+        """§ Toggle shortcut: a new extension runtime (a reload, or Pi
+        started again) registers the configured value."""
+        self.end_run()
+        state = toggle.new_runtime(self.state.shortcut)
+        self.set(shortcut=state)
+        self.see(
+            "shortcut",
+            loaded=state.loaded,
+            configured=state.configured,
+            registered=state.loaded is not None,
+        )
+
+    def on_thinking(self, event: host.ThinkingSelect) -> None:
+        self.set(thinking=event.level)
+        self.see("thinking", level=event.level, cause="manual")
+
+    def on_tree(self, event: host.SessionTree) -> None:
+        """A labelled point has history as it was there; a branch given by
+        its entries holds none of this conversation's text, so not the exact
+        plan. Not a new runtime: a pending shortcut change stays pending."""
+        if event.to is None:
+            self.set(plan_in_history=False)
+        elif event.to in self.state.labels:
+            self.set(plan_in_history=self.state.labels[event.to])
+
+    def on_label(self, event: host.SessionLabel) -> None:
+        self.set(labels={**self.state.labels, event.label: self.state.plan_in_history})
+
+    def on_compact(self, event: host.SessionCompact) -> None:
+        # The summary replaces ordinary history; the exact plan is gone from it.
+        self.set(plan_in_history=False)
+
+    def on_cwd(self, event: host.CwdChange) -> None:
+        self.set(cwd=event.cwd)
+
+    def on_api_fail(self, event: host.ApiFail) -> None:
+        self.failing.add(event.call)
+
+
+#: The tool the model calls to hand in a plan (`{plan}`), active only in Plan mode.
+COMPLETE_TOOL = "plan_mode_complete"
+
+
+def _nothing(run: _Run, event: Any) -> None:
+    """An event that changes nothing the lifecycle reads."""
+
+
+#: The host events a Plan-lifecycle script replays.
+LifecycleEvent = (
+    host.Command
+    | host.UiAnswer
+    | host.AgentStart
+    | host.AgentQueue
+    | host.AgentSettle
+    | host.Context
+    | host.ToolCall
+    | host.ClockAdvance
+    | host.ThinkingSelect
+    | host.SessionReload
+    | host.SessionRestart
+    | host.SessionResume
+    | host.SessionLabel
+    | host.SessionTree
+    | host.SessionCompact
+    | host.SettingsWrite
+    | host.SettingsScreen
+    | host.CwdChange
+    | host.ApiFail
+)
 
 #: Each event's handler, by the event's class.
 _EVENTS: Mapping[type[Any], Callable[[_Run, Any], None]] = {
-    ev.PlanStart: _Run.plan_start,
-    ev.PlanRun: _Run.plan_run,
-    ev.PlanReady: _Run.plan_ready,
-    ev.PlanSave: _Run.plan_save,
-    ev.Implement: _Run.implement,
-    ev.Context: _Run.context,
-    ev.RunSettled: _Run.run_settled,
-    ev.Resume: _Run.resume,
-    ev.PlanExit: _Run.plan_exit,
-    ev.Supersede: _Run.supersede,
-    ev.SettingsSave: _Run.settings_save,
-    ev.HandoffFailed: _Run.handoff_failed,
-    ev.ThinkingManual: _Run.thinking_manual,
-    ev.Reload: _Run.reload,
-    ev.TreeNavigate: _Run.tree_navigate,
-    ev.Label: _Run.label,
-    ev.Compaction: _Run.compaction,
-    ev.CwdChange: _Run.cwd_change,
-    ev.Export: _Run.export,
+    host.Command: _Run.on_command,
+    host.UiAnswer: _Run.on_answer,
+    host.AgentStart: _Run.on_agent_start,
+    host.AgentQueue: _Run.on_queue,
+    host.AgentSettle: _Run.on_settle,
+    host.Context: _Run.on_context,
+    host.ToolCall: _Run.on_tool_call,
+    host.ClockAdvance: _nothing,
+    host.ThinkingSelect: _Run.on_thinking,
+    host.SessionReload: _Run.on_reload,
+    host.SessionRestart: _Run.on_reload,
+    host.SessionResume: _Run.on_resume,
+    host.SessionLabel: _Run.on_label,
+    host.SessionTree: _Run.on_tree,
+    host.SessionCompact: _Run.on_compact,
+    host.SettingsWrite: lambda run, event: run.save_settings(event.settings, through_screen=False),
+    host.SettingsScreen: lambda run, event: run.save_settings(event.settings, through_screen=True),
+    host.CwdChange: _Run.on_cwd,
+    host.ApiFail: _Run.on_api_fail,
 }
+
+#: Events that leave the open menu or screen open: a host condition, time passing.
+_KEEP_MENU = (host.UiAnswer, host.ApiFail, host.ClockAdvance)
 
 
 def run(
-    events: Iterable[ev.LifecycleEvent],
+    events: Iterable[LifecycleEvent],
     *,
     settings: Mapping[str, Any],
     thinking_level_now: str,
@@ -413,9 +556,9 @@ def run(
     home: str,
     fs: exporting.ModelFileSystem,
 ) -> Result:
-    """Run a lifecycle script of :mod:`lifecycle_events` values, each handled
-    by its class's entry in :data:`_EVENTS`; the trace lists observations in
-    order."""
+    """Run a lifecycle script of host events (:data:`LifecycleEvent`), each
+    handled by its class's entry in :data:`_EVENTS`; the trace lists
+    observations in order."""
     notices: list[Obs] = []
     reading = read_document(settings)
     effective = reading.settings
@@ -438,11 +581,9 @@ def run(
     runner.trace.extend(notices)
     for event in events:
         runner.at = event.at
-        failed = isinstance(event, ev.HandoffFailed)
-        if not failed:
-            # Only the event right after an Implement can report its failed delivery.
-            runner.set(before_handoff=None)
+        runner.open = runner.menu
+        if not isinstance(event, _KEEP_MENU):
+            # A user's or Pi's other event closes what is open (the user left it).
+            runner.menu = None
         _EVENTS[type(event)](runner, event)
-        if failed:
-            runner.set(before_handoff=None)
     return Result(runner.trace, runner.state, runner.written)

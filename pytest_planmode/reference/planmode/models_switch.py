@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.planmode import settings_values as sv
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.reference.virtual_time import race
@@ -397,44 +398,44 @@ def switch(t: Transition, settings: Settings) -> SwitchResult:
 
 
 @dataclass(frozen=True)
-class SettingsSaved:
-    """The settings document changes: later transitions read the new one."""
+class TransitionFault:
+    """Host setup for the next Plan transition: it fails after its model
+    switch (the step after the switch throws)."""
 
-    at: int
-    settings: Mapping[str, Any]
-    settings_read_failed: bool = False
+    at: int = 0
+
+
+#: The events a session script replays: the host's, and the fault the
+#: host sets up for the next transition.
+SessionEvent = (
+    host.Command
+    | host.AgentStart
+    | host.ToolCall
+    | host.AgentSettle
+    | host.UiAnswer
+    | host.SettingsWrite
+    | host.SettingsScreen
+    | host.SettingsUnreadable
+    | host.ClockAdvance
+    | host.ModelsCatalogue
+    | host.ProviderChange
+    | TransitionFault
+)
+
+#: The tool the model calls to hand in a plan, in Plan mode.
+COMPLETE_TOOL = "plan_mode_complete"
 
 
 @dataclass(frozen=True)
-class CatalogueChanged:
-    """The scoped or available models change (None: that list stays)."""
-
-    at: int
-    scoped: tuple[str, ...] | None = None
-    available: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ProviderChanged:
-    """How Pi answers for `model` from now on."""
-
-    at: int
-    model: str
-    behaviour: Behaviour
-
-
-@dataclass(frozen=True)
-class TransitionAsked:
-    """A Plan boundary: `trigger` is `plan.start`, `plan.exit`, `plan.save`
-    or `implement` (with `how`)."""
+class _Asked:
+    """A Plan boundary asked for at `at`: `trigger` is `plan.start`,
+    `plan.exit`, `plan.save` or `implement` (with `how`); `fails`: the host
+    set it up to fail after its switch."""
 
     at: int
     trigger: str
     how: str | None = None
     fails: bool = False
-
-
-SessionEvent = SettingsSaved | CatalogueChanged | ProviderChanged | TransitionAsked
 
 
 @dataclass(frozen=True)
@@ -457,7 +458,8 @@ class SessionResult:
 
 def run_session(
     *,
-    settings: Settings,
+    settings: Mapping[str, Any],
+    settings_read_failed: bool = False,
     current: str,
     thinking_level: str,
     scoped: Sequence[str],
@@ -470,12 +472,26 @@ def run_session(
     first candidate"; "Changing these settings applies to later Plan
     transitions only".
 
+    The extension's Plan state is followed along the script (a command or a
+    menu answer is the Plan boundary it is there: `/plan implement` on a
+    ready plan implements it here, outside Plan mode the saved plan), and
+    so are the raw settings document (an edit changes the fields it gives)
+    and each model's answers (a provider change changes the fields it gives).
+
     Transitions run one at a time: one asked for while another is switching
     starts when that one completes. A transition uses the settings in force
     when it was asked for, and the catalogue and provider behaviour in force
     when it starts (a change at that very instant included).
     """
-    session = _Session(settings, current, thinking_level, tuple(scoped), tuple(available), dict(behaviours))
+    session = _Session(
+        read_settings(settings, settings_read_failed),
+        current,
+        thinking_level,
+        tuple(scoped),
+        tuple(available),
+        dict(behaviours),
+        document=dict(settings),
+    )
     for event in events:
         _SESSION_EVENTS[type(event)](session, event)
     session.run_pending(None)
@@ -493,11 +509,22 @@ class _Session:
     scope: tuple[str, ...]
     pool: tuple[str, ...]
     known: dict[str, Behaviour]
+    #: The raw settings document, as the edits so far left it.
+    document: dict[str, Any] = field(default_factory=dict)
     #: When the model is free again; None once a model change hung.
     free_at: int | None = 0
     records: list[TransitionRecord] = field(default_factory=list)
     ordered: list[tuple[int, int, int, int, Step]] = field(default_factory=list)
-    pending: deque[tuple[TransitionAsked, Settings]] = field(default_factory=deque)
+    pending: deque[tuple[_Asked, Settings]] = field(default_factory=deque)
+    #: The extension's Plan state: `normal`, `planning` or `ready`; whether
+    #: a plan is saved; whether the open run proposed a plan; the ready menu
+    #: or the fresh screen when one is open; a fault set up for the next
+    #: transition.
+    mode: str = "normal"
+    saved: bool = False
+    proposed: bool = False
+    screen: str | None = None
+    fault: bool = False
 
     def run_pending(self, before: int | None) -> None:
         """Start the transitions asked for that start before `before`."""
@@ -533,45 +560,123 @@ class _Session:
             self.model = result.model
             self.free_at = result.elapsed_ms
 
-    def save_settings(self, event: SettingsSaved) -> None:
-        self.settings = read_settings(event.settings, event.settings_read_failed)
+    def ask(self, at: int, trigger: str, how: str | None = None) -> None:
+        """A Plan boundary, with the settings in force now and the fault set up for it."""
+        self.pending.append((_Asked(at, trigger, how, self.fault), self.settings))
+        self.fault = False
 
-    def change_catalogue(self, event: CatalogueChanged) -> None:
+    # -- host events ---------------------------------------------------------
+
+    def save_settings(self, event: host.SettingsWrite | host.SettingsScreen) -> None:
+        for key, raw in event.settings.items():
+            if raw is None:
+                self.document.pop(key, None)
+            else:
+                self.document[key] = raw
+        self.settings = read_settings(self.document, False)
+
+    def settings_unreadable(self, event: host.SettingsUnreadable) -> None:
+        self.settings = read_settings(self.document, True)
+
+    def change_catalogue(self, event: host.ModelsCatalogue) -> None:
         # Transitions that start before this instant do not see the change.
         self.run_pending(event.at)
-        self.scope = self.scope if event.scoped is None else event.scoped
-        self.pool = self.pool if event.available is None else event.available
+        self.scope = self.scope if event.scoped_models is None else event.scoped_models
+        self.pool = self.pool if event.available_models is None else event.available_models
 
-    def change_provider(self, event: ProviderChanged) -> None:
+    def change_provider(self, event: host.ProviderChange) -> None:
+        given = {
+            f.name: getattr(event, f.name) for f in fields(Behaviour) if getattr(event, f.name) is not None
+        }
+        behaviour = replace(self.known.get(event.model, DEFAULT_BEHAVIOUR), **given)
         self.run_pending(event.at)
-        self.known[event.model] = event.behaviour
+        self.known[event.model] = behaviour
 
-    def ask(self, event: TransitionAsked) -> None:
-        self.pending.append((event, self.settings))
+    def fault_next(self, event: TransitionFault) -> None:
+        self.fault = True
+
+    def start_run(self, event: host.AgentStart) -> None:
+        self.proposed = False
+
+    def call(self, event: host.ToolCall) -> None:
+        if event.tool == COMPLETE_TOOL:
+            self.proposed = True
+
+    def settle(self, event: host.AgentSettle) -> None:
+        """A run that proposed a plan and completes opens the ready menu."""
+        if self.proposed and event.outcome == "completed":
+            self.mode, self.screen = "ready", "ready"
+
+    def command(self, event: host.Command) -> None:
+        """`/plan start`, `/plan exit` (or `off`), `/plan implement`: the
+        ready plan here in Plan mode, else the saved plan."""
+        args = event.args.strip()
+        if args == "start":
+            self.mode = "planning"
+            self.ask(event.at, "plan.start")
+        elif args in ("exit", "off"):
+            self.mode = "normal"
+            self.ask(event.at, "plan.exit")
+        elif args != "implement":
+            return
+        elif self.mode == "ready":
+            self.mode = "normal"
+            self.ask(event.at, "implement", "here")
+        elif self.mode == "normal" and self.saved:
+            self.saved = False
+            self.ask(event.at, "implement", "saved")
+
+    def answer(self, event: host.UiAnswer) -> None:
+        """The ready menu: Save for later, Implement here, Start fresh and
+        implement (it opens the fresh screen, whose Start implements fresh);
+        dismissing it or Stay in Plan mode closes it."""
+        label = event.label
+        if self.screen == "ready":
+            self.screen = None
+            if label == "Save for later":
+                self.mode, self.saved = "normal", True
+                self.ask(event.at, "plan.save")
+            elif label == "Implement here":
+                self.mode = "normal"
+                self.ask(event.at, "implement", "here")
+            elif label == "Start fresh and implement":
+                self.screen = "fresh"
+        elif self.screen == "fresh" and label == "Start":
+            self.screen, self.mode = None, "normal"
+            self.ask(event.at, "implement", "fresh")
+
+
+def _nothing(session: _Session, event: Any) -> None:
+    """The clock changes nothing the switch reads."""
 
 
 #: Each session event's handler, by the event's class.
 _SESSION_EVENTS: Mapping[type[Any], Callable[[_Session, Any], None]] = {
-    SettingsSaved: _Session.save_settings,
-    CatalogueChanged: _Session.change_catalogue,
-    ProviderChanged: _Session.change_provider,
-    TransitionAsked: _Session.ask,
+    host.Command: _Session.command,
+    host.UiAnswer: _Session.answer,
+    host.AgentStart: _Session.start_run,
+    host.ToolCall: _Session.call,
+    host.AgentSettle: _Session.settle,
+    host.ClockAdvance: _nothing,
+    TransitionFault: _Session.fault_next,
+    host.SettingsWrite: _Session.save_settings,
+    host.SettingsScreen: _Session.save_settings,
+    host.SettingsUnreadable: _Session.settings_unreadable,
+    host.ModelsCatalogue: _Session.change_catalogue,
+    host.ProviderChange: _Session.change_provider,
 }
 
 
 __all__ = [
     "AUTH_BUDGET_MS",
     "Behaviour",
-    "CatalogueChanged",
     "ChainResult",
-    "ProviderChanged",
     "SessionEvent",
     "SessionResult",
     "Settings",
-    "SettingsSaved",
     "SwitchResult",
     "Transition",
-    "TransitionAsked",
+    "TransitionFault",
     "TransitionRecord",
     "catalogue",
     "collapse_duplicates",

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_planmode.reference import host_events as host
 from pytest_planmode.reference.planmode import tools_events as ev
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.plan_helpers import HELPER_NAMES, PlanContract
@@ -143,7 +144,18 @@ class _Workflows:
     def declare(self, event: ev.Declared) -> None:
         self.registry = self.registry.update(event.name, active=True)
 
-    def exit_plan(self, event: ev.PlanExited) -> None:
+    def command(self, event: host.Command) -> None:
+        """`/plan start` opens a workflow, `/plan tools` the picker; any
+        other `/plan` word of these scripts (`exit`, `off`) ends Plan mode."""
+        args = event.args.strip()
+        if args == "start":
+            self.start_plan()
+        elif args == "tools":
+            self.use_picker(event.at, "open")
+        else:
+            self.exit_plan()
+
+    def exit_plan(self) -> None:
         # Plan mode ends: the workflow's contract stops authorizing.
         contract = self.current()
         if contract is not None:
@@ -151,16 +163,16 @@ class _Workflows:
             if self.opening == contract.id:
                 self.close_boundary()
 
-    def hold(self, event: ev.HandlerHeld) -> None:
+    def hold(self, event: host.HandlerHold) -> None:
         self.held.add(event.handler)
 
-    def settle_handler(self, event: ev.HandlerSettled) -> None:
+    def settle_handler(self, event: host.HandlerSettle) -> None:
         self.held.discard(event.handler)
         self.running.discard(event.handler)
         if self.opening is not None and self.context_seen and not self.running:
             self.resolve(event.at)
 
-    def start_run(self, event: ev.RunStarted) -> None:
+    def start_run(self, event: host.AgentStart) -> None:
         # Every extension's before_agent_start runs now; held ones stay
         # unsettled until their extension settles them.
         self.in_run = True
@@ -168,11 +180,12 @@ class _Workflows:
         self.running |= self.held
         self.held = set()
 
-    def settle_run(self, event: ev.RunSettled) -> None:
+    def settle_run(self, event: host.AgentSettle) -> None:
         self.in_run = False
         self.run_contract = None
 
-    def context(self, event: ev.ContextBuilt) -> None:
+    def context(self, event: host.Context) -> None:
+        # A provider-bound context: a workflow's first is its resolution boundary.
         if self.opening is None or self.context_seen:
             return
         if self.running:
@@ -180,19 +193,22 @@ class _Workflows:
         else:
             self.resolve(event.at)
 
-    def restore(self, event: ev.StateRestored) -> None:
+    def reload(self, event: host.SessionReload) -> None:
         # Reload (or a restart) and resume restore the stored state as it
         # is: the frozen allowlist comes back without reopening the
         # resolution boundary.
-        self.restored(event.at, event.cause)
+        self.restored(event.at, "reload")
 
-    def save_settings(self, event: ev.SettingsSaved) -> None:
+    def resume(self, event: host.SessionResume) -> None:
+        self.restored(event.at, "resume")
+
+    def save_settings(self, event: host.SettingsWrite | host.SettingsScreen) -> None:
         # Saved names apply only when a later workflow starts: the names of
         # a workflow are captured at its start, so nothing here touches them.
-        # `changes` holds the changed fields; `None` removes one, so a null
+        # `settings` holds the changed fields; `None` removes one, so a null
         # `defaultPlanTools` resets to automatic (the whole override goes).
-        # Settings and JSON edits (`via`) are read the same way.
-        merged = {**self.settings, **event.changes}
+        # Settings and JSON edits are read the same way.
+        merged = {**self.settings, **event.settings}
         merged = {key: value for key, value in merged.items() if value is not None}
         reading = read_document(merged)
         if reading.invalid is not None:
@@ -204,12 +220,14 @@ class _Workflows:
         self.settings = merged
         self.trace.append({"at": event.at, "type": "settings", "applied": True})
 
-    def select(self, event: ev.SelectionMade) -> None:
+    def choose(self, event: ev.Chosen) -> None:
         self.selection = list(event.tools)
+        if event.start:
+            self.start_plan()
 
-    def start(self, event: ev.PlanStarted) -> None:
+    def start_plan(self) -> None:
         self.counter += 1
-        contract_id = event.contract or f"plan-{self.counter}"
+        contract_id = f"plan-{self.counter}"
         # A new workflow records a new contract; it supersedes the previous
         # one, which can no longer authorize helpers.
         previous = self.current()
@@ -222,7 +240,7 @@ class _Workflows:
         self.opening = contract_id
         self.context_seen = False
 
-    def new_session(self, event: ev.NewSession) -> None:
+    def new_session(self, event: host.SessionNew) -> None:
         # A fresh session stores no selection and no Plan contract: the
         # global setting is its baseline again.
         self.selection = None
@@ -232,12 +250,13 @@ class _Workflows:
         self.close_boundary()
         self.restored(event.at, "new")
 
-    def label(self, event: ev.Labelled) -> None:
+    def label(self, event: host.SessionLabel) -> None:
         contract = self.current()
         self.labels[event.label] = (contract.id, contract.active) if contract else (None, False)
 
-    def navigate(self, event: ev.Navigated) -> None:
-        contract_id, active = self.labels.get(event.label, (None, False))
+    def navigate(self, event: host.SessionTree) -> None:
+        # Tree navigation to the entry labelled `to` (no label is empty).
+        contract_id, active = self.labels.get(event.to or "", (None, False))
         target = self.contracts.get(contract_id) if contract_id else None
         if target is None:
             self.effective = None
@@ -249,21 +268,23 @@ class _Workflows:
             self.close_boundary()
         self.restored(event.at, "navigate")
 
-    def use_picker(self, event: ev.PickerAction) -> None:
+    def use_picker(self, at: int, action: str) -> None:
+        """`open` takes a fresh snapshot (`/plan tools`), `show` renders the
+        open picker (the host reads the screen), `close` (any answer)."""
         # § Default Plan policy tools: the menu takes a fresh registered and
         # active snapshot each time it opens; an open picker does not update.
-        if event.action == "close":
+        if action == "close":
             self.picker = None
             return
-        if event.action == "open":
+        if action == "open":
             chosen = policy_names(self.settings, self.selection)
             self.picker = picker_rows(self.registry, chosen)
         rows = self.picker
         self.trace.append(
             {
-                "at": event.at,
+                "at": at,
                 "type": "picker",
-                "event": event.action,
+                "event": action,
                 "rows": None
                 if rows is None
                 else [{"name": r.name, "label": r.label, "selected": r.selected} for r in rows],
@@ -279,7 +300,7 @@ class _Workflows:
             return name in HELPER_NAMES
         return entry.registered and entry.active
 
-    def call(self, event: ev.ToolCalled) -> None:
+    def call(self, event: host.ToolCall) -> None:
         entry: dict[str, Any] = {"at": event.at, "type": "verdict", "tool": event.tool, "via": event.via}
         caller = event.via if event.via is not None else event.tool
         if not self.callable_in_pi(caller):
@@ -297,7 +318,8 @@ class _Workflows:
         outcome, reason = verdict.verdict, verdict.reason
         if outcome == SHELL_POLICY:
             shell = check_powershell if event.tool == "powershell" else check_bash
-            decided = shell(event.command or "", CWD, self.trust())
+            command = event.input.get("command")
+            decided = shell(command if isinstance(command, str) else "", CWD, self.trust())
             outcome = ALLOW if decided.allowed else DENY
         entry.update(decidedBy="extension", verdict=outcome, reason=reason, cause=verdict.cause)
         self.trace.append(entry)
@@ -316,21 +338,24 @@ _HANDLERS: Mapping[type[Any], Callable[[_Workflows, Any], None]] = {
     ev.ActiveSetChanged: _Workflows.change_active,
     ev.ExposureChanged: _Workflows.expose,
     ev.Declared: _Workflows.declare,
-    ev.SettingsSaved: _Workflows.save_settings,
-    ev.SelectionMade: _Workflows.select,
-    ev.PlanStarted: _Workflows.start,
-    ev.PlanExited: _Workflows.exit_plan,
-    ev.HandlerHeld: _Workflows.hold,
-    ev.HandlerSettled: _Workflows.settle_handler,
-    ev.RunStarted: _Workflows.start_run,
-    ev.RunSettled: _Workflows.settle_run,
-    ev.ContextBuilt: _Workflows.context,
-    ev.StateRestored: _Workflows.restore,
-    ev.NewSession: _Workflows.new_session,
-    ev.Labelled: _Workflows.label,
-    ev.Navigated: _Workflows.navigate,
-    ev.PickerAction: _Workflows.use_picker,
-    ev.ToolCalled: _Workflows.call,
+    ev.Chosen: _Workflows.choose,
+    host.SettingsWrite: _Workflows.save_settings,
+    host.SettingsScreen: _Workflows.save_settings,
+    host.Command: _Workflows.command,
+    host.UiAnswer: lambda state, event: state.use_picker(event.at, "close"),
+    host.UiShow: lambda state, event: state.use_picker(event.at, "show"),
+    host.HandlerHold: _Workflows.hold,
+    host.HandlerSettle: _Workflows.settle_handler,
+    host.AgentStart: _Workflows.start_run,
+    host.AgentSettle: _Workflows.settle_run,
+    host.Context: _Workflows.context,
+    host.ClockAdvance: lambda state, event: None,
+    host.SessionReload: _Workflows.reload,
+    host.SessionResume: _Workflows.resume,
+    host.SessionNew: _Workflows.new_session,
+    host.SessionLabel: _Workflows.label,
+    host.SessionTree: _Workflows.navigate,
+    host.ToolCall: _Workflows.call,
 }
 
 

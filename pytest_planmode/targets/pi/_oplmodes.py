@@ -15,7 +15,7 @@ from typing import Any
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
-from pytest_planmode.targets.pi.translation import Unsupported
+from pytest_planmode.targets.pi.translation import Unsupported, real_pi
 
 #: Under the agent directory; the module reads it when it loads.
 CONFIG_FILE = "configs/opl-modes.json"
@@ -38,6 +38,20 @@ OPTIONS: Mapping[str, Any] = {
     "dirs": [PLANS_DIR],
     "traceReads": True,
 }
+
+
+def require_builtins(registered: list[str]) -> None:
+    """A case's registry as real Pi can hold it: Pi registers its built-in
+    tools whatever a case lists (only a `--tools` list at start leaves one
+    out, and that list also activates every listed tool at each refresh of
+    the registry), so a registry without one of them is not a state of real
+    Pi. The mock holds any registry."""
+    missing = [name for name in PI_BUILTIN_TOOLS if name not in registered]
+    if missing and real_pi():
+        raise Unsupported(
+            f"real Pi registers its built-in tools {', '.join(PI_BUILTIN_TOOLS)} whatever the case "
+            f"lists; the case's registry lacks {', '.join(missing)}"
+        )
 
 
 def host_tool(name: str, active: bool) -> steps.HostTool:

@@ -47,6 +47,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     dialogs,
     host_tool,
     notifications,
+    require_builtins,
 )
 from pytest_planmode.targets.pi.events import EventTable, Place, entries
 from pytest_planmode.targets.pi.translation import (
@@ -138,6 +139,7 @@ EVENTS = EventTable(
 def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     """The host script, with the span of host steps of each event."""
     builder = ScriptBuilder()
+    require_builtins(list(case.registered_tools))
     active = case.registered_tools if case.active_tools is None else case.active_tools
     registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
     builder.add(steps.Registry(tools=registry))

@@ -47,6 +47,7 @@ from pytest_planmode.targets.pi._oplmodes import (
     mode_command,
     mode_config,
     notifications,
+    require_builtins,
     require_mode,
     shared_state,
 )
@@ -127,6 +128,7 @@ def _unknown(names: list[str] | None, registered: set[str]) -> set[str]:
 def build(case: contract.ToolsActiveInput) -> Plan:
     target = canonical(case.mode)
     registered = list(dict.fromkeys(case.registered_tools))
+    require_builtins(registered)
     snapshot = registered if case.snapshot is None else list(dict.fromkeys(case.snapshot))
     if target != "off":
         # The snapshot is taken on entering this mode, when only tools Pi

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_models
 from pytest_planmode.contract import oplmodes_models as models
 from pytest_planmode.contract.oplmodes_models import (
@@ -16,63 +15,21 @@ from pytest_planmode.contract.oplmodes_models import (
 )
 from pytest_planmode.reference.oplmodes import models_override as mo
 from pytest_planmode.targets.reference.convert import output, value
+from pytest_planmode.targets.reference.host import host_event, members
 from pytest_planmode.targets.reference.ops import handler
 
-
-class _Translation:
-    """Host events as the reference's model-override events. The registry is
-    tracked because a `provider.change` gives only the fields that change:
-    a model that stops resolving is removed, one that starts is added, a
-    credentials or latency change of a known model updates it."""
-
-    def __init__(self, inp: ModelsScriptInput) -> None:
-        self.registry: dict[str, tuple[bool, bool, int]] = {
-            r.model: (True, r.credentials, r.change_latency_ms) for r in inp.registry
-        }
-
-    def __call__(self, e: Any) -> list[mo.Event]:
-        return _EVENTS[type(e)](self, e)
-
-    def provider(self, e: host.ProviderChange) -> list[mo.Event]:
-        was = self.registry.get(e.model, (False, True, 0))
-        now = (
-            was[0] if e.resolves is None else e.resolves,
-            was[1] if e.credentials is None else e.credentials,
-            was[2] if e.change_latency_ms is None else e.change_latency_ms,
-        )
-        self.registry[e.model] = now
-        resolves, credentials, latency = now
-        if not resolves:
-            return [mo.ModelRemoved(e.at, e.model)] if was[0] else []
-        if not was[0] or latency != was[2]:
-            return [mo.ModelAdded(e.at, e.model, credentials, latency)]
-        return [mo.CredentialsChanged(e.at, e.model, credentials)] if credentials != was[1] else []
-
-
-def _mode(_: _Translation, e: host.Command) -> list[mo.Event]:
-    arg = e.args.strip()
-    return [mo.ModeLeft(e.at)] if arg == models.NORMAL else [mo.ModeEntered(e.at, arg)]
-
-
-#: Each script event's reference events, by its contract class.
-_EVENTS: dict[type[Any], Callable[[_Translation, Any], list[mo.Event]]] = {
-    host.Command: _mode,
-    host.SessionReload: lambda _, e: [mo.StateReloaded(e.at)],
-    host.SessionResume: lambda _, e: [mo.StateReloaded(e.at)],
-    host.SessionNew: lambda _, e: [mo.SessionStarted(e.at)],
-    host.ProviderChange: _Translation.provider,
-    host.ModelSelect: lambda _, e: [mo.ModelSelected(e.at, e.model)],
-}
+#: Each script event's reference event, by its contract class: the host's
+#: own, one class each.
+_EVENTS: dict[type[Any], Callable[[Any], mo.Event]] = {cls: host_event for cls in members(models.ModelEvent)}
 
 
 @handler(oplmodes_models.SCRIPT)
 def script(inp: ModelsScriptInput) -> ModelsScriptOutput:
-    translate = _Translation(inp)
     result = mo.run_script(
         inp.modes,
         [(r.model, value(mo.RegistryEntry, r)) for r in inp.registry],
         inp.initial_model,
-        [step for e in inp.events for step in translate(e)],
+        [_EVENTS[type(e)](e) for e in inp.events],
     )
     starts = [o for o in result.trace if o.type == "change.start"]
     ends = [o for o in result.trace if o.type == "change.end"]

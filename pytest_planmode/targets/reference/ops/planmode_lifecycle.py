@@ -16,150 +16,21 @@ from pytest_planmode.contract.planmode_lifecycle import (
 from pytest_planmode.contract.screen import ScreenEntry, entry
 from pytest_planmode.reference.planmode import export as exporting
 from pytest_planmode.reference.planmode import lifecycle, messages
-from pytest_planmode.reference.planmode import lifecycle_events as ev
 from pytest_planmode.reference.planmode.settings import read_document
 from pytest_planmode.targets.reference.convert import output
+from pytest_planmode.targets.reference.host import host_event, members
 from pytest_planmode.targets.reference.ops import MODEL_ROOTS, handler
 
-
-class _Replay:
-    """What the host events leave pending between two events: the menu
-    open before the current one, a Pi API call the host will fail, and the
-    fresh screen's thinking choice."""
-
-    def __init__(self) -> None:
-        self.menu: life.Menu | None = None
-        self.failing: set[str] = set()
-        self.fresh_thinking: str | None = None
-        #: Follow-ups queued in the open run (`agent.queue`).
-        self.queued = 0
-
-    def implement(self, at: int, how: str, session: str = "current") -> list[ev.LifecycleEvent]:
-        """An Implement action, and its failed delivery when the host fails
-        a call its handoff makes (a fresh session: `newSession`, then the
-        kickoff through `sendUserMessage`; otherwise the kickoff only)."""
-        thinking, self.fresh_thinking = self.fresh_thinking, None
-        calls = {"newSession", "sendUserMessage"} if "fresh" in (how, session) else {"sendUserMessage"}
-        failed = self.failing & calls
-        self.failing -= failed
-        action = ev.Implement(at, how=how, thinking=thinking, session=session)
-        if not failed:
-            return [action]
-        # A failed session replacement comes before the kickoff is sent.
-        return [action, ev.HandoffFailed(at, sent="newSession" not in failed)]
-
-
-def _command(e: host.Command, r: _Replay) -> list[ev.LifecycleEvent]:
-    """`/plan <args>` (§ 6.2 of the host facts); other commands are not the lifecycle's."""
-    if e.name != "plan":
-        return []
-    word, _, rest = e.args.strip().partition(" ")
-    if word == "start":
-        return [ev.PlanStart(e.at)]
-    if word in ("exit", "off"):
-        return [ev.PlanExit(e.at)]
-    if word == "save":
-        return [ev.PlanSave(e.at)]
-    if word == "implement":
-        return r.implement(e.at, "offered")
-    if word == "export":
-        return [ev.Export(e.at, path=rest.strip() or None)]
-    return []
-
-
-def _answer(e: host.UiAnswer, r: _Replay) -> list[ev.LifecycleEvent]:
-    """An item of the menu open before it (`life.open_menus`)."""
-    label, menu = e.label, r.menu
-    if menu == "export":
-        return (
-            [ev.Export(e.at, cancel=True)] if label is None else [ev.Export(e.at, path=label.strip() or None)]
-        )
-    if menu == "fresh":
-        if label == "Start":
-            return r.implement(e.at, "fresh")
-        r.fresh_thinking = label
-        return []
-    if label in ("Implement here", "Start fresh and implement"):
-        session = "fresh" if label == "Start fresh and implement" else "current"
-        if menu == "ready":
-            # Start fresh on the ready menu opens the fresh screen first.
-            return [] if session == "fresh" else r.implement(e.at, "here")
-        return r.implement(e.at, "offered", session)
-    if label in ("Start Plan mode", "Start a new plan"):
-        return [ev.PlanStart(e.at)]
-    if label == "Save for later":
-        return [ev.PlanSave(e.at)]
-    if label in ("Discard plan and exit", "Exit Plan mode", "Clear active implementation plan"):
-        return [ev.PlanExit(e.at)]
-    return []
-
-
-def _fail(e: host.ApiFail, r: _Replay) -> list[ev.LifecycleEvent]:
-    r.failing.add(e.call)
-    return []
-
-
-def _tool_call(e: host.ToolCall, r: _Replay) -> list[ev.LifecycleEvent]:
-    """The model hands in a plan with `plan_mode_complete{plan}`; other tools are not the lifecycle's."""
-    if e.tool != life.COMPLETE_TOOL:
-        return []
-    return [ev.PlanReady(e.at, plan=str(e.input.get("plan", "")))]
-
-
-def _queue(e: host.AgentQueue, r: _Replay) -> list[ev.LifecycleEvent]:
-    r.queued += 1
-    return []
-
-
-def _settle(e: host.AgentSettle, r: _Replay) -> list[ev.LifecycleEvent]:
-    """With a follow-up queued Pi fires `agent_end` only: the run settles partly."""
-    if r.queued:
-        r.queued -= 1
-        return [ev.RunSettled(e.at, fully=False)]
-    return [ev.RunSettled(e.at, fully=True)]
-
-
-def _tree(e: host.SessionTree, r: _Replay) -> list[ev.LifecycleEvent]:
-    """A branch given by its entries holds none of this conversation's text,
-    so not the exact plan; a labelled point has history as it was there."""
-    if e.to is not None:
-        return [ev.TreeNavigate(e.at, to=e.to)]
-    return [ev.TreeNavigate(e.at, plan_in_history=False)]
-
-
-#: Each script event's reference events, by the event's contract class
-#: (events that change nothing the lifecycle reads map to none).
-_EVENTS: dict[type[Any], Callable[[Any, _Replay], list[ev.LifecycleEvent]]] = {
-    host.Command: _command,
-    host.UiAnswer: _answer,
-    host.AgentStart: lambda e, r: [],
-    host.AgentQueue: _queue,
-    host.AgentSettle: _settle,
-    host.Context: lambda e, r: [ev.Context(e.at)],
-    host.ToolCall: _tool_call,
-    host.ClockAdvance: lambda e, r: [],
-    host.ThinkingSelect: lambda e, r: [ev.ThinkingManual(e.at, level=e.level)],
-    host.SessionReload: lambda e, r: [ev.Reload(e.at)],
-    host.SessionRestart: lambda e, r: [ev.Reload(e.at, restart=True)],
-    host.SessionResume: lambda e, r: [ev.Resume(e.at)],
-    host.SessionLabel: lambda e, r: [ev.Label(e.at, name=e.label)],
-    host.SessionTree: _tree,
-    host.SessionCompact: lambda e, r: [ev.Compaction(e.at)],
-    host.SettingsWrite: lambda e, r: [ev.SettingsSave(e.at, settings=e.settings, via="json")],
-    host.SettingsScreen: lambda e, r: [ev.SettingsSave(e.at, settings=e.settings, via="settings")],
-    host.CwdChange: lambda e, r: [ev.CwdChange(e.at, cwd=e.cwd)],
-    host.ApiFail: _fail,
+#: Each script event's reference event, by its contract class: the host's
+#: own, one class each (what it means is the lifecycle's business).
+_EVENTS: dict[type[Any], Callable[[Any], lifecycle.LifecycleEvent]] = {
+    cls: host_event for cls in members(life.LifecycleEvent)
 }
 
 
-def script_events(events: list[Any]) -> list[ev.LifecycleEvent]:
+def script_events(events: list[Any]) -> list[lifecycle.LifecycleEvent]:
     """The reference events of a host script, in order."""
-    replay = _Replay()
-    converted: list[ev.LifecycleEvent] = []
-    for event, menu in zip(events, life.open_menus(events), strict=True):
-        replay.menu = menu
-        converted.extend(_EVENTS[type(event)](event, replay))
-    return converted
+    return [_EVENTS[type(event)](event) for event in events]
 
 
 def model_fs(

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import planmode_tools
 from pytest_planmode.contract import planmode_tools as tools
 from pytest_planmode.contract.planmode_tools import (
@@ -28,6 +27,7 @@ from pytest_planmode.reference.planmode.tools_registry import (
     with_pi_selection,
 )
 from pytest_planmode.targets.reference.convert import output, value
+from pytest_planmode.targets.reference.host import HOST_EVENTS, host_event, members
 from pytest_planmode.targets.reference.ops import handler
 
 
@@ -37,51 +37,22 @@ def tool_from_entry(entry: tools.ToolEntry) -> Tool:
     return value(Tool, entry, exposure=normalize_exposure(entry.exposure))
 
 
-def _command(e: host.Command) -> list[ev.ToolEvent]:
-    args = e.args.strip()
-    if args == "start":
-        return [ev.PlanStarted(e.at, None)]
-    if args == "tools":
-        return [ev.PickerAction(e.at, "open")]
-    return [ev.PlanExited(e.at)]
-
-
-def _choose(e: tools.ChooseEvent) -> list[ev.ToolEvent]:
-    chosen: list[ev.ToolEvent] = [ev.SelectionMade(e.at, list(e.tools))]
-    return [*chosen, ev.PlanStarted(e.at, None)] if e.start else chosen
-
-
-#: Each script event's reference values, by the event's contract class
-#: (events that change nothing the tool policy reads map to none).
-_EVENTS: dict[type[Any], Callable[[Any], list[ev.ToolEvent]]] = {
-    tools.RegisterEvent: lambda e: [ev.Registered(e.at, tool_from_entry(e.tool))],
-    tools.UnregisterEvent: lambda e: [ev.Unregistered(e.at, e.name)],
-    tools.ActivateEvent: lambda e: [ev.ActiveSetChanged(e.at, tuple(e.names), e.type == "tools.activate")],
-    tools.ExposeEvent: lambda e: [ev.ExposureChanged(e.at, e.name, normalize_exposure(e.exposure))],
-    tools.DeclareEvent: lambda e: [ev.Declared(e.at, e.name)],
-    tools.ChooseEvent: _choose,
-    host.SessionLabel: lambda e: [ev.Labelled(e.at, e.label)],
-    host.SessionTree: lambda e: [ev.Navigated(e.at, e.to)],
-    host.Command: _command,
-    host.UiAnswer: lambda e: [ev.PickerAction(e.at, "close")],
-    host.UiShow: lambda e: [ev.PickerAction(e.at, "show")],
-    host.SettingsWrite: lambda e: [ev.SettingsSaved(e.at, e.settings)],
-    host.SettingsScreen: lambda e: [ev.SettingsSaved(e.at, e.settings)],
-    host.HandlerHold: lambda e: [ev.HandlerHeld(e.at, e.handler)],
-    host.HandlerSettle: lambda e: [ev.HandlerSettled(e.at, e.handler)],
-    host.AgentStart: lambda e: [ev.RunStarted(e.at)],
-    host.AgentSettle: lambda e: [ev.RunSettled(e.at)],
-    host.Context: lambda e: [ev.ContextBuilt(e.at)],
-    host.ToolCall: lambda e: [ev.ToolCalled(e.at, e.tool, e.via, e.input.get("command"))],
-    host.ClockAdvance: lambda e: [],
-    host.SessionReload: lambda e: [ev.StateRestored(e.at, "reload")],
-    host.SessionResume: lambda e: [ev.StateRestored(e.at, "resume")],
-    host.SessionNew: lambda e: [ev.NewSession(e.at)],
+#: Each script event's reference event, by the event's contract class: the
+#: operation's own registry changes and choices, and the host's (one class
+#: each, :mod:`pytest_planmode.targets.reference.host`).
+_EVENTS: dict[type[Any], Callable[[Any], ev.ToolEvent]] = {
+    tools.RegisterEvent: lambda e: ev.Registered(e.at, tool_from_entry(e.tool)),
+    tools.UnregisterEvent: lambda e: ev.Unregistered(e.at, e.name),
+    tools.ActivateEvent: lambda e: ev.ActiveSetChanged(e.at, tuple(e.names), e.type == "tools.activate"),
+    tools.ExposeEvent: lambda e: ev.ExposureChanged(e.at, e.name, normalize_exposure(e.exposure)),
+    tools.DeclareEvent: lambda e: ev.Declared(e.at, e.name),
+    tools.ChooseEvent: lambda e: ev.Chosen(e.at, list(e.tools), e.start),
+    **{cls: host_event for cls in members(tools.ToolScriptEvent) if cls in HOST_EVENTS},
 }
 
 
 def script_events(inp: ToolsAuthorizeInput) -> list[ev.ToolEvent]:
-    return [value for e in inp.events for value in _EVENTS[type(e)](e)]
+    return [_EVENTS[type(e)](e) for e in inp.events]
 
 
 @handler(planmode_tools.FREEZE)
