@@ -1,9 +1,10 @@
-"""What an extension does at session start, and the entries it appends, as
-the real-Pi host reports them: a `pi.setModel` call in a `session_start`
-handler is traced with Pi's answer (as any later call is), and the state
-holds the session's branch, so a translation reads the entries an
-extension appended (opl-modes pins its OFF model at session start and
-persists its restore point in its `mode-switcher` entry).
+"""What an extension does at session start, the entries it finds and appends,
+as the real-Pi host reports them: a `pi.setModel` call in a `session_start`
+handler is traced with Pi's answer (as any later call is), Pi started on a
+stored session has its entries at `session_start`, and the state holds the
+session's branch, so a translation reads the entries an extension appended
+(opl-modes pins its OFF model at session start, restores its mode from its
+`mode-switcher` entry and persists its restore point there).
 
 These tests need Pi 0.84.2 installed (`planmode pi install 0.84.2`)."""
 
@@ -48,3 +49,24 @@ def test_a_model_change_at_session_start_is_traced_and_entries_are_on_the_branch
     assert [(e["model"], e["value"]) for e in settled] == [("acme/pin", True)]
     mine = [e for e in answer["state"]["branch"] if e.get("customType") == "pinned"]
     assert [(e["type"], e["data"]) for e in mine] == [("custom", {"model": "acme/pin"})]
+
+
+#: At session start the extension shows the entries of its kind it finds.
+READING = """
+export default (pi) => {
+  pi.on("session_start", (event, ctx) => {
+    const mine = ctx.sessionManager.getBranch().filter((e) => e.type === "custom" && e.customType === "stored");
+    ctx.ui.notify(`${event.reason}: ${JSON.stringify(mine.map((e) => e.data))}`, "info");
+  });
+};
+"""
+
+
+def test_pi_started_on_stored_entries_has_them_at_session_start(real_pi: SharedHosts, tmp_path: Path) -> None:
+    entry = tmp_path / "reading.mjs"
+    entry.write_text(textwrap.dedent(READING), encoding="utf-8")
+    stored = [{"type": "custom", "customType": "stored", "data": {"mode": "chat"}}]
+    answer = real_pi("0.84.2").run(entry, [{"do": "start", "entries": stored}])
+    assert [r.get("refused") or r.get("error") or r.get("threw") for r in answer["results"]] == [None]
+    shown = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
+    assert shown == ['startup: [{"mode":"chat"}]']

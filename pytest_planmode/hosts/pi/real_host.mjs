@@ -638,6 +638,9 @@ class Run {
     };
     this.createRuntime = createRuntime;
     const sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
+    // Pi started on a stored session: its entries are there at session_start.
+    const problem = Array.isArray(step.entries) ? appendEntries(sessionManager, step.entries) : null;
+    if (problem) return { refused: problem };
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
