@@ -70,3 +70,35 @@ def test_pi_started_on_stored_entries_has_them_at_session_start(real_pi: SharedH
     assert [r.get("refused") or r.get("error") or r.get("threw") for r in answer["results"]] == [None]
     shown = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
     assert shown == ['startup: [{"mode":"chat"}]']
+
+
+#: At session start the extension shows every tool Pi has registered.
+LISTING = """
+export default (pi) => {
+  pi.on("session_start", (_event, ctx) => {
+    ctx.ui.notify(pi.getAllTools().map((t) => t.name).sort().join(","), "info");
+  });
+};
+"""
+
+
+def test_another_extensions_tools_are_registered_before_session_start(
+    real_pi: SharedHosts, tmp_path: Path
+) -> None:
+    # In Pi another extension registers its tools at load, so an extension's
+    # session_start handler sees them (opl-modes withholds its lazy tools there).
+    entry = tmp_path / "listing.mjs"
+    entry.write_text(textwrap.dedent(LISTING), encoding="utf-8")
+    registry = [
+        {"name": name, "source": "builtin", "active": True, "properties": {}} for name in ("read", "bash")
+    ] + [
+        {"name": "subagent", "source": "user-extension", "active": True, "properties": {}},
+        {"name": "browser", "source": "project-extension", "active": False, "properties": {}},
+    ]
+    answer = real_pi("0.84.2").run(
+        entry, [{"do": "registry", "tools": registry}, {"do": "start"}, {"do": "state"}]
+    )
+    shown = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
+    assert len(shown) == 1 and {"subagent", "browser"} <= set(shown[0].split(",")), shown
+    # A tool the registry lists inactive stays so.
+    assert answer["results"][-1]["state"]["activeTools"] == ["read", "bash", "subagent"]

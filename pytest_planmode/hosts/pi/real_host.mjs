@@ -733,6 +733,10 @@ class Run {
       // An extension's pi.appendEntry, traced as the mock traces it.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
+    // Other extensions' tools are registered before session_start.
+    for (const file of this.companions) {
+      try { companionHandles().get(file)?.start?.(); } catch (error) { this.error("companion", error); }
+    }
     beforeStart?.();
     // The extension's model calls at session_start are traced too.
     this.instrument();
@@ -1719,9 +1723,13 @@ const definition = ({ orchestrator, ...tool }) => ({
 });
 export default function (pi) {
   const register = (tool) => { CURRENT.set(tool.name, tool); pi.registerTool(definition(tool)); };
-  HANDLES.set(FILE, { register, owns: (name) => CURRENT.has(name), get: (name) => CURRENT.get(name) });
-  for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
-  pi.on("session_start", () => {
+  // Another extension's tools are there when session_start is emitted (it
+  // registered them at load): the host calls start() before emitting it;
+  // the handler covers a runtime the host does not bind itself.
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
     const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin" && !String(t.sourceInfo?.path ?? "").endsWith(FILE)).map((t) => t.name));
     for (const tool of CURRENT.values()) {
       if (BUILTIN.has(tool.name) || taken.has(tool.name)) continue;
@@ -1729,7 +1737,10 @@ export default function (pi) {
       // Pi 0.84.2 has no defaultActive: the owner deactivates the tool.
       if (tool.defaultActive === false) pi.setActiveTools(pi.getActiveTools().filter((n) => n !== tool.name));
     }
-  });
+  };
+  HANDLES.set(FILE, { register, start, owns: (name) => CURRENT.has(name), get: (name) => CURRENT.get(name) });
+  for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
+  pi.on("session_start", start);
 }
 `;
 }
