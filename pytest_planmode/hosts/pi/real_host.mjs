@@ -637,10 +637,13 @@ class Run {
       return { ...created, services, diagnostics: services.diagnostics };
     };
     this.createRuntime = createRuntime;
-    const sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
-    // Pi started on a stored session: its entries are there at session_start.
-    const problem = Array.isArray(step.entries) ? appendEntries(sessionManager, step.entries) : null;
-    if (problem) return { refused: problem };
+    // A start on stored entries opens that session, as `pi --session FILE` does.
+    let sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
+    if (Array.isArray(step.entries) && step.entries.length) {
+      const stored = storeSession(this, step.entries);
+      if (stored.refused) return stored;
+      sessionManager = Pi.SessionManager.open(stored.file, sb.sessionDir);
+    }
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
@@ -729,14 +732,11 @@ class Run {
     this.session = session;
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
-      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content), details: json(event.result?.details) });
       // An extension's pi.appendEntry, traced as the mock traces it.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
-    // Other extensions' tools are registered before session_start.
-    for (const file of this.companions) {
-      try { companionHandles().get(file)?.start?.(); } catch (error) { this.error("companion", error); }
-    }
+    for (const file of this.companions) companionHandles().get(file)?.start?.();
     beforeStart?.();
     // The extension's model calls at session_start are traced too.
     this.instrument();
@@ -851,7 +851,7 @@ class Run {
     const out = this.toolResults.get(toolCallId);
     if (seen) {
       const ran = out && out.text !== MARKER;
-      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
+      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }], ...(out.details !== undefined ? { details: out.details } : {}) } } : {}) };
     }
     const text = out?.text ?? null;
     const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
@@ -910,7 +910,7 @@ class Run {
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       history: json(session?.messages ?? []),
-      // The session's entries from the root to the leaf (its current branch).
+      // The session's entries on its current branch, as Pi stores them.
       branch: json(session?.sessionManager?.getBranch?.() ?? []),
       systemPrompt: session?.systemPrompt ?? null,
       llmCalls: this.llmCalls,
@@ -1215,15 +1215,11 @@ Object.assign(STEPS, {
     if (Array.isArray(step.entries)) {
       // Another stored session: a session file written by Pi's session
       // manager (its header, then the entries), resumed as /resume does.
-      const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
-      const problem = appendEntries(stored, step.entries);
-      if (problem) return { refused: problem };
-      const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
-      realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
-      realFs.writeFileSync(stored.getSessionFile(), lines);
+      const stored = storeSession(run, step.entries);
+      if (stored.refused) return stored;
       await run.abortOpenRun();
       let answer;
-      await run.until(run.track(run.runtime.switchSession(stored.getSessionFile()).then((a) => { answer = a; })));
+      await run.until(run.track(run.runtime.switchSession(stored.file).then((a) => { answer = a; })));
       return answer ?? {};
     }
     const file = run.session.sessionFile;
@@ -1430,6 +1426,18 @@ function piExtensions(run) {
 // Before Pi starts: an extension of each source the script registers tools
 // from later (the tools' owner must be loaded when Pi starts), and Pi's
 // tool_search when the script declares a tool.
+// A stored session: a session file written by Pi's session manager (its
+// header, then the entries), as Pi leaves one for /resume or `--session`.
+function storeSession(run, entries) {
+  const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
+  const problem = appendEntries(stored, entries);
+  if (problem) return { refused: problem };
+  const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
+  realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
+  realFs.writeFileSync(stored.getSessionFile(), lines);
+  return { file: stored.getSessionFile() };
+}
+
 function prepareStart(run) {
   const startAt = run.script.findIndex((s) => s?.do === "start");
   for (const step of run.script.slice(startAt + 1)) {
@@ -1723,9 +1731,9 @@ const definition = ({ orchestrator, ...tool }) => ({
 });
 export default function (pi) {
   const register = (tool) => { CURRENT.set(tool.name, tool); pi.registerTool(definition(tool)); };
-  // Another extension's tools are there when session_start is emitted (it
-  // registered them at load): the host calls start() before emitting it;
-  // the handler covers a runtime the host does not bind itself.
+  // The rest once every extension has loaded: the host calls start() before
+  // session_start is emitted, so every extension's session_start sees them,
+  // as it sees tools other extensions register when they load.
   let started = false;
   const start = () => {
     if (started) return;

@@ -28,6 +28,7 @@ what the user would enter there.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -58,6 +59,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
+    real_pi,
     step_trace,
 )
 
@@ -372,6 +374,14 @@ def _result(event: Any, records: list[dict[str, Any]]) -> dict[str, Any] | None:
     call = next((r for r in records if r.get("do") == "tool_call"), None)
     if call is None:
         return None
+    seen = call.get("input")
+    if real_pi() and seen is not None and seen != event.input:
+        # Pi validates a call against the tool's schema, converting what it
+        # can (TypeBox), before any extension sees it.
+        raise Unsupported(
+            f"Pi converted the {event.tool} call's arguments to the tool's schema before the "
+            f"extension saw them ({json.dumps(event.input)} became {json.dumps(seen)})"
+        )
     out: dict[str, Any] = {"tool": event.tool, "decidedBy": "extension" if call.get("reached") else "pi"}
     allowed = bool(call.get("allowed"))
     message: str | None = call.get("error") or call.get("reason") or call.get("thrown")
