@@ -28,7 +28,6 @@ what the user would enter there.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +36,7 @@ from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes as contract
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS, PI_DEFAULT_TOOLS
 from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
     KEYBINDINGS_FILE,
@@ -60,6 +60,7 @@ from pytest_planmode.targets.pi.translation import (
     calls,
     parse_input,
     real_pi,
+    require_unconverted,
     step_trace,
 )
 
@@ -146,6 +147,12 @@ def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     active = case.registered_tools if case.active_tools is None else case.active_tools
     registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
     builder.add(steps.Registry(tools=registry))
+    resting = [name for name in PI_BUILTIN_TOOLS if name in active]
+    if real_pi() and resting != list(PI_DEFAULT_TOOLS):
+        # The built-ins a session opens with are, in real Pi, its
+        # `defaultTools` setting: a new or resumed session resets the active
+        # set to them (fact D15), so the case's are Pi's setting.
+        builder.add(steps.PiSettings(settings={"defaultTools": resting}))
     if case.config is not None:
         builder.add(config_step(case.config))
     if case.keybindings:
@@ -374,14 +381,7 @@ def _result(event: Any, records: list[dict[str, Any]]) -> dict[str, Any] | None:
     call = next((r for r in records if r.get("do") == "tool_call"), None)
     if call is None:
         return None
-    seen = call.get("input")
-    if real_pi() and seen is not None and seen != event.input:
-        # Pi validates a call against the tool's schema, converting what it
-        # can (TypeBox), before any extension sees it.
-        raise Unsupported(
-            f"Pi converted the {event.tool} call's arguments to the tool's schema before the "
-            f"extension saw them ({json.dumps(event.input)} became {json.dumps(seen)})"
-        )
+    require_unconverted(event.tool, event.input, call)
     out: dict[str, Any] = {"tool": event.tool, "decidedBy": "extension" if call.get("reached") else "pi"}
     allowed = bool(call.get("allowed"))
     message: str | None = call.get("error") or call.get("reason") or call.get("thrown")
