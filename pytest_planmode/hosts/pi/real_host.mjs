@@ -246,7 +246,10 @@ const STEPS = {};
 const MODEL_RUNTIMES = new Map();
 const SCRIPTED = "scripted";
 // The scripted model's turns: each LLM call waits for the running script.
-const scriptedTurn = (context) => {
+// Pi's abort (ESC, leaving the session) ends the call at once, as it ends a
+// provider's request: the turn ends aborted.
+const abortedTurn = () => Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" });
+const scriptedTurn = (context, options) => {
   const run = current;
   if (!run) return Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" });
   if (run.failTurn) {
@@ -258,7 +261,15 @@ const scriptedTurn = (context) => {
   }
   return new Promise((respond) => {
     run.llmCalls += 1;
-    run.llm = { context, respond };
+    const waiting = { context, respond };
+    run.llm = waiting;
+    const signal = options?.signal;
+    const aborted = () => {
+      if (run.llm === waiting) run.llm = null;
+      respond(abortedTurn());
+    };
+    if (signal?.aborted) aborted();
+    else signal?.addEventListener("abort", aborted, { once: true });
     run.llmWaiting?.();
   });
 };
@@ -793,10 +804,14 @@ class Run {
   }
 
   // Pi aborts the open run of a session it leaves: the waiting LLM call
-  // ends aborted, and the run with it.
-  async abortOpenRun() {
+  // ends aborted, and the run with it. A message queued during the run
+  // continues it (Pi runs the queue after the aborted turn), on the session
+  // being left; leaving aborts that run too. The user's ESC (`esc`) first
+  // puts the queued messages back into the editor, as Pi's editor does.
+  async abortOpenRun(esc = false) {
     const session = this.session;
     if (!session || session.isIdle) return;
+    if (esc) session.clearQueue();
     const aborting = this.track(session.abort());
     this.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
     await this.until(aborting);
@@ -1648,7 +1663,7 @@ async function settleOpenRun(run, step) {
     // ESC: Pi aborts the run; the waiting LLM call ends aborted with it.
     run.requireSession();
     if (!run.llm && !run.running) return { refused: "no agent run is open: agent_end ends one (agent_start first)" };
-    await run.abortOpenRun();
+    await run.abortOpenRun(true);
     answer = {};
   } else {
     answer = await run.agentEnd(step);

@@ -40,6 +40,7 @@ from pytest_planmode.spec_values import PI_BUILTIN_TOOLS, PI_DEFAULT_TOOLS
 from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
     KEYBINDINGS_FILE,
+    LOAD_TOOLS,
     OPTIONS,
     PLAN_FILE,
     PLANS_DIR,
@@ -258,6 +259,9 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
                 "component the host cannot draw or press keys in, so it stays open, and what the user would "
                 "enter there is not in the script"
             )
+        if not after and span[0] > 0:
+            after = run.results[span[0] - 1].get("after") or {}
+        active_before = list(after.get("activeTools") or [])
         if records:
             after = records[-1].get("after") or after
         value = (after.get("globals") or {}).get(SHARED_STATE)
@@ -299,7 +303,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             "activeTools": list(after.get("activeTools") or []),
             "notifications": shown_notes,
             "menu": menu,
-            "result": _result(event, records),
+            "result": _loaded(event, _result(event, records), active_before, after),
             "persisted": persisted,
             "planFiles": changes,
             "thinkingCycled": any(r.get("thinkingCycled") for r in records),
@@ -355,6 +359,20 @@ def _plan_changes(
                 changes.append({"action": "loaded", "path": read})
                 touched.add(read)
     return changes
+
+
+def _loaded(
+    event: Any, result: dict[str, Any] | None, before: list[str], after: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A `load_tools` call the extension answered without saying what it
+    enabled: what the call added to Pi's active set, the requested names
+    first (as `oplmodes.tools.load` reads it)."""
+    if result is None or event.tool != LOAD_TOOLS or not result["allowed"] or "enabled" in result:
+        return result
+    added = [name for name in after.get("activeTools") or [] if name not in before]
+    requested = event.input.get("tools")
+    enabled = [n for n in dict.fromkeys(requested) if n in added] if isinstance(requested, list) else []
+    return {**result, "enabled": enabled + [n for n in added if n not in enabled]}
 
 
 def _result(event: Any, records: list[dict[str, Any]]) -> dict[str, Any] | None:
