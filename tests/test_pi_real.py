@@ -20,8 +20,9 @@ import pytest
 from pytest_planmode.hosts.pi import install
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.base import TargetError
+from pytest_planmode.targets.pi.translation import Unsupported
 from pytest_planmode.targets.pi_target import PiTarget
-from tests.pi_examples import PLAN_EXAMPLE, case, planted
+from tests.pi_examples import OPL_EXAMPLE, PLAN_EXAMPLE, case, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi, installed
 
 VERSIONS = install.VERSIONS
@@ -347,6 +348,36 @@ def test_a_sample_of_cases_through_real_pi(example: PiTarget, case_id: str) -> N
     else:
         assert outcome.kind == "unsupported"
         assert expected in str(outcome.message)
+
+
+#: opl-modes example cases, run one after another in the same host process:
+#: each needs what real Pi gives a fresh start (the case's configuration read
+#: by an `.mjs` module, not the previous case's), other extensions' tools
+#: registered before any session_start, a start on stored entries, the
+#: session's branch, a tool result's details, a /reload that calls the
+#: factory again.
+OPL_SAMPLE = [
+    "oplmodes.tools.plan.alias-list",
+    "oplmodes.tools.chat.no-write-edit",
+    "oplmodes.modes.host.lazy.off-offers-load-tools",
+    "oplmodes.modes.host.lazy.load-all",
+    "oplmodes.modes.host.resume.start-chat",
+    "oplmodes.modes.host.state.entries-in-order",
+    "oplmodes.modes.host.reload.chat-tools-changed",
+]
+
+
+def test_a_sample_of_opl_cases_through_real_pi(real_pi: SharedHosts) -> None:
+    real = real_pi(VERSIONS[0])
+    failing = {case_id: problems for case_id in OPL_SAMPLE if (problems := real.judge(OPL_EXAMPLE, case_id))}
+    assert failing == {}
+
+
+def test_arguments_pi_converts_make_an_opl_case_unsupported(real_pi: SharedHosts) -> None:
+    # Pi converts [1, 2] to ["1", "2"] against load_tools' schema before any
+    # extension sees the call: the malformed argument cannot reach it.
+    with pytest.raises(Unsupported, match="converted the load_tools call's arguments"):
+        real_pi(VERSIONS[0]).judge(OPL_EXAMPLE, "oplmodes.modes.host.lazy.argument-numbers")
 
 
 # One version proves the mechanism in the default run; the other is its twin.

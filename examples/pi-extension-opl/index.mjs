@@ -62,7 +62,9 @@ const DESTRUCTIVE = [
   /^uniq\b(\s+-\S+)*\s+[^-\s]\S*\s+[^-\s]\S*/,
 ];
 
-// ------------------------------------------------------------------ configuration (read when the module loads)
+// ------------------------------------------------------------------ configuration
+// Read each time Pi loads the extension: at start and on /reload (Pi calls
+// the factory again then, without evaluating this module again).
 
 function agentDir() {
   return process.env.PI_CODING_AGENT_DIR || path.join(os.homedir(), ".pi", "agent");
@@ -77,7 +79,7 @@ function readConfig() {
   }
 }
 
-const CONFIG = readConfig();
+let CONFIG = {};
 
 function object(value) {
   return value && typeof value === "object" && !Array.isArray(value) ? value : {};
@@ -116,12 +118,17 @@ function buildModes(config) {
   return modes;
 }
 
-const MODES = buildModes(CONFIG);
-const UI = object(CONFIG.ui);
-const CYCLE_KEY = typeof object(CONFIG.shortcuts).cycleMode === "string" ? CONFIG.shortcuts.cycleMode : "shift+tab";
-const CLEANUP = object(CONFIG.cleanup).cleanupOnComplete === true;
-const LAZY = (names(CONFIG.lazyTools) ?? []).filter((t) => !PROTECTED.has(t));
-const PINNED_OFF = names(object(object(CONFIG.modes).off).tools);
+let MODES, UI, CYCLE_KEY, CLEANUP, LAZY, PINNED_OFF;
+
+function loadConfig() {
+  CONFIG = readConfig();
+  MODES = buildModes(CONFIG);
+  UI = object(CONFIG.ui);
+  CYCLE_KEY = typeof object(CONFIG.shortcuts).cycleMode === "string" ? CONFIG.shortcuts.cycleMode : "shift+tab";
+  CLEANUP = object(CONFIG.cleanup).cleanupOnComplete === true;
+  LAZY = (names(CONFIG.lazyTools) ?? []).filter((t) => !PROTECTED.has(t));
+  PINNED_OFF = names(object(object(CONFIG.modes).off).tools);
+}
 
 // A mode's model override: a blank or partial one is no override (an empty
 // or missing provider or id; whitespace is taken as written).
@@ -216,6 +223,7 @@ function planFiles(cwd) {
 // ------------------------------------------------------------------ the extension
 
 export default function oplModes(pi) {
+  loadConfig();
   let mode = "off";
   let planFile = null; // filename under .pi/plans/
   let snapshot = null; // active tools before the first mode

@@ -209,7 +209,8 @@ class PiTarget:
                     f"({first['escape']} {first['path']})",
                 )
             try:
-                output = translation.effects(payload, run)
+                with hosted_by(self.pi_version or "mock"):
+                    output = translation.effects(payload, run)
             except (Unsupported, ExtensionError, RuntimeError):
                 raise
             except Exception as exc:  # the translation's own fault, whatever it is

@@ -1252,8 +1252,11 @@ class Run {
         // A key press fires every binding of the key: the extension's
         // shortcut and, when the script says the key is also bound to Pi's
         // app.thinking.cycle, Pi's thinking-level cycle.
+        // Pi matches key ids case-insensitively (it lowercases a shortcut's
+        // key and the key pressed).
         const rt = this.requireRuntime();
-        const sc = rt.shortcuts.get(String(step.key));
+        const pressed = String(step.key).toLowerCase();
+        const sc = [...rt.shortcuts].find(([key]) => String(key).toLowerCase() === pressed)?.[1];
         let thinkingCycled = false;
         if (step.thinkingCycle) {
           const levels = THINKING_LEVELS.slice(0, 6);

@@ -626,7 +626,13 @@ class Run {
       return { ...created, services, diagnostics: services.diagnostics };
     };
     this.createRuntime = createRuntime;
-    const sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
+    // A start on stored entries opens that session, as `pi --session FILE` does.
+    let sessionManager = Pi.SessionManager.create(sb.cwd, sb.sessionDir);
+    if (Array.isArray(step.entries) && step.entries.length) {
+      const stored = storeSession(this, step.entries);
+      if (stored.refused) return stored;
+      sessionManager = Pi.SessionManager.open(stored.file, sb.sessionDir);
+    }
     this.runtime = await Pi.createAgentSessionRuntime(createRuntime, { cwd: sb.cwd, agentDir: sb.agentDir, sessionManager });
     for (const d of this.runtime.diagnostics ?? []) if (d?.type === "error") this.error("load", new Error(d.message));
     this.runtime.setRebindSession(async () => { await run.bind(); });
@@ -715,10 +721,11 @@ class Run {
     this.session = session;
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
-      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content) });
+      if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content), details: json(event.result?.details) });
       // An extension's pi.appendEntry, traced as the mock traces it.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
+    for (const file of this.companions) companionHandles().get(file)?.start?.();
     beforeStart?.();
     await session.bindExtensions({
       uiContext: this.ui(),
@@ -827,7 +834,7 @@ class Run {
     const out = this.toolResults.get(toolCallId);
     if (seen) {
       const ran = out && out.text !== MARKER;
-      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }] } } : {}) };
+      return { tool: name, reached: true, allowed: true, input: seen.input, ...(opened ? { openedRun: true } : {}), ...(ran ? { result: { isError: out.isError, content: [{ type: "text", text: out.text }], ...(out.details !== undefined ? { details: out.details } : {}) } } : {}) };
     }
     const text = out?.text ?? null;
     const refusedByPi = text !== null && (/^Tool \S+ not found/.test(text) || /^Validation failed/.test(text));
@@ -886,6 +893,8 @@ class Run {
       root: this.sandbox.root,
       cwd: this.sandbox.cwd,
       history: json(session?.messages ?? []),
+      // The session's entries on its current branch, as Pi stores them.
+      branch: json(session?.sessionManager?.getBranch?.() ?? []),
       systemPrompt: session?.systemPrompt ?? null,
       llmCalls: this.llmCalls,
     };
@@ -1189,15 +1198,11 @@ Object.assign(STEPS, {
     if (Array.isArray(step.entries)) {
       // Another stored session: a session file written by Pi's session
       // manager (its header, then the entries), resumed as /resume does.
-      const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
-      const problem = appendEntries(stored, step.entries);
-      if (problem) return { refused: problem };
-      const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
-      realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
-      realFs.writeFileSync(stored.getSessionFile(), lines);
+      const stored = storeSession(run, step.entries);
+      if (stored.refused) return stored;
       await run.abortOpenRun();
       let answer;
-      await run.until(run.track(run.runtime.switchSession(stored.getSessionFile()).then((a) => { answer = a; })));
+      await run.until(run.track(run.runtime.switchSession(stored.file).then((a) => { answer = a; })));
       return answer ?? {};
     }
     const file = run.session.sessionFile;
@@ -1404,6 +1409,18 @@ function piExtensions(run) {
 // Before Pi starts: an extension of each source the script registers tools
 // from later (the tools' owner must be loaded when Pi starts), and Pi's
 // tool_search when the script declares a tool.
+// A stored session: a session file written by Pi's session manager (its
+// header, then the entries), as Pi leaves one for /resume or `--session`.
+function storeSession(run, entries) {
+  const stored = Pi.SessionManager.create(run.sandbox.cwd, run.sandbox.sessionDir);
+  const problem = appendEntries(stored, entries);
+  if (problem) return { refused: problem };
+  const lines = [stored.getHeader(), ...stored.getEntries()].map((e) => `${JSON.stringify(e)}\n`).join("");
+  realFs.mkdirSync(run.sandbox.sessionDir, { recursive: true });
+  realFs.writeFileSync(stored.getSessionFile(), lines);
+  return { file: stored.getSessionFile() };
+}
+
 function prepareStart(run) {
   const startAt = run.script.findIndex((s) => s?.do === "start");
   for (const step of run.script.slice(startAt + 1)) {
@@ -1697,9 +1714,13 @@ const definition = ({ orchestrator, ...tool }) => ({
 });
 export default function (pi) {
   const register = (tool) => { CURRENT.set(tool.name, tool); pi.registerTool(definition(tool)); };
-  HANDLES.set(FILE, { register, owns: (name) => CURRENT.has(name), get: (name) => CURRENT.get(name) });
-  for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
-  pi.on("session_start", () => {
+  // The rest once every extension has loaded: the host calls start() before
+  // session_start is emitted, so every extension's session_start sees them,
+  // as it sees tools other extensions register when they load.
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
     const taken = new Set(pi.getAllTools().filter((t) => t.sourceInfo?.source !== "builtin" && !String(t.sourceInfo?.path ?? "").endsWith(FILE)).map((t) => t.name));
     for (const tool of CURRENT.values()) {
       if (BUILTIN.has(tool.name) || taken.has(tool.name)) continue;
@@ -1707,7 +1728,10 @@ export default function (pi) {
       // Pi 0.84.2 has no defaultActive: the owner deactivates the tool.
       if (tool.defaultActive === false) pi.setActiveTools(pi.getActiveTools().filter((n) => n !== tool.name));
     }
-  });
+  };
+  HANDLES.set(FILE, { register, start, owns: (name) => CURRENT.has(name), get: (name) => CURRENT.get(name) });
+  for (const tool of CURRENT.values()) if (BUILTIN.has(tool.name)) register(tool);
+  pi.on("session_start", start);
 }
 `;
 }

@@ -27,7 +27,13 @@ from pytest_planmode.targets.pi._oplmodes import (
     mode_command,
     require_mode,
 )
-from pytest_planmode.targets.pi.translation import HostRun, Translation, Unsupported, step_trace
+from pytest_planmode.targets.pi.translation import (
+    HostRun,
+    Translation,
+    Unsupported,
+    require_unconverted,
+    step_trace,
+)
 
 OPERATION = "oplmodes.bash.check"
 
@@ -76,6 +82,7 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
             "extension's gate, so the gate's verdict is not visible"
         )
     call = run.result(len(run.results) - 1)
+    require_unconverted("bash", {"command": payload.get("command")}, call)
     if call.get("allowed"):
         return {"allowed": True, "reason": None}
     # The text returned to the model: the hook's block reason, what it threw,

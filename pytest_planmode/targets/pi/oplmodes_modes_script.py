@@ -57,6 +57,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
+    require_unconverted,
     step_trace,
 )
 
@@ -354,6 +355,7 @@ def _result(event: Any, records: list[dict[str, Any]]) -> dict[str, Any] | None:
     call = next((r for r in records if r.get("do") == "tool_call"), None)
     if call is None:
         return None
+    require_unconverted(event.tool, event.input, call)
     out: dict[str, Any] = {"tool": event.tool, "decidedBy": "extension" if call.get("reached") else "pi"}
     allowed = bool(call.get("allowed"))
     message: str | None = call.get("error") or call.get("reason") or call.get("thrown")
