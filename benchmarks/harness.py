@@ -15,13 +15,24 @@
    time per answer of that check alone, beside the `expect` comparison.
 3. The whole suite through `reference` against pytest's floor for the same
    number of items (a fresh pytest process running that many empty tests),
-   as a ratio, and the property checks' share. Goal: <= 3 x.
+   as a ratio, and the property checks' share. Goal: <= 3 x. Wall time
+   and CPU time (user + system of the pytest process) both: on a loaded
+   machine the wall time follows the load, the CPU time much less.
+   `--baseline DIR` runs the same measures, alternated in the same run,
+   with the package of another checkout (say, of main: `git worktree add
+   DIR main`), and prints the two side by side.
+4. Where the property checks' time goes (`--properties`): one run of them
+   in this process, per check the examples drawn and the CPU time, with the
+   time spent in target requests apart; the rest is Hypothesis's
+   generation, its engine and the check's own code.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -46,21 +57,40 @@ def test_nothing(index):
 """
 
 
-def floor_run(items: int) -> float:
-    """Wall time of a fresh pytest process running `items` empty tests
-    (pytest's own floor for that many items)."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def floor_run(items: int) -> tuple[float, float]:
+    """Wall and CPU time of a fresh pytest process running `items` empty
+    tests (pytest's own floor for that many items)."""
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "test_floor.py").write_text(_FLOOR_MODULE.format(items=items), encoding="utf-8")
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_floor.py"]
+        cpu = _children_cpu()
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
         elapsed = time.perf_counter() - start
         if proc.returncode != 0:
             sys.exit(f"floor run: pytest exited {proc.returncode}\n{proc.stdout[-3000:]}")
-        return elapsed
+        return elapsed, _children_cpu() - cpu
 
 
 def timed_run(target: str, *args: str) -> tuple[float, dict[str, Any]]:
+    elapsed, _, report = cpu_timed_run(target, *args)
+    return elapsed, report
+
+
+def cpu_timed_run(
+    target: str, *args: str, package: Path | None = None
+) -> tuple[float, float, dict[str, Any]]:
+    """Wall time, CPU time and report of a fresh pytest process running the
+    suite through `target`; `package`: the checkout whose `pytest_planmode`
+    that process imports (default: this one)."""
+    env = dict(os.environ)
+    if package is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         cmd = [
@@ -74,12 +104,13 @@ def timed_run(target: str, *args: str) -> tuple[float, dict[str, Any]]:
             f"--planmode-report={report}",
             *args,
         ]
+        cpu = _children_cpu()
         start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True)
+        proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env=env)
         elapsed = time.perf_counter() - start
         if proc.returncode != 0:
             sys.exit(f"{target}: pytest exited {proc.returncode}\n{proc.stdout[-3000:]}")
-        return elapsed, json.loads(report.read_text())
+        return elapsed, _children_cpu() - cpu, json.loads(report.read_text())
 
 
 class InstantAdapter:
@@ -218,12 +249,30 @@ def main() -> None:
         action="store_true",
         help="measure only the whole suite through reference against pytest's floor (3.)",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="in 3., also measure the package of the checkout DIR (e.g. main), alternated",
+    )
+    parser.add_argument(
+        "--properties",
+        action="store_true",
+        help="only where the property checks' time goes, per check (4.)",
+    )
     args = parser.parse_args()
+    if args.baseline is not None and not (args.baseline / "pytest_planmode" / "__init__.py").is_file():
+        parser.error(
+            f"--baseline: {args.baseline} is not a checkout of the project (no pytest_planmode/ there)"
+        )
     if args.harness_only:
         report_harness_cost(args.repeat)
         return
     if args.floor_only:
-        report_floor(args.repeat)
+        report_floor(args.repeat, args.baseline)
+        return
+    if args.properties:
+        report_properties()
         return
     serve = "exec:" + shlex.join([sys.executable, "-m", "pytest_planmode.serve"])
     times: dict[str, list[float]] = {"reference": [], serve: []}
@@ -246,36 +295,117 @@ def main() -> None:
     )
     print(f"ratio exec/reference: {wire / ref:.3f}  (target <= 1.3)")
     report_harness_cost(args.repeat)
-    report_floor(args.repeat)
+    report_floor(args.repeat, args.baseline)
 
 
-def report_floor(repeat: int) -> None:
+def report_floor(repeat: int, baseline: Path | None = None) -> None:
     """The whole suite through `reference`, and its property checks alone,
     against pytest's floor for the same number of items (alternated, so
-    that both see the same machine load)."""
-    suite: list[float] = []
-    floors: list[float] = []
-    properties: list[float] = []
-    items = 0
+    that all see the same machine load); with `baseline`, the same for the
+    package of that checkout, in the same rounds."""
+    packages: dict[str, Path | None] = {"this checkout": None}
+    if baseline is not None:
+        packages = {f"baseline {baseline.name}": baseline.resolve(), **packages}
+    # Per package: wall and CPU times of the whole suite and of the property checks alone.
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {
+        name: {"suite": [], "properties": []} for name in packages
+    }
+    floors: list[tuple[float, float]] = []
+    items: dict[str, int] = {}
+    checks: dict[str, int] = {}
     for _ in range(repeat):
-        elapsed, report = timed_run("reference")
-        suite.append(elapsed)
-        items = sum(report["targets"][0]["totals"].values())
-        floors.append(floor_run(items))
-        elapsed, report = timed_run("reference", "-k", ".property.")
-        properties.append(elapsed)
-        checks = sum(report["targets"][0]["totals"].values())
-    whole = statistics.median(suite)
-    floor = statistics.median(floors)
+        for name, package in packages.items():
+            wall, cpu, report = cpu_timed_run("reference", package=package)
+            runs[name]["suite"].append((wall, cpu))
+            items[name] = sum(report["targets"][0]["totals"].values())
+            wall, cpu, report = cpu_timed_run("reference", "-k", ".property.", package=package)
+            runs[name]["properties"].append((wall, cpu))
+            checks[name] = sum(report["targets"][0]["totals"].values())
+        floors.append(floor_run(items["this checkout"]))
+    floor_wall = statistics.median(w for w, _ in floors)
+    floor_cpu = statistics.median(c for _, c in floors)
+    count = items["this checkout"]
     print(
-        f"whole suite through reference: {items} items in {whole:.2f} s = {whole / items * 1000:.3f} ms per item; "
-        f"pytest's floor for {items} empty items {floor:.2f} s = {floor / items * 1000:.3f} ms per item; "
-        f"ratio {whole / floor:.2f} x  (goal <= 3 x)"
+        f"pytest's floor for {count} empty items: wall {floor_wall:.2f} s = {floor_wall / count * 1000:.3f} ms "
+        f"per item, CPU {floor_cpu:.2f} s  (median of {repeat})"
     )
+    for name, measured in runs.items():
+        wall = statistics.median(w for w, _ in measured["suite"])
+        cpu = statistics.median(c for _, c in measured["suite"])
+        prop_wall = statistics.median(w for w, _ in measured["properties"])
+        prop_cpu = statistics.median(c for _, c in measured["properties"])
+        print(
+            f"whole suite through reference, {name}: {items[name]} items, wall {wall:.2f} s = "
+            f"{wall / items[name] * 1000:.3f} ms per item, ratio {wall / floor_wall:.2f} x; "
+            f"CPU {cpu:.2f} s, ratio {cpu / floor_cpu:.2f} x  (goal <= 3 x)"
+        )
+        print(
+            f"  of which the {checks[name]} property checks alone (a run of them only): "
+            f"wall {prop_wall:.2f} s, CPU {prop_cpu:.2f} s"
+        )
+
+
+def report_properties() -> None:
+    """Per property check: examples drawn, CPU time, and the CPU time of its
+    target requests (the rest is generation, Hypothesis's engine and the
+    check itself), from one run of the property checks in this process."""
+    from pytest_planmode.harness import lifecycle
+
+    spent: dict[str, list[float]] = {}
+    current: list[str] = []
+    request = lifecycle.Targets.request
+
+    def timed_request(self: Any, name: str, operation: str, payload: Any) -> Any:
+        start = time.process_time()
+        try:
+            return request(self, name, operation, payload)
+        finally:
+            if current:
+                spent[current[0]][1] += time.process_time() - start
+
+    class PerCheck:
+        @pytest.hookimpl(wrapper=True)
+        def pytest_runtest_call(self, item: pytest.Item) -> Any:
+            key = next((v for k, v in item.user_properties if k == "planmode_case"), item.nodeid)
+            row = spent.setdefault(key, [0.0, 0.0, 0.0])
+            handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+            inner = handle.inner_test if handle is not None else None
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                row[2] += 1
+                return inner(*args, **kwargs)  # type: ignore[misc]
+
+            if handle is not None:
+                handle.inner_test = counted
+            current[:] = [key]
+            start = time.process_time()
+            try:
+                return (yield)
+            finally:
+                row[0] += time.process_time() - start
+                current.clear()
+                if handle is not None:
+                    handle.inner_test = inner
+
+    lifecycle.Targets.request = timed_request  # type: ignore[method-assign]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            code = pytest.main(
+                ["-q", "-p", "no:cacheprovider", "--planmode-target=reference", "-k", ".property.",
+                 f"--planmode-report={Path(tmp) / 'r.json'}", "--rootdir", tmp],
+                plugins=[PerCheck()],
+            )  # fmt: skip
+    finally:
+        lifecycle.Targets.request = request  # type: ignore[method-assign]
+    if code != 0:
+        sys.exit(f"the property checks failed through reference (exit status {code})")
+    total, target, examples = (sum(row[i] for row in spent.values()) for i in range(3))
     print(
-        f"  of which the {checks} property checks alone (a run of them only): "
-        f"{statistics.median(properties):.2f} s"
+        f"property checks: {len(spent)}, {int(examples)} examples, CPU {total:.2f} s in the checks, "
+        f"of which {target:.2f} s in target requests and {total - target:.2f} s generating and checking"
     )
+    for key, (cpu, in_target, drawn) in sorted(spent.items(), key=lambda kv: -kv[1][0])[:30]:
+        print(f"  {cpu * 1000:7.0f} ms  {int(drawn):4d} examples  target {in_target * 1000:6.0f} ms  {key}")
 
 
 if __name__ == "__main__":

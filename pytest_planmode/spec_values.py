@@ -68,6 +68,8 @@ MODE_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 #: The tools Pi itself registers: the registry an operation input assumes
 #: when it names none.
 PI_BUILTIN_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+#: The built-ins Pi activates when no `defaultTools` setting says otherwise.
+PI_DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
 #: pi-plan-mode-settings.md § Auto model switch: `provider` and `modelId`
 #: are at most this many characters.

@@ -273,7 +273,7 @@ def test_an_inactive_tool_never_reaches_tool_call(real: SharedPi, tmp_path: Path
 def test_a_step_real_pi_cannot_take_is_refused_with_a_reason(real: SharedPi, tmp_path: Path) -> None:
     ext = extension(tmp_path, "export default () => {};")
     answer = real.run(ext, [{"do": "start"}, {"do": "emit", "event": "session_start", "payload": {}}])
-    assert "Pi emits events itself" in answer["results"][-1]["refused"]
+    assert "Pi emits its events itself" in answer["results"][-1]["refused"]
 
 
 def test_a_tool_call_outside_a_run_opens_one(real: SharedPi, tmp_path: Path) -> None:
@@ -582,11 +582,14 @@ def test_d9_a_follow_up_while_streaming_is_delivered_in_the_same_run(real: Share
 
 @pytest.mark.whole_suite
 @pytest.mark.parametrize("version", VERSIONS)
-def test_the_example_through_real_pi_on_the_whole_pi_plan_mode_suite(version: str) -> None:
-    """The documented example command, through real Pi: every pi-plan-mode
-    case passes, is a listed expected failure, or is answered unsupported."""
+@pytest.mark.parametrize(("spec", "example"), [("planmode", PLAN_EXAMPLE), ("oplmodes", OPL_EXAMPLE)])
+def test_each_example_through_real_pi_on_its_whole_fixture_suite(
+    version: str, spec: str, example: Path
+) -> None:
+    """The documented example command, through real Pi: every fixture case of
+    the example's spec passes, is a listed expected failure, or is answered
+    unsupported."""
     installed(version)
-    root = PLAN_EXAMPLE.parent
     done = subprocess.run(
         [
             sys.executable,
@@ -595,10 +598,10 @@ def test_the_example_through_real_pi_on_the_whole_pi_plan_mode_suite(version: st
             "-q",
             "-p",
             "no:cacheprovider",
-            f"--planmode-target=pi:{PLAN_EXAMPLE}",
+            f"--planmode-target=pi:{example}",
             f"--planmode-pi={version}",
-            f"--planmode-expectations={root / 'planmode-expectations.json'}",
-            str(Path(install.__file__).resolve().parents[2] / "fixtures" / "planmode"),
+            f"--planmode-expectations={example.parent / 'planmode-expectations.json'}",
+            str(Path(install.__file__).resolve().parents[2] / "fixtures" / spec),
         ],
         capture_output=True,
         text=True,

@@ -62,18 +62,39 @@ def _ref(key: str) -> dict[str, str]:
     return {"provider": provider, "modelId": model_id}
 
 
+# The strategies the composite strategies below draw from, built once: a
+# strategy built inside a draw is built (and validated) again for every
+# example, which costs more than the draw itself.
+_MOSTLY_TRUE = st.sampled_from([True, True, True, False])
+_AUTH = st.sampled_from(["ok", "ok", "fail", "throw", "hang"])
+_CHANGES = {
+    False: st.sampled_from(["accept", "accept", "refuse", "throw"]),
+    True: st.sampled_from(["accept", "accept", "refuse", "throw", "hang"]),
+}
+_CHANGE_LATENCIES = st.integers(min_value=0, max_value=500)
+
+
 @st.composite
 def behaviour(draw: st.DrawFn, *, hang_changes: bool = False) -> dict[str, Any]:
     """One model's behaviour: resolution, authentication, credentials, model change."""
-    changes = ["accept", "accept", "refuse", "throw"] + (["hang"] if hang_changes else [])
     return {
-        "resolves": draw(st.sampled_from([True, True, True, False])),
-        "auth": draw(st.sampled_from(["ok", "ok", "fail", "throw", "hang"])),
+        "resolves": draw(_MOSTLY_TRUE),
+        "auth": draw(_AUTH),
         "authLatencyMs": draw(unambiguous_latencies),
-        "credentials": draw(st.sampled_from([True, True, True, False])),
-        "change": draw(st.sampled_from(changes)),
-        "changeLatencyMs": draw(st.integers(min_value=0, max_value=500)),
+        "credentials": draw(_MOSTLY_TRUE),
+        "change": draw(_CHANGES[hang_changes]),
+        "changeLatencyMs": draw(_CHANGE_LATENCIES),
     }
+
+
+_BEHAVIOURS = {False: behaviour(), True: behaviour(hang_changes=True)}
+_CHAINS = st.lists(st.sampled_from(POOL), min_size=1, max_size=5)
+_ONE_IN_SIX = st.integers(min_value=0, max_value=5)
+_POOL_SUBSETS = st.lists(st.sampled_from(POOL), unique=True)
+_SCOPES: st.SearchStrategy[list[str]] = st.one_of(st.just([]), _POOL_SUBSETS)
+_BOUNDARIES = st.sampled_from(["plan.start", "plan.exit", "plan.save", "implement"])
+_IMPLEMENTS = st.sampled_from(["implement", "implement.fresh"])
+_THINKING = st.sampled_from(["off", "low", "medium", "high"])
 
 
 @st.composite
@@ -88,30 +109,30 @@ def switch_inputs(
     chain of 1-6 candidates (duplicates possible; the current model, which is
     always in the catalogue, possibly leading)."""
     pool = (*POOL, CURRENT)
-    chain = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=5))
-    if draw(st.integers(min_value=0, max_value=5)) == 0:
+    chain = draw(_CHAINS)
+    if draw(_ONE_IN_SIX) == 0:
         # The active model only ever leads the chain here: what happens when a
         # later candidate is the active one is a reference choice.
         chain.insert(0, CURRENT)
-    models = {key: draw(behaviour(hang_changes=hang_changes)) for key in pool}
+    models = {key: draw(_BEHAVIOURS[hang_changes]) for key in pool}
     if all_hang:
         for key in POOL:
             models[key]["auth"] = "hang"
     models[CURRENT]["resolves"] = True
-    available = [*draw(st.lists(st.sampled_from(POOL), unique=True)), CURRENT]
-    scoped = draw(st.one_of(st.just([]), st.lists(st.sampled_from(POOL), unique=True)))
+    available = [*draw(_POOL_SUBSETS), CURRENT]
+    scoped = draw(_SCOPES)
     if scoped:
         scoped.append(CURRENT)
-    chosen = trigger or draw(st.sampled_from(["plan.start", "plan.exit", "plan.save", "implement"]))
+    chosen = trigger or draw(_BOUNDARIES)
     if chosen == "implement":
-        chosen = draw(st.sampled_from(["implement", "implement.fresh"]))
+        chosen = draw(_IMPLEMENTS)
     field = "planModel" if chosen == "plan.start" else "normalModel"
     settings: dict[str, Any] = {"autoSwitchModel": True, field: [_ref(k) for k in chain]}
     data: dict[str, Any] = {
         "trigger": TRIGGERS[chosen],
         "settings": settings,
         "currentModel": CURRENT,
-        "thinkingLevel": draw(st.sampled_from(["off", "low", "medium", "high"])),
+        "thinkingLevel": draw(_THINKING),
         "availableModels": available,
         "scopedModels": scoped,
         "models": models,
@@ -125,15 +146,21 @@ def chain_of(data: dict[str, Any]) -> list[str]:
     return [f"{m['provider']}/{m['modelId']}" for m in data["settings"][field]]
 
 
+_SESSION_BASES = switch_inputs(trigger="plan.start")
+_NORMAL_CHAINS = st.lists(st.sampled_from(POOL), min_size=1, max_size=4)
+_INSTANTS = st.lists(st.integers(min_value=0, max_value=12000), min_size=1, max_size=5)
+_PLANNING_ENDS = st.sampled_from(["plan.exit", "plan.save", "implement", "implement.fresh"])
+
+
 @st.composite
 def session_inputs(draw: st.DrawFn) -> dict[str, Any]:
     """An input of `planmode.models.session`: both directions configured and
     1-5 Plan boundaries at random instants, each one the user can make from
     where the previous left the extension (no world changes)."""
-    base = draw(switch_inputs(trigger="plan.start"))
-    normal = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=4))
+    base = draw(_SESSION_BASES)
+    normal = draw(_NORMAL_CHAINS)
     base["settings"]["normalModel"] = [_ref(k) for k in normal]
-    instants = sorted(draw(st.lists(st.integers(min_value=0, max_value=12000), min_size=1, max_size=5)))
+    instants = sorted(draw(_INSTANTS))
     events: list[dict[str, Any]] = []
     state = "normal"
     for at in instants:
@@ -144,7 +171,7 @@ def session_inputs(draw: st.DrawFn) -> dict[str, Any]:
             events.append({"at": at, **TRIGGERS["implement.saved"]})
             state = "normal"
         else:
-            choice = draw(st.sampled_from(["plan.exit", "plan.save", "implement", "implement.fresh"]))
+            choice = draw(_PLANNING_ENDS)
             if choice != "plan.exit":
                 events.extend({"at": at, **e} for e in PROPOSE)
             if choice == "implement.fresh":
@@ -156,23 +183,28 @@ def session_inputs(draw: st.DrawFn) -> dict[str, Any]:
     return base
 
 
+_FRESH_BASES = switch_inputs(trigger="implement")
+_FRESH_ACTIONS = st.sampled_from(["screen", "saved-direct"])
+_ALL_MODELS = st.sampled_from((*POOL, CURRENT))
+_ALL_MODEL_SUBSETS = st.lists(_ALL_MODELS, unique=True)
+
+
 @st.composite
 def fresh_inputs(draw: st.DrawFn) -> dict[str, Any]:
     """An input of `planmode.models.fresh` (the ready-plan screen)."""
-    base = draw(switch_inputs(trigger="implement"))
-    pool = (*POOL, CURRENT)
+    base = draw(_FRESH_BASES)
     data = {
-        "action": draw(st.sampled_from(["screen", "saved-direct"])),
+        "action": draw(_FRESH_ACTIONS),
         "settings": base["settings"],
         "currentModel": CURRENT,
         "thinkingLevel": base["thinkingLevel"],
         "availableModels": base["availableModels"],
         "scopedModels": base["scopedModels"],
         "models": base["models"],
-        "startAvailableModels": draw(st.lists(st.sampled_from(pool), unique=True)),
+        "startAvailableModels": draw(_ALL_MODEL_SUBSETS),
     }
-    if draw(st.booleans()):
-        data["pick"] = draw(st.sampled_from(pool))
+    if draw(_BOOLEANS):
+        data["pick"] = draw(_ALL_MODELS)
     return data
 
 
@@ -182,27 +214,30 @@ OPL_MODELS = ("base/model", "alpha/model", "beta/model", "gamma/model")
 OPL_EXIT: dict[str, Any] = {"type": "command", "name": "mode", "args": "normal"}
 
 
+_BOOLEANS = st.booleans()
+_OPL_TIMES = st.lists(st.integers(min_value=0, max_value=3000), min_size=1, max_size=12)
+_ONE_IN_FIVE = st.integers(min_value=0, max_value=4)
+_OPL_MODE_NAMES = st.sampled_from(OPL_MODES)
+_OPL_LATENCIES = st.integers(min_value=0, max_value=800)
+
+
 @st.composite
 def opl_scripts(draw: st.DrawFn, *, end_in_off: bool = True) -> dict[str, Any]:
     """An input of `oplmodes.models.script`: modes alpha, beta, gamma override
     their model, `plain` has none; random latencies; enter/exit events at
     random instants; every model has credentials and OFF is not pinned."""
-    times = draw(st.lists(st.integers(min_value=0, max_value=3000), min_size=1, max_size=12))
+    times = draw(_OPL_TIMES)
     events: list[dict[str, Any]] = []
     for at in sorted(times):
-        if draw(st.integers(min_value=0, max_value=4)) == 0:
+        if draw(_ONE_IN_FIVE) == 0:
             events.append({"at": at, **OPL_EXIT})
         else:
-            events.append(
-                {"at": at, "type": "command", "name": "mode", "args": draw(st.sampled_from(OPL_MODES))}
-            )
+            events.append({"at": at, "type": "command", "name": "mode", "args": draw(_OPL_MODE_NAMES)})
     if end_in_off:
         events.append({"at": (events[-1]["at"] if events else 0) + 1, **OPL_EXIT})
     return {
         "initialModel": "base/model",
-        "registry": [
-            {"model": m, "changeLatencyMs": draw(st.integers(min_value=0, max_value=800))} for m in OPL_MODELS
-        ],
+        "registry": [{"model": m, "changeLatencyMs": draw(_OPL_LATENCIES)} for m in OPL_MODELS],
         "modes": {
             "alpha": {"model": {"provider": "alpha", "id": "model"}},
             "beta": {"model": {"provider": "beta", "id": "model"}},

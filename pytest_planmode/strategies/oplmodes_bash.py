@@ -64,10 +64,13 @@ primitives = st.sampled_from(
 )
 
 
+_SAFE_LISTS = st.lists(safe_segments, min_size=1, max_size=4)
+
+
 @st.composite
 def safe_commands(draw: st.DrawFn) -> list[str]:
     """A list of safe segments, to be joined by separators."""
-    return draw(st.lists(safe_segments, min_size=1, max_size=4))
+    return draw(_SAFE_LISTS)
 
 
 @st.composite
@@ -79,6 +82,10 @@ def joined(draw: st.DrawFn, segments: list[str]) -> str:
     return out + draw(blanks)
 
 
+_PIECE_SIZES = {rest: st.integers(min_value=1, max_value=rest) for rest in range(1, 9)}
+_PIECE_STYLES = st.sampled_from(["plain", "single", "double", "backslash", "empty-quotes"])
+
+
 @st.composite
 def obfuscated(draw: st.DrawFn, name: str) -> str:
     """`name` with its letters cut into pieces, each optionally quoted or
@@ -86,10 +93,11 @@ def obfuscated(draw: st.DrawFn, name: str) -> str:
     pieces: list[str] = []
     i = 0
     while i < len(name):
-        size = draw(st.integers(min_value=1, max_value=len(name) - i))
+        rest = len(name) - i
+        size = draw(_PIECE_SIZES.get(rest) or st.integers(min_value=1, max_value=rest))
         piece = name[i : i + size]
         i += size
-        style = draw(st.sampled_from(["plain", "single", "double", "backslash", "empty-quotes"]))
+        style = draw(_PIECE_STYLES)
         if style == "single":
             piece = f"'{piece}'"
         elif style == "double":

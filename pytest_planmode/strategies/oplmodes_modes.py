@@ -262,27 +262,36 @@ event_lists = st.lists(script_events, max_size=8).map(lambda steps: [e for step 
 
 LAZY_CANDIDATES = ["subagent", "subagent_wait", "browser", "web_search", "fetch_content"]
 
+# What `lazy_scenarios` draws from, built once (a strategy built inside a
+# draw is built and validated again for every example).
+_LAZY_SETS = st.lists(st.sampled_from(LAZY_CANDIDATES), min_size=1, max_size=4, unique=True)
+_TOOL_NAME = st.sampled_from(TOOL_NAMES)
+_TOOL_LISTS = {size: st.lists(_TOOL_NAME, max_size=size) for size in (4, 5, 6)}
+_BOOLEANS = st.booleans()
+_LAZY_MODES = st.sampled_from(["research", "verify", "off", "execute", "chat", "plan"])
+_LOAD_REQUESTS = st.none() | st.lists(st.sampled_from([*TOOL_NAMES, "nonexistent"]), max_size=5)
+
 
 @st.composite
 def lazy_scenarios(draw: st.DrawFn) -> tuple[dict[str, Any], str, list[str] | None]:
     """(document, mode, load_tools request) where at least one lazy tool is
     usually withheld, so `load_tools` is really exercised; the request asks
     for anything, permitted or not."""
-    lazy = draw(st.lists(st.sampled_from(LAZY_CANDIDATES), min_size=1, max_size=4, unique=True))
-    own = draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=5))
+    lazy = draw(_LAZY_SETS)
+    own = draw(_TOOL_LISTS[5])
     own = [*own, draw(st.sampled_from(lazy))]
     document: dict[str, Any] = {
         "lazyTools": lazy,
         "modes": {
             "research": {"tools": own},
             "verify": {
-                "tools": draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=4)),
+                "tools": draw(_TOOL_LISTS[4]),
                 "allowPlanComplete": True,
             },
         },
     }
-    if draw(st.booleans()):
-        document["modes"]["off"] = {"tools": draw(st.lists(st.sampled_from(TOOL_NAMES), max_size=6))}
-    mode = draw(st.sampled_from(["research", "verify", "off", "execute", "chat", "plan"]))
-    request = draw(st.none() | st.lists(st.sampled_from([*TOOL_NAMES, "nonexistent"]), max_size=5))
+    if draw(_BOOLEANS):
+        document["modes"]["off"] = {"tools": draw(_TOOL_LISTS[6])}
+    mode = draw(_LAZY_MODES)
+    request = draw(_LOAD_REQUESTS)
     return document, mode, request

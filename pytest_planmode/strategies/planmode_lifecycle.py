@@ -89,46 +89,58 @@ middle_chunks: st.SearchStrategy[list[dict[str, Any]]] = st.one_of(
 
 
 def _ready_menu_answers() -> st.SearchStrategy[list[dict[str, Any]]]:
-    return st.one_of(
-        st.sampled_from(
-            ["Implement here", "Save for later", "Stay in Plan mode", "Discard plan and exit"]
-        ).map(lambda label: [_answer(label)]),
-        st.lists(st.sampled_from(PI_THINKING), max_size=2).map(
-            lambda levels: [
-                _answer("Start fresh and implement"),
-                *(_answer(level) for level in levels),
-                _answer("Start"),
-            ]
-        ),
-        st.just([_answer("Export plan…"), _answer(None)]),
-    )
+    return _READY_MENU_ANSWERS
+
+
+_READY_MENU_ANSWERS: st.SearchStrategy[list[dict[str, Any]]] = st.one_of(
+    st.sampled_from(["Implement here", "Save for later", "Stay in Plan mode", "Discard plan and exit"]).map(
+        lambda label: [_answer(label)]
+    ),
+    st.lists(st.sampled_from(PI_THINKING), max_size=2).map(
+        lambda levels: [
+            _answer("Start fresh and implement"),
+            *(_answer(level) for level in levels),
+            _answer("Start"),
+        ]
+    ),
+    st.just([_answer("Export plan…"), _answer(None)]),
+)
+
+# What `_any_chunk` draws from, built once (a strategy built inside a draw
+# is built and validated again for every example).
+_CHUNK_KINDS = st.integers(0, 7)
+_MENU_LABELS = st.sampled_from(
+    ["Start Plan mode", "Implement here", "Start fresh and implement", "Exit Plan mode"]
+)
+_PLAN_ARGS = st.sampled_from(["start", "exit", "save", "implement", "export"])
+_EXPORT_PATHS = st.sampled_from(["a.md", "@b/c.md", "~/d.md"])
+_FAILING_CALLS = st.sampled_from(["sendUserMessage", "newSession"])
+_CWDS = st.sampled_from(["$CWD", "$CWD/sub", "$TMP/other"])
+_SETTINGS_WAYS = st.sampled_from(["settings.screen", "settings.write"])
+_SETTINGS_CHANGES = {True: _settings_changes(True), False: _settings_changes(False)}
 
 
 @st.composite
 def _any_chunk(draw: st.DrawFn, with_retention_saves: bool) -> list[dict[str, Any]]:
-    kind = draw(st.integers(0, 7))
+    kind = draw(_CHUNK_KINDS)
     if kind == 0:
         return draw(middle_chunks)
     if kind == 1:
         return [*_completing_run(draw(plans)), *draw(_ready_menu_answers())]
     if kind == 2:
-        label = draw(
-            st.sampled_from(
-                ["Start Plan mode", "Implement here", "Start fresh and implement", "Exit Plan mode"]
-            )
-        )
+        label = draw(_MENU_LABELS)
         return [_plan_command(""), _answer(label)]
     if kind == 3:
-        return [_plan_command(draw(st.sampled_from(["start", "exit", "save", "implement", "export"])))]
+        return [_plan_command(draw(_PLAN_ARGS))]
     if kind == 4:
-        path = draw(st.sampled_from(["a.md", "@b/c.md", "~/d.md"]))
+        path = draw(_EXPORT_PATHS)
         return [_plan_command(f"export {path}")]
     if kind == 5:
-        return [{"type": "api.fail", "call": draw(st.sampled_from(["sendUserMessage", "newSession"]))}]
+        return [{"type": "api.fail", "call": draw(_FAILING_CALLS)}]
     if kind == 6:
-        return [{"type": "cwd.change", "cwd": draw(st.sampled_from(["$CWD", "$CWD/sub", "$TMP/other"]))}]
-    via = draw(st.sampled_from(["settings.screen", "settings.write"]))
-    return [{"type": via, "settings": draw(_settings_changes(with_retention_saves))}]
+        return [{"type": "cwd.change", "cwd": draw(_CWDS)}]
+    via = draw(_SETTINGS_WAYS)
+    return [{"type": via, "settings": draw(_SETTINGS_CHANGES[with_retention_saves])}]
 
 
 def _flat(chunks: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -144,28 +156,38 @@ def _timed(events: list[dict[str, Any]], gaps: list[int]) -> list[dict[str, Any]
     return timed
 
 
+_CHUNK_LISTS = {saves: st.lists(_any_chunk(saves), max_size=12) for saves in (True, False)}
+_SCRIPT_SETTINGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "thinkingLevel": st.sampled_from(THINKING_SETTINGS),
+        "toggleShortcut": st.sampled_from(["ctrl+alt+p", "alt+p"]),
+    },
+)
+_PI_THINKING = st.sampled_from(PI_THINKING)
+_SAVED_PLANS = st.one_of(st.none(), plans)
+
+
 @st.composite
 def scripts(draw: st.DrawFn, policy: str | None = None, retention_saves: bool = True) -> dict[str, Any]:
     """A whole `planmode.lifecycle.run` input of arbitrary host events (some will not apply)."""
-    events = _flat(draw(st.lists(_any_chunk(retention_saves), max_size=12)))
+    events = _flat(draw(_CHUNK_LISTS[retention_saves]))
     gaps = draw(st.lists(st.integers(0, 5000), min_size=len(events), max_size=len(events)))
-    settings: dict[str, Any] = draw(
-        st.fixed_dictionaries(
-            {},
-            optional={
-                "thinkingLevel": st.sampled_from(THINKING_SETTINGS),
-                "toggleShortcut": st.sampled_from(["ctrl+alt+p", "alt+p"]),
-            },
-        )
-    )
+    settings: dict[str, Any] = draw(_SCRIPT_SETTINGS)
     if policy is not None:
         settings["implementationPlanRetention"] = policy
     return {
         "settings": settings,
-        "thinking": draw(st.sampled_from(PI_THINKING)),
-        "savedPlan": draw(st.one_of(st.none(), plans)),
+        "thinking": draw(_PI_THINKING),
+        "savedPlan": draw(_SAVED_PLANS),
         "events": _timed(events, gaps),
     }
+
+
+_HOW = st.sampled_from(["here", "fresh", "saved"])
+_MIDDLES = st.lists(middle_chunks, max_size=8)
+_ENDS = st.sampled_from(["exit", "start"])
+_AFTERS = st.lists(st.sampled_from([RUN, [{"type": "session.compact"}]]), max_size=4)
 
 
 @st.composite
@@ -176,7 +198,7 @@ def guaranteed_implementations(draw: st.DrawFn, policy: str = "keep") -> dict[st
     "plan": ..., "implemented": index, "end": index}`: the indices of the
     implementing event and of the ending event."""
     plan = draw(plans)
-    how = draw(st.sampled_from(["here", "fresh", "saved"]))
+    how = draw(_HOW)
     if how == "saved":
         start: list[dict[str, Any]] = [_plan_command("implement")]
         saved: str | None = plan
@@ -188,9 +210,9 @@ def guaranteed_implementations(draw: st.DrawFn, policy: str = "keep") -> dict[st
         saved = None
     # The kickoff opens a run: its first context, then its settle.
     start += [{"type": "context"}, {"type": "agent.settle"}]
-    middle = _flat(draw(st.lists(middle_chunks, max_size=8)))
-    end = [_plan_command(draw(st.sampled_from(["exit", "start"])))]
-    after = _flat(draw(st.lists(st.sampled_from([RUN, [{"type": "session.compact"}]]), max_size=4)))
+    middle = _flat(draw(_MIDDLES))
+    end = [_plan_command(draw(_ENDS))]
+    after = _flat(draw(_AFTERS))
     events = start + middle + end + after
     return {
         "input": {
@@ -214,23 +236,24 @@ _names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.", min_size=1,
 relative_paths = st.lists(_names, min_size=1, max_size=3).map("/".join)
 
 
+_EXPORT_REQUESTS = st.one_of(st.none(), relative_paths, relative_paths.map("@".__add__))
+_EXPORT_SETTINGS = st.fixed_dictionaries({}, optional={"defaultPlanExportPath": relative_paths})
+_SOURCES = st.sampled_from(["ready", "saved", "active"])
+
+
 @st.composite
 def exports(draw: st.DrawFn) -> dict[str, Any]:
     """A `planmode.export.run` input with no pre-existing paths."""
     return {
         "cwd": "$CWD",
-        "request": {"path": draw(st.one_of(st.none(), relative_paths, relative_paths.map("@".__add__)))},
-        "settings": draw(st.fixed_dictionaries({}, optional={"defaultPlanExportPath": relative_paths})),
-        "state": {"source": draw(st.sampled_from(["ready", "saved", "active"])), "plan": draw(plans)},
+        "request": {"path": draw(_EXPORT_REQUESTS)},
+        "settings": draw(_EXPORT_SETTINGS),
+        "state": {"source": draw(_SOURCES), "plan": draw(plans)},
     }
 
 
-@st.composite
-def plan_thinking_round_trips(draw: st.DrawFn, spec_only: bool = False) -> dict[str, Any]:
-    """Start Plan mode under a fixed or inherited level, do things that never
-    touch Pi's thinking by hand, then leave Plan mode one way or another.
-    `spec_only`: only what the spec describes (no `/reload` inside Plan
-    mode, no written export as a way out)."""
+def _round_trip_parts(spec_only: bool) -> tuple[st.SearchStrategy[Any], st.SearchStrategy[Any]]:
+    """The middle events and the ways out of `plan_thinking_round_trips`."""
     middle_options = [
         st.just(RUN),
         st.just([{"type": "session.compact"}]),
@@ -245,12 +268,39 @@ def plan_thinking_round_trips(draw: st.DrawFn, spec_only: bool = False) -> dict[
     if not spec_only:
         middle_options.append(st.just([{"type": "session.reload"}]))
         leaves.append([*_completing_run("# P"), _answer("Stay in Plan mode"), _plan_command("export")])
-    middle = _flat(draw(st.lists(st.one_of(*middle_options), max_size=6)))
+    return st.lists(st.one_of(*middle_options), max_size=6), st.sampled_from(leaves)
+
+
+_ROUND_TRIP_PARTS = {spec_only: _round_trip_parts(spec_only) for spec_only in (True, False)}
+_THINKING_SETTINGS = st.sampled_from(THINKING_SETTINGS)
+
+
+@st.composite
+def plan_thinking_round_trips(draw: st.DrawFn, spec_only: bool = False) -> dict[str, Any]:
+    """Start Plan mode under a fixed or inherited level, do things that never
+    touch Pi's thinking by hand, then leave Plan mode one way or another.
+    `spec_only`: only what the spec describes (no `/reload` inside Plan
+    mode, no written export as a way out)."""
+    middles, leaves = _ROUND_TRIP_PARTS[spec_only]
+    middle = _flat(draw(middles))
     return {
-        "settings": {"thinkingLevel": draw(st.sampled_from(THINKING_SETTINGS))},
-        "thinking": draw(st.sampled_from(PI_THINKING)),
-        "events": [_plan_command("start"), *middle, *draw(st.sampled_from(leaves))],
+        "settings": {"thinkingLevel": draw(_THINKING_SETTINGS)},
+        "thinking": draw(_PI_THINKING),
+        "events": [_plan_command("start"), *middle, *draw(leaves)],
     }
+
+
+_SHORTCUT_EVENTS = st.lists(
+    st.one_of(
+        _event("settings.screen", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
+        _event("settings.write", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
+        st.just({"type": "session.tree", "entries": []}),
+        st.just({"type": "session.compact"}),
+        st.just(_plan_command("start")),
+        st.just(_plan_command("exit")),
+    ),
+    max_size=10,
+)
 
 
 @st.composite
@@ -259,18 +309,6 @@ def shortcut_scripts(draw: st.DrawFn) -> dict[str, Any]:
     leave the binding alone: tree navigation, compaction and Plan commands
     (a resume is left out: whether it is a new extension runtime is open, and
     under Pi it is one)."""
-    events = draw(
-        st.lists(
-            st.one_of(
-                _event("settings.screen", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
-                _event("settings.write", settings=st.fixed_dictionaries({"toggleShortcut": _shortcuts})),
-                st.just({"type": "session.tree", "entries": []}),
-                st.just({"type": "session.compact"}),
-                st.just(_plan_command("start")),
-                st.just(_plan_command("exit")),
-            ),
-            max_size=10,
-        )
-    )
+    events = draw(_SHORTCUT_EVENTS)
     startup = draw(_shortcuts)
     return {"settings": {} if startup is None else {"toggleShortcut": startup}, "events": events}

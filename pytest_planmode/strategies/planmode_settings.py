@@ -81,18 +81,25 @@ unknown_keys = st.text(min_size=1, max_size=12).map(
 )
 
 
+# Built once, not inside each draw (a strategy built in a draw is built and
+# validated again for every example).
+_KNOWN_FIELD_SETS = st.lists(st.sampled_from(KNOWN_FIELDS), unique=True, max_size=len(KNOWN_FIELDS))
+_UNKNOWN_FIELDS = st.dictionaries(unknown_keys, json_values, max_size=3)
+_BOOLEANS = st.booleans()
+
+
 @st.composite
 def valid_documents(draw: st.DrawFn) -> dict[str, Any]:
     """A valid settings document: some known fields with valid values,
     unknown fields, sometimes the retired `toolVisibility`."""
     doc: dict[str, Any] = {}
-    keys = draw(st.lists(st.sampled_from(KNOWN_FIELDS), unique=True, max_size=len(KNOWN_FIELDS)))
-    unknown = draw(st.dictionaries(unknown_keys, json_values, max_size=3))
+    keys = draw(_KNOWN_FIELD_SETS)
+    unknown = draw(_UNKNOWN_FIELDS)
     for key in keys:
         doc[key] = draw(VALID_VALUES[key])
     for key, value in unknown.items():
         doc[key] = value
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         doc["toolVisibility"] = draw(json_values)
     order = draw(st.permutations(list(doc)))
     return {key: doc[key] for key in order}
@@ -115,11 +122,15 @@ INVALID_VALUES: dict[str, st.SearchStrategy[Any]] = {
 }
 
 
+_VALID_DOCUMENTS = valid_documents()
+_ANY_KNOWN_FIELD = st.sampled_from(KNOWN_FIELDS)
+
+
 @st.composite
 def documents_with_one_invalid_field(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     """A valid document plus one invalid known field; returns (document, field)."""
-    doc = draw(valid_documents())
-    field = draw(st.sampled_from(KNOWN_FIELDS))
+    doc = draw(_VALID_DOCUMENTS)
+    field = draw(_ANY_KNOWN_FIELD)
     doc[field] = draw(INVALID_VALUES[field])
     return doc, field
 

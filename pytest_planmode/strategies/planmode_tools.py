@@ -43,24 +43,30 @@ names = st.sampled_from(TOOL_NAMES)
 name_lists = st.lists(names, max_size=8)
 
 
+_BOOLEANS = st.booleans()
+_SOURCES = st.sampled_from(SOURCES)
+_EXPOSURES = st.sampled_from(EXPOSURES)
+
+
 @st.composite
 def tool_entries(draw: st.DrawFn, name: str | None = None) -> dict[str, Any]:
     """One registry entry as JSON (exposure sometimes missing, as on older Pi)."""
     entry: dict[str, Any] = {
         "name": name if name is not None else draw(names),
-        "registered": draw(st.booleans()),
-        "active": draw(st.booleans()),
-        "source": draw(st.sampled_from(SOURCES)),
+        "registered": draw(_BOOLEANS),
+        "active": draw(_BOOLEANS),
+        "source": draw(_SOURCES),
     }
-    exposure = draw(st.sampled_from(EXPOSURES))
+    exposure = draw(_EXPOSURES)
     if exposure is not None:
         entry["exposure"] = exposure
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         entry["annotations"] = {"readOnlyHint": True}
     return entry
 
 
-registries = st.lists(tool_entries(), max_size=10)
+_ANY_TOOL_ENTRY = tool_entries()
+registries = st.lists(_ANY_TOOL_ENTRY, max_size=10)
 
 
 @st.composite
@@ -68,9 +74,9 @@ def settings_documents(draw: st.DrawFn) -> dict[str, Any]:
     """A settings document: `defaultPlanTools` omitted or a list of names,
     sometimes with the retired `toolVisibility` key beside it."""
     doc: dict[str, Any] = {}
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         doc["defaultPlanTools"] = draw(name_lists)
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         doc["toolVisibility"] = {n: "visible" for n in draw(name_lists)}
     return doc
 
@@ -78,41 +84,44 @@ def settings_documents(draw: st.DrawFn) -> dict[str, Any]:
 selections = st.none() | name_lists
 
 
+_LATER_KINDS = st.sampled_from(
+    (
+        "register",
+        "unregister",
+        "activate",
+        "deactivate",
+        "expose",
+        "declare",
+        "settings",
+        "selection",
+        "reload",
+        "resume",
+        "context",
+        "navigate",
+    )
+)
+_SETTINGS_WAYS = st.sampled_from(("settings.screen", "settings.write"))
+_MAYBE_NAME_LISTS = st.one_of(st.none(), name_lists)
+
+
 @st.composite
 def later_events(draw: st.DrawFn) -> list[dict[str, Any]]:
     """One host step that may happen after the resolution boundary, between
     agent runs, without starting a new Plan workflow: its events."""
-    kind = draw(
-        st.sampled_from(
-            (
-                "register",
-                "unregister",
-                "activate",
-                "deactivate",
-                "expose",
-                "declare",
-                "settings",
-                "selection",
-                "reload",
-                "resume",
-                "context",
-                "navigate",
-            )
-        )
-    )
+    kind = draw(_LATER_KINDS)
     if kind == "register":
-        return [{"type": "tools.register", "tool": draw(tool_entries())}]
+        return [{"type": "tools.register", "tool": draw(_ANY_TOOL_ENTRY)}]
     if kind == "unregister":
         return [{"type": "tools.unregister", "name": draw(names)}]
     if kind in ("activate", "deactivate"):
         return [{"type": f"tools.{kind}", "names": draw(name_lists)}]
     if kind == "expose":
-        return [{"type": "tools.expose", "name": draw(names), "exposure": draw(st.sampled_from(EXPOSURES))}]
+        return [{"type": "tools.expose", "name": draw(names), "exposure": draw(_EXPOSURES)}]
     if kind == "declare":
         return [{"type": "tools.declare", "name": draw(names)}]
     if kind == "settings":
-        way = draw(st.sampled_from(("settings.screen", "settings.write")))
-        return [{"type": way, "settings": {"defaultPlanTools": draw(st.one_of(st.none(), name_lists))}}]
+        way = draw(_SETTINGS_WAYS)
+        return [{"type": way, "settings": {"defaultPlanTools": draw(_MAYBE_NAME_LISTS)}}]
     if kind == "selection":
         return [{"type": "tools.choose", "tools": draw(name_lists)}]
     if kind == "navigate":
@@ -142,12 +151,16 @@ def calls_for_every_name(via: str | None = None) -> list[dict[str, Any]]:
     return calls
 
 
+_ORCHESTRATED = st.lists(
+    st.sampled_from([name for name in TOOL_NAMES if name != "codemode"]), max_size=6, unique=True
+)
+
+
 @st.composite
 def orchestrated_registries(draw: st.DrawFn) -> list[dict[str, Any]]:
     """An active `codemode` orchestrator beside tools that are all
     `model-only`: every nested call of them must be denied."""
     entries = [{"name": "codemode", "source": "user-extension"}]
-    others = st.sampled_from([name for name in TOOL_NAMES if name != "codemode"])
-    for name in draw(st.lists(others, max_size=6, unique=True)):
+    for name in draw(_ORCHESTRATED):
         entries.append({**draw(tool_entries(name)), "exposure": "model-only"})
     return entries

@@ -515,7 +515,8 @@ class Run {
         });
         pi.on("input", (event) => {
           if (event.source === "extension") {
-            run.record("pi.sendUserMessage", [event.text]);
+            // The session it is sent in (a fresh session's kickoff is the new one's), as the mock records it.
+            run.trace.push({ t: run.now(), call: "pi.sendUserMessage", args: [event.text], session: run.sessions });
             if (run.failing.delete("sendUserMessage")) run.failTurn = true;
           }
           return undefined;
@@ -727,6 +728,8 @@ class Run {
     });
     for (const file of this.companions) companionHandles().get(file)?.start?.();
     beforeStart?.();
+    // The extension's model calls at session_start are traced too.
+    this.instrument();
     await session.bindExtensions({
       uiContext: this.ui(),
       mode: "rpc",
@@ -736,12 +739,14 @@ class Run {
         fork: async (entryId, options) => ({ cancelled: (await runtime.fork(entryId, options)).cancelled }),
         navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
         switchSession: async (file, options) => runtime.switchSession(file, options),
-        reload: async () => { await session.reload(); },
+        // The extension's model calls at session_start after /reload are traced too.
+        reload: async () => { await session.reload({ beforeSessionStart: () => run.instrument() }); },
       },
       onError: (err) => run.error(`extension ${err.event ?? ""}`.trim(), new Error(err.error ?? String(err))),
     });
     this.instrument();
     this.recordShortcuts();
+    takeKeyTable(this);
   }
 
   // What each load of the extension registered (tools, shortcuts), as calls.
@@ -1006,17 +1011,8 @@ Object.assign(STEPS, {
     return { dismissed: open.length };
   },
   agent_start: (run, step) => run.agentStart(step),
-  // A key press: Pi's interactive mode calls the extension's shortcut
-  // handler with a fresh context; its own thinking cycle is not bound here.
-  shortcut: async (run, step) => {
-    const session = run.requireSession();
-    if (step.thinkingCycle) return { refused: "Pi's own key bindings (the thinking cycle) belong to its terminal UI" };
-    const runner = session.extensionRunner;
-    const shortcut = runner.getShortcuts({}).get(String(step.key).toLowerCase());
-    if (!shortcut) return { error: `no shortcut ${step.key}`, thinkingCycled: false };
-    await run.until(run.track(Promise.resolve(shortcut.handler(runner.createContext()))));
-    return { thinkingCycled: false };
-  },
+  // A key press, dispatched as Pi's interactive mode does (keyPress below).
+  shortcut: (run, step) => keyPress(run, step),
   // Pi emits context before every LLM call: the waiting call's context is
   // what the model sees after every extension's context handler.
   context: async (run) => {
@@ -1079,9 +1075,11 @@ Object.assign(STEPS, {
   },
   reload: async (run) => {
     const session = run.requireSession();
-    await run.until(run.track(session.reload()));
+    await run.until(run.track(session.reload({ beforeSessionStart: () => run.instrument() })));
     run.instrument();
     run.recordShortcuts();
+    run.keybindings?.reload();
+    takeKeyTable(run);
     return {};
   },
   new_session: async (run) => {
@@ -1092,7 +1090,11 @@ Object.assign(STEPS, {
     return answer ?? {};
   },
   set_cwd: async (run, step) => {
-    if (run.session) return { refused: "Pi's working directory is fixed when its session starts; the host cannot move it mid-session" };
+    // Pi has no command or API that moves its working directory within a
+    // session (no /cd; the bash tool's cd is its own shell's): Pi takes a
+    // new one only with another session, resuming one recorded in another
+    // directory (switchSession builds the runtime on that session's cwd).
+    if (run.session) return { refused: "Pi changes its working directory only by switching to a session recorded in another directory (a new session runtime); within a session it stays where Pi started" };
     const target = path.resolve(String(step.path ?? ""));
     if (!inside(run.sandbox.root, target)) return { error: `${step.path} is outside the sandbox` };
     realFs.mkdirSync(target, { recursive: true });
@@ -1180,18 +1182,22 @@ Object.assign(STEPS, {
     if (run.session) return { refused: "Pi's registry is its own once its session starts" };
     return run.hostTools(step.tools ?? [], true);
   },
-  set_registry: refuse("Pi has no API to unregister a tool: its registry cannot shrink mid-session"),
+  set_registry: (run, step) => setRegistry(run, step),
   // Another extension changes the active set (the host's inline extension
   // calls pi.setActiveTools, as any extension may).
   set_active: async (run, step) => run.setActive(() => (step.tools ?? []).map(String)),
   activate: async (run, step) => run.setActive((active) => [...active, ...(step.names ?? []).map(String)]),
   deactivate: async (run, step) => run.setActive((active) => active.filter((n) => !(step.names ?? []).includes(n))),
+  // The user's follow-up (Alt+Enter in Pi's interactive mode): while a run
+  // streams (whoever started it: a prompt, or an extension's
+  // sendUserMessage) Pi queues it for that run; with none streaming Pi takes
+  // it as a plain prompt, which opens a run (`queued: false`).
   queue: async (run, step) => {
     const session = run.requireSession();
-    if (!run.running) return { refused: "no agent run is streaming: a queued prompt waits for one" };
+    if (!session.isStreaming) return { ...(await run.agentStart({ prompt: step.prompt })), queued: false };
     run.track(session.prompt(String(step.prompt ?? ""), { streamingBehavior: "followUp" }));
     await run.settle();
-    return {};
+    return { queued: true };
   },
   resume: async (run, step) => {
     run.requireSession();
@@ -1300,10 +1306,9 @@ Object.assign(STEPS, {
     (step.afterModelChange ? run.failingAfterModelChange : run.failing).add(call);
     return {};
   },
-  unregister_tool: refuse("Pi has no API to unregister a tool"),
-  expose: refuse("tool exposure is declared by the tool's owner when it registers (Pi 1.x); the host cannot change it afterwards"),
-  agent_run: refuse("agent_run is the mock's one-shot run; use agent_start, tool_call and agent_end"),
-  emit: refuse("Pi emits events itself; a script cannot emit one"),
+  unregister_tool: refuse("Pi has no API to unregister a tool (0.84.2 and 1.6.0): a tool leaves Pi's registry only when every extension loads again (/reload or a new session), which reloads the extension under test too"),
+  agent_run: refuse("agent_run is the mock's one-shot run: in Pi a run's tool calls come one model turn at a time (agent_start, tool_call, agent_end)"),
+  emit: refuse("Pi emits its events itself, each when what it reports happens: no command, key or API lets a user or another extension emit one to the extension (pi.events is a separate bus between extensions)"),
   // /compact: Pi's own compaction (an open run is aborted first), its
   // summarising model call answered with the step's summary; extensions see
   // session_before_compact (they may cancel or supply the summary) and
@@ -1423,9 +1428,9 @@ function storeSession(run, entries) {
 
 function prepareStart(run) {
   const startAt = run.script.findIndex((s) => s?.do === "start");
-  for (const step of run.script.slice(startAt + 1)) {
-    if (step?.do !== "register_tool") continue;
-    const source = ["user-extension", "project-extension"].includes(step.source) ? step.source : null;
+  const later = run.script.slice(startAt + 1).flatMap((step) => (step?.do === "register_tool" ? [step] : step?.do === "set_registry" ? step.tools ?? [] : []));
+  for (const tool of later) {
+    const source = ["user-extension", "project-extension"].includes(tool?.source) ? tool.source : null;
     if (source && !run.companionBySource?.[source]) writeEmptyCompanion(run, source);
   }
   if (run.hasExposure() && run.script.some((s) => s?.do === "declare")) run.piExtensionNames.add("tool_search");
@@ -1489,6 +1494,33 @@ async function registerLater(run, step) {
   if (step.active === false && active.includes(name) && run.hostPi) {
     run.hostPi.setActiveTools(active.filter((n) => n !== name));
     await run.settle();
+  }
+  return { active: session.getActiveToolNames() };
+}
+
+// Pi's registry from now on, as other extensions change it mid-session: a
+// listed tool Pi does not have is registered by its owner (as in
+// register_tool). Pi cannot take a tool away: no API unregisters one (0.84.2
+// and 1.6.0 alike); a tool leaves the registry only when the extensions load
+// again (/reload, a new session), which reloads the extension under test
+// too. A list leaving out another extension's tool, or an active built-in,
+// is refused; a built-in left out while inactive stays so (as `registry`
+// reads it).
+async function setRegistry(run, step) {
+  const session = run.requireSession();
+  const tools = step.tools ?? [];
+  const listed = new Set(tools.map((t) => String(t.name)));
+  const active = new Set(session.getActiveToolNames());
+  for (const tool of session.getAllTools()) {
+    if (listed.has(tool.name) || tool.sourceInfo?.path === run.extensionPath || run.piExtensionNames.has(tool.name)) continue;
+    const builtin = tool.sourceInfo?.source === "builtin";
+    if (builtin && !active.has(tool.name)) continue;
+    return { refused: `Pi has no API to unregister a tool: ${builtin ? `its built-in ${tool.name}, active,` : `${tool.name} (another extension's)`} stays in Pi's registry (a tool leaves it only when every extension loads again: /reload or a new session, which reload the extension under test too)` };
+  }
+  for (const tool of tools) {
+    if (session.getAllTools().some((t) => t.name === String(tool.name))) continue;
+    const answer = await registerLater(run, { ...tool, source: tool.source ?? "user-extension" });
+    if (answer.refused) return answer;
   }
   return { active: session.getActiveToolNames() };
 }
@@ -1734,6 +1766,86 @@ export default function (pi) {
   pi.on("session_start", start);
 }
 `;
+}
+
+// ---------------------------------------------------------------- key presses
+// A key press as Pi's interactive mode dispatches it. When it binds the
+// extensions (start, a new or resumed session, /reload) it takes the table
+// of extension shortcuts once, through Pi's own getShortcuts over its
+// effective keybindings (keybindings.json in the agent directory, read at
+// start and on /reload): a shortcut on a key of a reserved action, such as
+// app.thinking.cycle, is skipped there ("… conflicts with built-in
+// shortcut. Skipping."). Its editor then gives a press to that table first
+// and otherwise to Pi's own actions, in the order it checks them; the
+// thinking cycle is Pi's session.cycleThinkingLevel(). One press fires one
+// of them, never both.
+
+const { KeybindingsManager } = await import(new URL("./core/keybindings.js", codingAgent.url).href);
+// The editor's order: before its action handlers, then those in the order
+// interactive mode registers them (0.84.2 and 1.6.0 alike).
+const KEY_ACTIONS = [
+  "app.clipboard.pasteImage", "app.interrupt", "app.exit", "tui.editor.historyPrevious", "tui.editor.historyNext",
+  "app.clear", "app.suspend", "app.thinking.cycle", "app.model.cycleForward", "app.model.cycleBackward",
+  "app.model.select", "app.tools.expand", "app.thinking.toggle", "app.editor.external", "app.message.copy",
+  "app.message.followUp", "app.message.dequeue", "app.session.new", "app.session.tree", "app.session.fork",
+  "app.session.resume",
+];
+// Actions that change only Pi's screen or editor: nothing an extension sees.
+const SCREEN_ACTIONS = new Set([
+  "app.clipboard.pasteImage", "tui.editor.historyPrevious", "tui.editor.historyNext", "app.tools.expand",
+  "app.thinking.toggle", "app.message.copy",
+]);
+const KEY_MODIFIERS = ["ctrl", "alt", "shift", "super", "meta"];
+
+// A key id in one spelling: lower case, modifiers in a fixed order.
+function keyId(key) {
+  const parts = String(key).toLowerCase().split("+").map((p) => p.trim()).filter(Boolean);
+  return [...KEY_MODIFIERS.filter((m) => parts.includes(m)), ...parts.filter((p) => !KEY_MODIFIERS.includes(p))].join("+");
+}
+
+const keysOf = (bindings, action) => [bindings[action] ?? []].flat().map(keyId);
+
+function takeKeyTable(run) {
+  const runner = run.session?.extensionRunner;
+  if (!runner) return;
+  run.keybindings ??= KeybindingsManager.create(run.sandbox.agentDir);
+  const bindings = run.keybindings.getEffectiveConfig();
+  const shortcuts = new Map([...runner.getShortcuts(bindings)].map(([key, shortcut]) => [keyId(key), shortcut]));
+  // Shortcuts Pi skipped: key -> the reserved action holding it.
+  const skipped = new Map();
+  for (const ext of runner.extensions ?? []) {
+    for (const key of (ext.shortcuts ?? new Map()).keys()) {
+      const id = keyId(key);
+      if (shortcuts.has(id)) continue;
+      skipped.set(id, KEY_ACTIONS.find((a) => keysOf(bindings, a).includes(id)) ?? Object.keys(bindings).find((a) => keysOf(bindings, a).includes(id)) ?? null);
+    }
+  }
+  run.keyTable = { bindings, shortcuts, skipped };
+}
+
+async function keyPress(run, step) {
+  const session = run.requireSession();
+  if (!run.keyTable) takeKeyTable(run);
+  const { bindings, shortcuts, skipped } = run.keyTable;
+  const key = keyId(step.key);
+  const shortcut = shortcuts.get(key);
+  if (shortcut) {
+    await run.until(run.track(Promise.resolve(shortcut.handler(session.extensionRunner.createContext()))));
+    return { thinkingCycled: false };
+  }
+  const action = KEY_ACTIONS.find((a) => keysOf(bindings, a).includes(key)) ?? null;
+  if (skipped.has(key) && step.thinkingCycle) {
+    return { refused: `Pi skips an extension shortcut on ${step.key}, the key of its reserved ${skipped.get(key)} ("conflicts with built-in shortcut. Skipping."): a press runs ${action ?? "Pi's action"} alone, never both` };
+  }
+  const missing = skipped.has(key) ? `Pi skipped the extension's shortcut ${step.key}: it is the key of Pi's reserved ${skipped.get(key)}` : `no shortcut ${step.key}`;
+  if (action === "app.thinking.cycle") {
+    const level = session.cycleThinkingLevel();
+    run.record("pi.app.thinking.cycle", [level ?? null]);
+    await run.settle();
+    return { thinkingCycled: level !== undefined, thinkingLevel: session.thinkingLevel, ...(skipped.has(key) ? { error: missing } : {}) };
+  }
+  if (action && !SCREEN_ACTIONS.has(action)) return { refused: `${step.key} is Pi's ${action}, which this host does not perform` };
+  return { error: missing, thinkingCycled: false, ...(action ? { action } : {}) };
 }
 
 // ---------------------------------------------------------------- files under the sandbox

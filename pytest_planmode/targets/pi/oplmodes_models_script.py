@@ -22,6 +22,11 @@ read as `{mode, restoreModel, restoreFailures}` (the suite's names for the
 restore point the spec says is persisted with the mode; a model may be
 written `provider/id` or `{provider, id}`; an entry without a failure count
 records none).
+
+Inside a real Pi, a script with `/resume` (which resumes the session's own
+entries) starts with one exchange with the model at 0 ms, before its first
+event: Pi writes a session file only once it holds an assistant reply, and
+`/resume` opens a stored session (as a session a user resumes in Pi has one).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     answer_index,
     parse_input,
+    real_pi,
 )
 
 OPERATION = "oplmodes.models.script"
@@ -56,6 +62,16 @@ OPERATION = "oplmodes.models.script"
 def _split(model: str) -> tuple[str, str]:
     provider, _, model_id = model.partition("/")
     return provider, model_id
+
+
+#: Real Pi writes a session file only once it holds an assistant reply, and
+#: `/resume` opens a stored session: before a script that resumes, the user
+#: and the model exchange one message at start (nothing switches a model in
+#: it), so the session is there to resume.
+FIRST_REPLY: tuple[host_steps.Step, ...] = (
+    host_steps.AgentStart(prompt="Hello."),
+    host_steps.AgentEnd(outcome="completed"),
+)
 
 
 def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
@@ -73,6 +89,8 @@ def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
     if case.modes:
         builder.add(config_step({"modes": case.modes}))
     builder.add(host_steps.Start())
+    if real_pi() and any(isinstance(event, host.SessionResume) for event in case.events):
+        builder.add(*FIRST_REPLY)
     latencies = [m.change_latency_ms for m in case.registry]
     for event in case.events:
         builder.begin(event.at)

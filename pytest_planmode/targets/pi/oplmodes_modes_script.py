@@ -36,6 +36,7 @@ from pytest_planmode.contract import host_events as host
 from pytest_planmode.contract import oplmodes_modes as contract
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.spec_values import PI_BUILTIN_TOOLS, PI_DEFAULT_TOOLS
 from pytest_planmode.targets.pi._oplmodes import (
     CONFIG_FILE,
     KEYBINDINGS_FILE,
@@ -57,6 +58,7 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
+    real_pi,
     require_unconverted,
     step_trace,
 )
@@ -144,6 +146,12 @@ def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     active = case.registered_tools if case.active_tools is None else case.active_tools
     registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
     builder.add(steps.Registry(tools=registry))
+    resting = [name for name in PI_BUILTIN_TOOLS if name in active]
+    if real_pi() and resting != list(PI_DEFAULT_TOOLS):
+        # The built-ins a session opens with are, in real Pi, its
+        # `defaultTools` setting: a new or resumed session resets the active
+        # set to them (fact D15), so the case's are Pi's setting.
+        builder.add(steps.PiSettings(settings={"defaultTools": resting}))
     if case.config is not None:
         builder.add(config_step(case.config))
     if case.keybindings:

@@ -55,7 +55,7 @@ OPERATION = "planmode.lifecycle.run"
 #: watcher's debounce runs on the virtual clock).
 WATCH_SETTLE_MS = 500
 #: Events that leave an open menu where it is (a host condition, time).
-_KEEP_OPEN = (host.UiAnswer, host.ApiFail, host.ClockAdvance)
+_KEEP_OPEN = (host.UiAnswer, host.ApiFail, host.ClockAdvance, host.AgentSettle)
 
 
 def parse(payload: Mapping[str, Any]) -> contract.LifecycleRunInput:
