@@ -5,6 +5,7 @@ one substitution in one of its modules)."""
 from __future__ import annotations
 
 import shutil
+import textwrap
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -60,3 +61,10 @@ def problems(target: PiTarget, case_id: str) -> list[str]:
     outcome = target.request(c.operation, c.input)
     assert outcome.kind == "output", outcome.message
     return mismatches(c.expect, outcome.output)
+
+
+def extension(tmp: Path, source: str, name: str = "ext.mjs") -> Path:
+    """An extension file `name` under `tmp` holding `source` (dedented)."""
+    path = tmp / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path

@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.base import TargetError
 from pytest_planmode.targets.pi.translation import Unsupported
 from pytest_planmode.targets.pi_target import PiTarget
-from tests.pi_examples import OPL_EXAMPLE, PLAN_EXAMPLE, case, planted
+from tests.pi_examples import OPL_EXAMPLE, PLAN_EXAMPLE, case, extension, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi, installed
 
 VERSIONS = install.VERSIONS
@@ -112,12 +111,6 @@ def real(request: pytest.FixtureRequest, real_pi: SharedHosts) -> SharedPi:
     return real_pi(request.param)
 
 
-def extension(tmp: Path, source: str, name: str = "ext.mjs") -> Path:
-    path = tmp / name
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    return path
-
-
 PLAN_AND_RUN = [
     {"do": "start"},
     {"do": "agent_start", "prompt": "go"},
@@ -173,21 +166,24 @@ export default (pi) => {
 """
 
 
+#: What the counter shows before and after a /reload, with a global left between.
+COUNT_LEAVE_RELOAD = [
+    {"do": "start"},
+    {"do": "command", "name": "count"},
+    {"do": "command", "name": "leave"},
+    {"do": "reload"},
+    {"do": "command", "name": "count"},
+]
+
+
 def test_d7_an_mjs_extension_is_evaluated_once_per_pi_start(real: SharedPi, tmp_path: Path) -> None:
     """Within a run (one start of Pi) a `/reload` calls the factory again
     without evaluating the module again; every run is a new start of Pi:
     the module is evaluated afresh and what an earlier run left on
     globalThis is gone, whatever ran before in the host's process."""
     ext = extension(tmp_path, COUNTER)
-    script = [
-        {"do": "start"},
-        {"do": "command", "name": "count"},
-        {"do": "command", "name": "leave"},
-        {"do": "reload"},
-        {"do": "command", "name": "count"},
-    ]
     for _ in range(2):
-        answer = real.run(ext, script)
+        answer = real.run(ext, COUNT_LEAVE_RELOAD)
         notes = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
         assert notes == ["1/1/none", "1/2/left"]
 
@@ -198,14 +194,7 @@ def test_d7_a_ts_extension_is_evaluated_again_by_each_runtime_and_reload(
     ext = extension(
         tmp_path, COUNTER.replace("let evaluations = 0;", "let evaluations: number = 0;"), "ext.ts"
     )
-    script = [
-        {"do": "start"},
-        {"do": "command", "name": "count"},
-        {"do": "command", "name": "leave"},
-        {"do": "reload"},
-        {"do": "command", "name": "count"},
-    ]
-    answer = real.run(ext, script)
+    answer = real.run(ext, COUNT_LEAVE_RELOAD)
     notes = [e["args"][0] for e in answer["trace"] if e.get("call") == "ui.notify"]
     # Evaluated again by /reload (its factory's count starts again); the
     # process's globals are the same Pi start's.

@@ -13,12 +13,12 @@ These tests need the pinned Pi releases installed (`planmode pi install
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.pi_examples import extension
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
 #: The default run uses the one Pi 0.84.2 host the real-Pi tests share; 1.6.0 under whole_suite.
@@ -62,8 +62,7 @@ def faults(results: list[dict[str, Any]]) -> list[str]:
 
 
 def run(real: SharedPi, tmp: Path, script: list[dict[str, Any]]) -> dict[str, Any]:
-    entry = tmp / "queueing.mjs"
-    entry.write_text(textwrap.dedent(QUEUEING), encoding="utf-8")
+    entry = extension(tmp, QUEUEING, "queueing.mjs")
     return real.run(entry, script)
 
 

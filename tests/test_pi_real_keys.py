@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_planmode.hosts.pi import install
+from tests.pi_examples import extension
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
 VERSIONS = install.VERSIONS
@@ -36,8 +37,7 @@ def real(request: pytest.FixtureRequest, real_pi: SharedHosts) -> SharedPi:
 
 @pytest.fixture
 def ext(tmp_path: Path) -> Path:
-    path = tmp_path / "ext.mjs"
-    path.write_text(textwrap.dedent(SHORTCUTS), encoding="utf-8")
+    path = extension(tmp_path, SHORTCUTS)
     return path
 
 

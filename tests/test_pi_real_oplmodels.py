@@ -15,7 +15,6 @@ These tests need the pinned Pi releases installed (`planmode pi install
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import TRANSLATIONS
 from pytest_planmode.targets.pi.translation import hosted_by
-from tests.pi_examples import OPL_EXAMPLE, case, planted
+from tests.pi_examples import OPL_EXAMPLE, case, extension, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
 
@@ -49,8 +48,7 @@ export default (pi) => {
 def test_model_calls_at_every_session_start_are_traced_and_entries_are_on_the_branch(
     real: SharedPi, tmp_path: Path
 ) -> None:
-    entry = tmp_path / "pinning.mjs"
-    entry.write_text(textwrap.dedent(PINNING), encoding="utf-8")
+    entry = extension(tmp_path, PINNING, "pinning.mjs")
     script = [
         {
             "do": "models",
@@ -93,32 +91,28 @@ def test_the_example_passes_the_pin_case_through_real_pi(real: SharedPi) -> None
     assert real.judge(OPL_EXAMPLE, "oplmodes.models.host.pin.new-session") == []
 
 
-def test_a_planted_bug_skipping_the_session_start_pin_fails_through_real_pi(
-    real_pi: SharedHosts, tmp_path: Path
+@pytest.mark.parametrize(
+    ("line", "planted_line", "case_id"),
+    [
+        # The OFF pin skipped at session start.
+        (
+            'if (mode === "off" && override("off")) changeModelFor("off");',
+            "",
+            "oplmodes.models.host.pin.session-start",
+        ),
+        # No restore point persisted in the mode entry.
+        (
+            "restoreModel: restore?.model ?? null });",
+            "restoreModel: null });",
+            "oplmodes.models.host.override.persisted-with-mode",
+        ),
+    ],
+)
+def test_a_planted_model_bug_fails_through_real_pi(
+    real_pi: SharedHosts, tmp_path: Path, line: str, planted_line: str, case_id: str
 ) -> None:
-    entry = planted(
-        tmp_path,
-        'if (mode === "off" && override("off")) changeModelFor("off");',
-        "",
-        example=OPL_EXAMPLE,
-    )
-    assert real_pi("0.84.2").judge(entry, "oplmodes.models.host.pin.session-start"), (
-        "the missing pin at session start went unnoticed"
-    )
-
-
-def test_a_planted_bug_persisting_no_restore_point_fails_through_real_pi(
-    real_pi: SharedHosts, tmp_path: Path
-) -> None:
-    entry = planted(
-        tmp_path,
-        "restoreModel: restore?.model ?? null });",
-        "restoreModel: null });",
-        example=OPL_EXAMPLE,
-    )
-    assert real_pi("0.84.2").judge(entry, "oplmodes.models.host.override.persisted-with-mode"), (
-        "the restore point missing from the mode entry went unnoticed"
-    )
+    entry = planted(tmp_path, line, planted_line, example=OPL_EXAMPLE)
+    assert real_pi("0.84.2").judge(entry, case_id), f"{case_id}: the planted bug went unnoticed"
 
 
 #: A `/resume` of the session's own entries: real Pi resumes a session it

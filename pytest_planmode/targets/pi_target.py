@@ -184,38 +184,38 @@ class PiTarget:
         sandbox = self._sandbox()
         module = translation.script.__module__
         try:
-            try:
-                with hosted_by(self.pi_version or "mock"):
+            # Scripts are built and read for the host that runs them.
+            with hosted_by(self.pi_version or "mock"):
+                try:
                     script = steps.wire_script(translation.script(payload, sandbox))
-            except (Unsupported, KitError):
-                raise
-            except Exception as exc:  # the translation's own fault, whatever it is
-                raise self._kit_error(operation, module, "built no host script", exc) from exc
-            answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
-            run = HostRun.from_answer(answer)
-            refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
-            if refused:
-                step, why = refused[0]
-                return Outcome(
-                    "unsupported",
-                    message=f"{self.host_name} cannot take the case's {step} step: {why}",
-                )
-            escapes = [entry for entry in run.trace if "escape" in entry]
-            if escapes:
-                first = escapes[0]
-                return Outcome(
-                    "error",
-                    message="the extension tried to write outside its sandbox "
-                    f"({first['escape']} {first['path']})",
-                )
-            try:
-                with hosted_by(self.pi_version or "mock"):
+                except (Unsupported, KitError):
+                    raise
+                except Exception as exc:  # the translation's own fault, whatever it is
+                    raise self._kit_error(operation, module, "built no host script", exc) from exc
+                answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
+                run = HostRun.from_answer(answer)
+                refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
+                if refused:
+                    step, why = refused[0]
+                    return Outcome(
+                        "unsupported",
+                        message=f"{self.host_name} cannot take the case's {step} step: {why}",
+                    )
+                escapes = [entry for entry in run.trace if "escape" in entry]
+                if escapes:
+                    first = escapes[0]
+                    return Outcome(
+                        "error",
+                        message="the extension tried to write outside its sandbox "
+                        f"({first['escape']} {first['path']})",
+                    )
+                try:
                     output = translation.effects(payload, run)
-            except (Unsupported, ExtensionError, RuntimeError):
-                raise
-            except Exception as exc:  # the translation's own fault, whatever it is
-                raise self._kit_error(operation, module, "could not read the host's answer", exc) from exc
-            return Outcome("output", output=output, details={"trace": run.trace})
+                except (Unsupported, ExtensionError, RuntimeError):
+                    raise
+                except Exception as exc:  # the translation's own fault, whatever it is
+                    raise self._kit_error(operation, module, "could not read the host's answer", exc) from exc
+                return Outcome("output", output=output, details={"trace": run.trace})
         except Unsupported as exc:
             return Outcome("unsupported", message=str(exc))
         except HostError as exc:
