@@ -701,7 +701,9 @@ commands = {
     "trace-search": "grep -rl --include=trace -e execve / 2>/dev/null | head; touch planmode-after-search",
 }
 out = {}
-with Sandbox(timeout=5.0) as box:
+# Generous: the search reads the sandbox's whole file system under the
+# tracer, which on a cold cache or a loaded machine takes many seconds.
+with Sandbox(timeout=120.0) as box:
     for name, command in commands.items():
         r = box.run(command)
         out[name] = {"status": r.status, "reason": r.reason, "stdout": r.stdout.decode("utf-8", "replace"),
@@ -748,7 +750,7 @@ def _escape_run(uid: int | None) -> Attempts:
         argv = [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", python, *argv[1:]]
         env["HOME"] = str(private_dir)
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/", timeout=240)
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/", timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         results = json.loads(done.stdout.strip().splitlines()[-1])
         leftovers = sorted(p.name for p in Path("/tmp").glob(probe + "*"))
