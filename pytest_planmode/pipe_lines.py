@@ -1,5 +1,5 @@
 """Lines from a child process's stdout, read by a thread: the one reader
-behind the `exec:` target and the mock Pi host's client.
+behind the `exec:` target and the Pi host's client.
 
 It reads straight from the descriptor (no buffered reader whose lock a close
 could wait on), splits the bytes into lines, feeds a bounded queue and stops

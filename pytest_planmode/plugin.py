@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT
+from pytest_planmode.limits import DEFAULT_MAX_LINE, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT, PI_VERSIONS
 
 LEVELS = ("all", "must")
 
@@ -24,7 +24,7 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
         "Run the planmode conformance suite against TARGET: 'reference' (the built-in "
         "reference), 'python:package.module:attribute' (a Python adapter object), "
         "'exec:<command line>' (a process speaking JSON Lines on stdin/stdout) or "
-        "'pi:<extension module>' (a Pi extension run through the kit's mock Pi host). "
+        "'pi:<extension module>' (a Pi extension run inside the real Pi runtime). "
         "Give it several times to judge several targets side by side (items are then "
         "named '<case id>[<name>]'; NAME= sets the name). The ini key takes one target "
         "per line. Without it the plugin adds nothing to the run.",
@@ -52,15 +52,16 @@ _OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "pi-node",
         {"metavar": "CMD"},
-        "The command that runs the mock Pi host for pi: targets (default 'node'); e.g. 'tsx' "
-        "to load TypeScript extensions.",
+        "The Node.js command that runs the Pi host for pi: targets (default: the Node the Pi "
+        "release was installed with: the machine's when new enough, else the kit's Node 22).",
     ),
     (
         "pi",
-        {"metavar": "WHICH"},
-        "Which Pi hosts pi: targets: 'mock' (default; the kit's model of Pi 0.84.2) or a real "
-        "Pi release, '0.84.2' or '1.6.0', installed beforehand with 'planmode pi install "
-        "VERSION'. Cases whose steps the real Pi cannot take are reported unsupported.",
+        {"metavar": "VERSION"},
+        f"Which Pi release hosts pi: targets: {' or '.join(PI_VERSIONS)} (default "
+        f"{PI_VERSIONS[-1]}). A release not yet installed is installed from the npm registry on "
+        "first use ('planmode pi install VERSION' does it ahead of time). Cases whose steps "
+        "that Pi cannot take are reported unsupported, with the reason.",
     ),
     (
         "expectations",

@@ -17,7 +17,6 @@ from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import PiHost, Sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
-from pytest_planmode.targets.pi.translation import hosted_by
 from pytest_planmode.targets.pi_target import PiTarget
 from tests.pi_examples import PLAN_EXAMPLE, case
 
@@ -62,15 +61,14 @@ class SharedPi:
         c = case(case_id)
         translation = TRANSLATIONS[c.operation]
         sandbox = Sandbox.create(self.parent)
-        with hosted_by(self.version):
-            try:
-                script = translation.script(c.input, sandbox)
-                run = HostRun.from_answer(self.host.run(entry, sandbox, script, dict(translation.options)))
-            finally:
-                sandbox.remove()
-            refused = [r["refused"] for r in run.results if r.get("refused")]
-            assert not refused, f"{case_id}: refused: {refused[0]}"
-            return mismatches(c.expect, translation.effects(c.input, run))
+        try:
+            script = translation.script(c.input, sandbox)
+            run = HostRun.from_answer(self.host.run(entry, sandbox, script, dict(translation.options)))
+        finally:
+            sandbox.remove()
+        refused = [r["refused"] for r in run.results if r.get("refused")]
+        assert not refused, f"{case_id}: refused: {refused[0]}"
+        return mismatches(c.expect, translation.effects(c.input, run))
 
     def close(self) -> None:
         self.target.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from pi_examples import case, planted, problems, running
 
+from pytest_planmode.hosts.pi.install import VERSIONS
 from pytest_planmode.targets.pi import UNSUPPORTED
 from pytest_planmode.targets.pi_target import PiTarget
 
@@ -258,11 +259,7 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-@pytest.mark.parametrize(
-    "pi",
-    # Real Pi takes seconds to import: its run is part of the whole-suite checks.
-    ["mock", pytest.param("0.84.2", marks=pytest.mark.whole_suite)],
-)
+@pytest.mark.parametrize("pi", VERSIONS)
 def test_a_menu_reopened_on_a_dismissed_dialog_ends_the_case(tmp_path: Path, pi: str) -> None:
     # The dialog stays open (no key is pressed), so the loop never turns: the
     # case answers unsupported within the request limit, the same host process

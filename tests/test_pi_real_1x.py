@@ -19,9 +19,7 @@ import pytest
 
 from pytest_planmode.contract.host_events import PiSettings
 from pytest_planmode.hosts.pi import install
-from pytest_planmode.matching import mismatches
-from pytest_planmode.targets.pi_target import PiTarget
-from tests.pi_examples import PLAN_EXAMPLE, case, planted
+from tests.pi_examples import PLAN_EXAMPLE, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
 NEW = "1.6.0"
@@ -397,7 +395,7 @@ def test_a_case_for_another_pis_modifiers_is_refused(pi16: SharedPi, tmp_path: P
 
 
 #: Cases whose events need the Pi 1.x steps: they pass through the example
-#: on Pi 1.6.0 (unsupported on 0.84.2, and on the mock for nested calls).
+#: on Pi 1.6.0 (unsupported on 0.84.2).
 EXPRESSIBLE = [
     "planmode.tools.authorize.host.nested.spec-example",
     "planmode.tools.authorize.host.nested.model-only",
@@ -444,20 +442,3 @@ def test_a_planted_bug_taking_activation_for_permission_fails_through_pi_16(
     assert pi16.judge(entry, "planmode.tools.authorize.host.pi-settings.policy-not-bypassed"), (
         "the planted bug went unnoticed"
     )
-
-
-def test_a_planted_bug_ignoring_hidden_exposure_fails_through_the_mock(tmp_path: Path) -> None:
-    # On real Pi 1.6.0, Pi itself refuses a hidden tool ("Tool NAME not
-    # found"), so the extension's own check is only visible on the mock.
-    entry = planted(
-        tmp_path, "if (!KNOWN_EXPOSURES.has(exposureOf(tool))) {", "if (false && exposureOf(tool)) {"
-    )
-    target = PiTarget(str(entry))
-    try:
-        target.handshake()
-        c = case("planmode.tools.authorize.host.widen.hidden-later-extension-tool")
-        outcome = target.request(c.operation, c.input)
-        assert outcome.kind == "output", outcome.message
-        assert mismatches(c.expect, outcome.output), "the planted bug went unnoticed"
-    finally:
-        target.close()

@@ -163,9 +163,6 @@ def test_a_registry_grows_through_another_extension_and_never_shrinks(real: Shar
     ("step", "why"),
     [
         ({"do": "set_cwd", "path": "sub"}, "only by switching to a session recorded in another directory"),
-        ({"do": "emit", "event": "session_start"}, "Pi emits its events itself"),
-        ({"do": "agent_run"}, "one model turn at a time"),
-        ({"do": "unregister_tool", "name": "read"}, "no API to unregister a tool"),
     ],
 )
 def test_what_pi_cannot_do_stays_refused_with_its_reason(

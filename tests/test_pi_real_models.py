@@ -21,7 +21,6 @@ from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.pi import TRANSLATIONS, Unsupported
-from pytest_planmode.targets.pi.translation import hosted_by
 from tests.pi_examples import case
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
@@ -345,21 +344,18 @@ REAL_PI_UNSUPPORTED = {
 
 
 @pytest.mark.parametrize("case_id", sorted(REAL_PI_UNSUPPORTED))
-def test_cases_resting_on_mock_answers_are_unsupported_on_real_pi_only(case_id: str, tmp_path: Path) -> None:
-    # The translation alone decides (no host runs): for a real Pi it names
-    # why, for the mock it builds the script.
+def test_cases_pi_cannot_answer_are_unsupported_by_the_translation(case_id: str, tmp_path: Path) -> None:
+    # The translation alone decides (no host runs), and names why.
     c = case(case_id)
     translation = TRANSLATIONS[c.operation]
     sandbox = Sandbox.create(tmp_path)
-    assert translation.script(c.input, sandbox)
-    for version in VERSIONS:
-        with hosted_by(version), pytest.raises(Unsupported, match=REAL_PI_UNSUPPORTED[case_id]):
-            translation.script(c.input, sandbox)
+    with pytest.raises(Unsupported, match=REAL_PI_UNSUPPORTED[case_id]):
+        translation.script(c.input, sandbox)
 
 
 @pytest.mark.whole_suite
 @pytest.mark.parametrize("case_id", sorted(REAL_PI_FACTS))
-def test_cases_resting_on_mock_answers_are_answered_unsupported(real: SharedPi, case_id: str) -> None:
+def test_cases_pi_cannot_answer_are_answered_unsupported(real: SharedPi, case_id: str) -> None:
     c = case(case_id)
     outcome = real.target.request(c.operation, c.input)
     assert outcome.kind == "unsupported", outcome.message

@@ -22,7 +22,6 @@ import pytest
 from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import Sandbox
 from pytest_planmode.targets.pi import TRANSLATIONS
-from pytest_planmode.targets.pi.translation import hosted_by
 from tests.pi_examples import OPL_EXAMPLE, case, extension, planted
 from tests.pi_real_hosts import SharedHosts, SharedPi
 
@@ -123,26 +122,23 @@ RESUME_CASES = [
 ]
 
 
-def test_a_script_that_resumes_starts_with_one_exchange_on_real_pi_only(tmp_path: Path) -> None:
-    c = case(RESUME_CASES[0])
-    translation = TRANSLATIONS[c.operation]
-    sandbox = Sandbox.create(tmp_path)
-    on_mock = [s.do for s in translation.script(c.input, sandbox)]
-    assert "agent_start" not in on_mock
-    for version in install.VERSIONS:
-        with hosted_by(version):
-            on_real = [s.do for s in translation.script(c.input, sandbox)]
-        # The exchange comes right after the start, before the first event.
-        at = on_real.index("start") + 1
-        assert on_real[at : at + 2] == ["agent_start", "agent_end"]
-        assert on_real[:at] + on_real[at + 2 :] == on_mock
+def test_a_script_that_resumes_starts_with_one_exchange(tmp_path: Path) -> None:
+    # Pi writes a session file only once it holds an assistant reply: the
+    # exchange comes right after the start, before the first event, and only
+    # in a script that resumes.
+    for case_id, resumes in (
+        (RESUME_CASES[0], True),
+        ("oplmodes.models.host.persist.reload-then-exit-restores-model", False),
+    ):
+        c = case(case_id)
+        script = [s.do for s in TRANSLATIONS[c.operation].script(c.input, Sandbox.create(tmp_path))]
+        at = script.index("start") + 1
+        assert (script[at : at + 2] == ["agent_start", "agent_end"]) is resumes, (case_id, script)
 
 
 @pytest.mark.parametrize("case_id", RESUME_CASES)
 def test_the_example_passes_a_resume_case_through_real_pi(real: SharedPi, case_id: str) -> None:
-    # The script as the `pi:` target builds it for this Pi.
-    with hosted_by(real.version):
-        assert real.judge(OPL_EXAMPLE, case_id) == []
+    assert real.judge(OPL_EXAMPLE, case_id) == []
 
 
 def test_a_planted_bug_losing_the_restore_point_on_resume_fails_through_real_pi(
@@ -154,8 +150,5 @@ def test_a_planted_bug_losing_the_restore_point_on_resume_fails_through_real_pi(
         "restore = null;",
         example=OPL_EXAMPLE,
     )
-    with hosted_by("0.84.2"):
-        problems = real_pi("0.84.2").judge(
-            entry, "oplmodes.models.host.persist.resume-then-exit-restores-model"
-        )
+    problems = real_pi("0.84.2").judge(entry, "oplmodes.models.host.persist.resume-then-exit-restores-model")
     assert problems, "the restore point lost on /resume went unnoticed"

@@ -68,7 +68,6 @@ def test_authorize_fails_an_extension_that_does_not_freeze(reresolving: PiTarget
 def test_authorize_answers_unsupported_per_case(plan_example: PiTarget) -> None:
     by_reason = {
         "planmode.tools.authorize.host.selection.choose-then-start": "chooser",
-        "planmode.tools.authorize.host.blocked.nested-edit": "nested call",
         "planmode.tools.authorize.host.freeze.handler-activation-included": "second extension",
     }
     for case_id, reason in by_reason.items():

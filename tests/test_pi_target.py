@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from pytest_planmode.hosts.pi.install import VERSIONS
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets import TargetError, resolve_target
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED
-from pytest_planmode.targets.pi_target import PiTarget
+from pytest_planmode.targets.pi_target import DEFAULT_PI, PiTarget
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,7 +231,7 @@ def test_oplmodes_translation_passes_and_fails(tmp_path: Path) -> None:
 def test_the_handshake_declares_effects_and_every_operation(example: PiTarget) -> None:
     answer = example.hello_answer
     assert answer["observes"] == "effects"
-    assert "Pi 0.84.2" in answer["implementation"]["host"]
+    assert f"Pi {DEFAULT_PI} (real; host " in answer["implementation"]["host"]
     assert set(answer["operations"]) == {*TRANSLATIONS, *UNSUPPORTED}
 
 
@@ -277,11 +278,30 @@ def test_bad_pi_targets_are_clear_errors(spec: str, message: str) -> None:
         resolve_target(spec, timeout=5)
 
 
-def test_an_extension_that_does_not_load_is_a_clear_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("export default 1;\n", "does not export a valid factory function"),
+        ("export const x = 1;\n", "does not export a valid factory function"),
+        ("export default function (pi) {\n", "ParseError"),
+        ("export default function (pi) { throw new Error('boom at load'); }\n", "boom at load"),
+    ],
+    ids=["not-a-function", "no-default-export", "syntax-error", "factory-throws"],
+)
+@pytest.mark.parametrize("pi", VERSIONS)
+def test_an_extension_that_does_not_load_is_a_clear_error(
+    tmp_path: Path, source: str, message: str, pi: str
+) -> None:
+    # Pi goes on without an extension it cannot load; the kit never judges
+    # cases on such a Pi.
     bad = tmp_path / "bad.mjs"
-    bad.write_text("export default 1;\n", encoding="utf-8")
-    with pytest.raises(TargetError, match=r"does not start.*default export"):
-        PiTarget(str(bad)).handshake()
+    bad.write_text(source, encoding="utf-8")
+    target = PiTarget(str(bad), pi=pi)
+    try:
+        with pytest.raises(TargetError, match=f"does not start.*Pi could not load the extension.*{message}"):
+            target.handshake()
+    finally:
+        target.close()
 
 
 def test_pi_node_option_reaches_the_host(tmp_path: Path) -> None:

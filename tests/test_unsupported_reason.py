@@ -22,11 +22,10 @@ def test_the_reason_names_the_operation_and_the_targets_reason() -> None:
 
 
 def test_a_case_answered_unsupported_keeps_the_targets_reason(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
-    # The pi-plan-mode example registers no /mode command: the mock Pi host
+    # The pi-plan-mode example registers no /mode command: the pi: target
     # answers opl-modes cases unsupported and says why.
     run = suite(
         f"pi:{PLAN_EXAMPLE}",
-        "--planmode-pi=mock",
         "-rs",
         str(FIXTURES_DIR / "oplmodes" / "cycling.toml"),
     )

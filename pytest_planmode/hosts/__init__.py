@@ -1,2 +1,2 @@
 """Hosts the kit starts to run an implementation the way its application
-does (the mock Pi host for Pi extensions)."""
+does (the real Pi runtime for Pi extensions)."""

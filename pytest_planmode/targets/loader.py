@@ -39,7 +39,7 @@ def resolve_target(
     if spec.startswith("pi:"):
         from pytest_planmode.targets.pi_target import PiTarget
 
-        node = (option("pi-node") if option else None) or "node"
+        node = option("pi-node") if option else None
         pi = option("pi") if option else None
-        return PiTarget(spec[len("pi:") :].strip(), node=str(node), timeout=timeout, pi=pi)
+        return PiTarget(spec[len("pi:") :].strip(), node=str(node) if node else None, timeout=timeout, pi=pi)
     raise TargetError(f"unknown target {spec!r}: expected {KINDS}")

@@ -7,17 +7,15 @@ extension did; the translation reads the operation's effect fields from that.
 The target declares ``"observes": "effects"``: it never reports the
 reference's explanations (reasons, codes, internal state).
 
-Which Pi hosts the extension is the user's choice, `--planmode-pi=WHICH`
-(ini `planmode_pi`): `mock` (the default: the kit's model of Pi 0.84.2,
-`hosts/pi/host.mjs`) or a Pi release, `0.84.2` or `1.6.0`, installed with
-`planmode pi install VERSION` and run by `hosts/pi/real_host.mjs` inside the
-real Pi runtime. A step the real Pi cannot take answers the case
-`unsupported` with the host's reason.
+The host is the real Pi runtime (`hosts/pi/real_host.mjs`), a pinned release
+chosen per run with `--planmode-pi=VERSION` (ini `planmode_pi`): `1.6.0` (the
+default) or `0.84.2`. A release not yet in the cache is installed on first
+use (`planmode pi install VERSION` does it ahead of time). A step Pi cannot
+take answers the case `unsupported` with the host's reason.
 
-One host process serves the session (so one per xdist worker). The Node
-command that runs the mock host is `node` unless `--planmode-pi-node=CMD` (ini
-`planmode_pi_node`) names another, such as `tsx` for TypeScript extensions;
-the real host runs on the Node its install chose (Pi loads TypeScript itself).
+One host process serves the session (so one per xdist worker), on the Node
+its install chose unless `--planmode-pi-node=CMD` (ini `planmode_pi_node`)
+names another. Pi loads TypeScript itself.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from pytest_planmode.hosts.pi import install, steps
 from pytest_planmode.hosts.pi.client import REAL_HOST_SCRIPT, HostError, PiHost, Sandbox
 from pytest_planmode.targets.base import Handshake, KitError, Outcome, TargetError, parse_handshake
 from pytest_planmode.targets.pi import TRANSLATIONS, UNSUPPORTED, HostRun, Unsupported
-from pytest_planmode.targets.pi.translation import ExtensionError, hosted_by
+from pytest_planmode.targets.pi.translation import ExtensionError
 
 #: Spent sandboxes are removed in batches of this many.
 SWEEP_EVERY = 200
@@ -44,9 +42,14 @@ EXTENSIONS = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
 #: creating and removing a sandbox's few directories there costs a small
 #: fraction of what it costs on disk (see benchmarks/pi_host.py).
 MEMORY_SCRATCH = "/dev/shm"
-#: `--planmode-pi` values besides a Pi version.
-MOCK = "mock"
-DEFAULT_PI = MOCK
+#: The Pi release that hosts pi: targets when `--planmode-pi` is not given:
+#: the newest the kit pins, the Pi the specs are written against.
+DEFAULT_PI = install.VERSIONS[-1]
+#: `--planmode-pi` values that named a host the kit no longer has.
+RETIRED = {
+    "mock": "the kit's model of Pi (the mock host) was retired in suite 0.9.0; "
+    "extensions run inside the real Pi runtime",
+}
 #: Runs per real-host process before it is replaced (each run leaves about
 #: 0.14 MB behind in Pi's runtime).
 RECYCLE_EVERY = 400
@@ -75,7 +78,7 @@ def _package(entry: Path) -> dict[str, Any]:
 
 class PiTarget:
     def __init__(
-        self, entry: str, *, node: str = "node", timeout: float = 5.0, pi: str | None = None
+        self, entry: str, *, node: str | None = None, timeout: float = 5.0, pi: str | None = None
     ) -> None:
         self.description = f"pi:{entry}"
         which = (pi or DEFAULT_PI).strip()
@@ -89,24 +92,25 @@ class PiTarget:
                 f"pi:{entry}: expected a JavaScript or TypeScript module ({', '.join(EXTENSIONS)})"
             )
         self.entry = path
-        #: The Pi release hosting the extension, or None for the mock host.
-        self.pi_version: str | None = None
-        if which == MOCK:
-            self.host = PiHost(node, timeout=max(timeout, 5.0))
-        else:
-            try:
-                found = install.find(install.check_version(which))
-            except install.InstallError as exc:
-                raise TargetError(f"--planmode-pi={which}: {exc}") from None
-            self.pi_version = found.version
-            # Importing Pi takes seconds; a run may wait on its 20 s watchdog.
-            self.host = PiHost(
-                found.node,
-                timeout=max(timeout, 60.0),
-                script=REAL_HOST_SCRIPT,
-                script_args=(str(found.root),),
-                recycle_every=RECYCLE_EVERY,
+        if which in RETIRED:
+            raise TargetError(
+                f"--planmode-pi={which}: {RETIRED[which]}; choose a Pi release, "
+                f"{' or '.join(install.VERSIONS)} (default {DEFAULT_PI})"
             )
+        try:
+            found = install.ensure(install.check_version(which))
+        except install.InstallError as exc:
+            raise TargetError(f"--planmode-pi={which}: {exc}") from None
+        #: The Pi release hosting the extension.
+        self.pi_version = found.version
+        # Importing Pi takes seconds; a run may wait on its 20 s watchdog.
+        self.host = PiHost(
+            node or found.node,
+            timeout=max(timeout, 60.0),
+            script=REAL_HOST_SCRIPT,
+            script_args=(str(found.root),),
+            recycle_every=RECYCLE_EVERY,
+        )
         self._scratch: Path | None = None
         self.commands: frozenset[str] = frozenset()
         self.hello_answer: dict[str, Any] = {}
@@ -114,8 +118,8 @@ class PiTarget:
 
     @property
     def host_name(self) -> str:
-        """The host as messages name it: the Pi release, or the mock."""
-        return f"Pi {self.pi_version}" if self.pi_version else "the mock Pi host"
+        """The host as messages name it: the Pi release."""
+        return f"Pi {self.pi_version}"
 
     def handshake(self) -> Handshake:
         try:
@@ -140,13 +144,8 @@ class PiTarget:
                 "name": str(package.get("name") or self.entry.stem),
                 "version": str(package.get("version") or ""),
                 "language": language,
-                "host": (
-                    f"Pi {hello.get('pi')} (real; host {hello.get('hostVersion')}) "
-                    f"on Node {hello.get('node')}"
-                    if hello.get("real")
-                    else f"mock Pi host {hello.get('hostVersion')} emulating Pi {hello.get('pi')} "
-                    f"on Node {hello.get('node')}"
-                ),
+                "host": f"Pi {hello.get('pi')} (real; host {hello.get('hostVersion')}) "
+                f"on Node {hello.get('node')}",
             },
             "observes": "effects",
             "operations": sorted({*TRANSLATIONS, *UNSUPPORTED}),
@@ -184,38 +183,36 @@ class PiTarget:
         sandbox = self._sandbox()
         module = translation.script.__module__
         try:
-            # Scripts are built and read for the host that runs them.
-            with hosted_by(self.pi_version or "mock"):
-                try:
-                    script = steps.wire_script(translation.script(payload, sandbox))
-                except (Unsupported, KitError):
-                    raise
-                except Exception as exc:  # the translation's own fault, whatever it is
-                    raise self._kit_error(operation, module, "built no host script", exc) from exc
-                answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
-                run = HostRun.from_answer(answer)
-                refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
-                if refused:
-                    step, why = refused[0]
-                    return Outcome(
-                        "unsupported",
-                        message=f"{self.host_name} cannot take the case's {step} step: {why}",
-                    )
-                escapes = [entry for entry in run.trace if "escape" in entry]
-                if escapes:
-                    first = escapes[0]
-                    return Outcome(
-                        "error",
-                        message="the extension tried to write outside its sandbox "
-                        f"({first['escape']} {first['path']})",
-                    )
-                try:
-                    output = translation.effects(payload, run)
-                except (Unsupported, ExtensionError, RuntimeError):
-                    raise
-                except Exception as exc:  # the translation's own fault, whatever it is
-                    raise self._kit_error(operation, module, "could not read the host's answer", exc) from exc
-                return Outcome("output", output=output, details={"trace": run.trace})
+            try:
+                script = steps.wire_script(translation.script(payload, sandbox))
+            except (Unsupported, KitError):
+                raise
+            except Exception as exc:  # the translation's own fault, whatever it is
+                raise self._kit_error(operation, module, "built no host script", exc) from exc
+            answer = self.host.run(self.entry, sandbox, script, dict(translation.options))
+            run = HostRun.from_answer(answer)
+            refused = [(r.get("do"), r["refused"]) for r in run.results if r.get("refused")]
+            if refused:
+                step, why = refused[0]
+                return Outcome(
+                    "unsupported",
+                    message=f"{self.host_name} cannot take the case's {step} step: {why}",
+                )
+            escapes = [entry for entry in run.trace if "escape" in entry]
+            if escapes:
+                first = escapes[0]
+                return Outcome(
+                    "error",
+                    message="the extension tried to write outside its sandbox "
+                    f"({first['escape']} {first['path']})",
+                )
+            try:
+                output = translation.effects(payload, run)
+            except (Unsupported, ExtensionError, RuntimeError):
+                raise
+            except Exception as exc:  # the translation's own fault, whatever it is
+                raise self._kit_error(operation, module, "could not read the host's answer", exc) from exc
+            return Outcome("output", output=output, details={"trace": run.trace})
         except Unsupported as exc:
             return Outcome("unsupported", message=str(exc))
         except HostError as exc:

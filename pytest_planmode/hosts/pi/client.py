@@ -1,9 +1,10 @@
-"""Start the mock Pi host (`host.mjs`) and run host scripts through it.
+"""Start the Pi host (`real_host.mjs`, inside an installed real Pi) and run
+host scripts through it.
 
 The host speaks JSON Lines on stdio (its header comment documents the
-requests). One process serves many runs; each run loads the extension into a
-fresh runtime inside a sandbox the client creates here, so a run can write
-only below its own sandbox root.
+requests). One process serves many runs; each run is a fresh start of Pi
+inside a sandbox the client creates here, so a run can write only below its
+own sandbox root.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import IO, Any
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.pipe_lines import EOF, Flood, LineReader
 
-HOST_SCRIPT = Path(__file__).with_name("host.mjs")
 #: The host that runs extensions inside an installed real Pi (install.py).
 REAL_HOST_SCRIPT = Path(__file__).with_name("real_host.mjs")
 #: Seconds a host gets to exit after its input closes before its process
@@ -80,20 +80,16 @@ class Sandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class _CachedModule(Exception):
-    """The host's module loader served the extension from its cache."""
-
-
 class PiHost:
-    """One host process: `node host.mjs` (or the configured Node command,
-    e.g. `tsx` for TypeScript extensions)."""
+    """One host process: `NODE real_host.mjs PI_ROOT` (`script_args`), on the
+    Node an installation chose (install.py) or the user's."""
 
     def __init__(
         self,
         node: str = "node",
         *,
         timeout: float = 30.0,
-        script: Path = HOST_SCRIPT,
+        script: Path = REAL_HOST_SCRIPT,
         script_args: tuple[str, ...] = (),
         recycle_every: int = 0,
     ) -> None:
@@ -109,10 +105,6 @@ class PiHost:
         self._stderr: IO[bytes] | None = None
         self._next_id = 0
         self.hello: dict[str, Any] = {}
-        #: Set once the host reports that its loader (e.g. tsx) caches the
-        #: extension module: from then on every run gets a fresh process, as
-        #: Pi evaluates the module afresh on every load.
-        self.process_per_run = False
         self._runs = 0
         #: Seconds spent starting host processes (for the benchmark).
         self.start_seconds = 0.0
@@ -129,7 +121,7 @@ class PiHost:
         except ValueError as exc:
             raise HostError(f"the Pi host's node command {self.node!r} cannot be parsed: {exc}") from None
         if not words:
-            raise HostError("the Pi host's node command is empty (expected e.g. 'node' or 'tsx')")
+            raise HostError("the Pi host's node command is empty (expected e.g. 'node')")
         return [*words, str(self.script), *self.script_args]
 
     def start(self) -> dict[str, Any]:
@@ -176,9 +168,7 @@ class PiHost:
         checked against its model first (`steps.StepError` when one is not a
         host step): the host never sees a step it does not know."""
         wire = steps.wire_script(script)
-        if (self.process_per_run and self._runs > 0) or (
-            self.recycle_every and self._runs >= self.recycle_every
-        ):
+        if self.recycle_every and self._runs >= self.recycle_every:
             self.close()
         self.start()
         message = {
@@ -188,18 +178,7 @@ class PiHost:
             "script": wire,
             "options": options or {},
         }
-        try:
-            answer = self._request(message)
-        except _CachedModule:
-            # The first load of this run was not a fresh evaluation: run it
-            # again in a new process, and every later run too.
-            self.process_per_run = True
-            self.close()
-            self.start()
-            try:
-                answer = self._request(message)
-            except _CachedModule as exc:
-                raise HostError(f"the extension module is cached even in a fresh process: {exc}") from None
+        answer = self._request(message)
         self._runs += 1
         if not isinstance(answer, dict):
             raise HostError(f"the Pi host answered a run with {answer!r:.300}")
@@ -230,8 +209,6 @@ class PiHost:
             self._fail(f"the Pi host printed a line that is not JSON: {line[:300]!r}")
         if not isinstance(answer, dict) or answer.get("id") != rid:
             self._fail(f"the Pi host answered out of turn: {line[:300]!r}")
-        if "restart" in answer:
-            raise _CachedModule(str(answer["restart"]))
         if "error" in answer:
             raise HostError(f"the Pi host refused the request: {answer['error']}")
         return answer.get("ok")

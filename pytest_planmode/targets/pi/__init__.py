@@ -1,6 +1,6 @@
 """Translations for the `pi:` target: one module per operation.
 
-Each translation turns a case input into a host script for the mock Pi host
+Each translation turns a case input into a host script for the Pi host
 and the host's answer (results, call trace, files) into the operation's
 effect fields. They are written once here and shared by every extension under
 test. An operation without a translation answers `unsupported` with the

@@ -15,7 +15,7 @@ from typing import Any
 from pytest_planmode.contract import host_events as host
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.spec_values import PI_BUILTIN_TOOLS
-from pytest_planmode.targets.pi.translation import Unsupported, real_pi
+from pytest_planmode.targets.pi.translation import Unsupported
 
 #: Under the agent directory; the module reads it when it loads.
 CONFIG_FILE = "configs/opl-modes.json"
@@ -44,10 +44,10 @@ def require_builtins(registered: list[str]) -> None:
     """A case's registry as real Pi can hold it: Pi registers its built-in
     tools whatever a case lists (only a `--tools` list at start leaves one
     out, and that list also activates every listed tool at each refresh of
-    the registry), so a registry without one of them is not a state of real
-    Pi. The mock holds any registry."""
+    the registry), so a registry without one of them is not a state of
+    Pi."""
     missing = [name for name in PI_BUILTIN_TOOLS if name not in registered]
-    if missing and real_pi():
+    if missing:
         raise Unsupported(
             f"real Pi registers its built-in tools {', '.join(PI_BUILTIN_TOOLS)} whatever the case "
             f"lists; the case's registry lacks {', '.join(missing)}"

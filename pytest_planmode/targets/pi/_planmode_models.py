@@ -326,10 +326,10 @@ def _model_at(trace: list[dict[str, Any]], index: int, fallback: str) -> str:
     return model
 
 
-# ------------------------------------------------------------- real Pi only
+# ------------------------------------------------------- what Pi cannot show
 
 
-def beyond_real_pi(
+def beyond_pi(
     *,
     current: str | None,
     available: Iterable[str],

@@ -53,7 +53,6 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     answer_index,
     parse_input,
-    real_pi,
 )
 
 OPERATION = "oplmodes.models.script"
@@ -89,7 +88,7 @@ def build(case: contract.ModelsScriptInput) -> ScriptBuilder:
     if case.modes:
         builder.add(config_step({"modes": case.modes}))
     builder.add(host_steps.Start())
-    if real_pi() and any(isinstance(event, host.SessionResume) for event in case.events):
+    if any(isinstance(event, host.SessionResume) for event in case.events):
         builder.add(*FIRST_REPLY)
     latencies = [m.change_latency_ms for m in case.registry]
     for event in case.events:

@@ -59,7 +59,6 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
-    real_pi,
     require_unconverted,
     step_trace,
 )
@@ -148,7 +147,7 @@ def build(case: contract.ModesScriptInput) -> ScriptBuilder:
     registry = [host_tool(name, name in active) for name in dict.fromkeys(case.registered_tools)]
     builder.add(steps.Registry(tools=registry))
     resting = [name for name in PI_BUILTIN_TOOLS if name in active]
-    if real_pi() and resting != list(PI_DEFAULT_TOOLS):
+    if resting != list(PI_DEFAULT_TOOLS):
         # The built-ins a session opens with are, in real Pi, its
         # `defaultTools` setting: a new or resumed session resets the active
         # set to them (fact D15), so the case's are Pi's setting.

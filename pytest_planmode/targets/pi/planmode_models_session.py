@@ -38,7 +38,6 @@ from pytest_planmode.targets.pi.translation import (
     Translation,
     Unsupported,
     parse_input,
-    real_pi,
 )
 
 OPERATION = "planmode.models.session"
@@ -149,17 +148,16 @@ def _steps(event: Any) -> list[host_steps.Step]:
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     case = parse(payload)
-    if real_pi():
-        why = models.beyond_real_pi(
-            current=case.current_model
-            if any(isinstance(e, contract.TransitionFault) for e in case.events)
-            else None,
-            available=case.available_models,
-            models=case.models,
-            settings=[case.settings, *(e.settings for e in case.events if isinstance(e, host.SettingsWrite))],
-        )
-        if why:
-            raise Unsupported(why)
+    why = models.beyond_pi(
+        current=case.current_model
+        if any(isinstance(e, contract.TransitionFault) for e in case.events)
+        else None,
+        available=case.available_models,
+        models=case.models,
+        settings=[case.settings, *(e.settings for e in case.events if isinstance(e, host.SettingsWrite))],
+    )
+    if why:
+        raise Unsupported(why)
     return build(case).builder.steps
 
 

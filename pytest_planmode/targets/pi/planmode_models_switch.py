@@ -36,7 +36,6 @@ from pytest_planmode.targets.pi.translation import (
     Unsupported,
     calls,
     parse_input,
-    real_pi,
 )
 
 OPERATION = "planmode.models.switch"
@@ -94,17 +93,16 @@ def build(case: contract.ModelsSwitchInput) -> tuple[ScriptBuilder, int, int | N
 
 def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step]:
     case = parse(payload)
-    if real_pi():
-        trigger, _ = contract.TRIGGERS[contract.trigger_key(case.trigger)]
-        why = models.beyond_real_pi(
-            current=case.current_model if case.transition_fails else None,
-            available=case.available_models,
-            models=case.models,
-            settings=[case.settings],
-            chains=["planModel" if trigger == "plan.start" else "normalModel"],
-        )
-        if why:
-            raise Unsupported(why)
+    trigger, _ = contract.TRIGGERS[contract.trigger_key(case.trigger)]
+    why = models.beyond_pi(
+        current=case.current_model if case.transition_fails else None,
+        available=case.available_models,
+        models=case.models,
+        settings=[case.settings],
+        chains=["planModel" if trigger == "plan.start" else "normalModel"],
+    )
+    if why:
+        raise Unsupported(why)
     return build(case)[0].steps
 
 

@@ -85,14 +85,22 @@ def host_tool(tool: contract.ToolEntry) -> steps.HostTool:
     return steps.HostTool(**fields)
 
 
+#: Why a tool cannot leave Pi's registry mid-session.
+NO_UNREGISTER = (
+    "Pi has no API to unregister a tool (0.84.2 and 1.6.0): a tool leaves Pi's registry only "
+    "when every extension loads again (/reload or a new session), which reloads the extension "
+    "under test too"
+)
+
+
 def _register(table: EventTable, event: contract.RegisterEvent, place: Place) -> list[steps.Step]:
     if not event.tool.registered:
-        return [steps.UnregisterTool(name=event.tool.name)]
+        raise Unsupported(NO_UNREGISTER)
     return [steps.RegisterTool(**host_tool(event.tool).model_dump(exclude_unset=True))]
 
 
 def _unregister(table: EventTable, event: contract.UnregisterEvent, place: Place) -> list[steps.Step]:
-    return [steps.UnregisterTool(name=event.name)]
+    raise Unsupported(NO_UNREGISTER)
 
 
 def _activate(table: EventTable, event: contract.ActivateEvent, place: Place) -> list[steps.Step]:

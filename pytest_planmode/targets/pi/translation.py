@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -94,33 +92,13 @@ class HostRun:
         return record
 
 
-#: Which Pi hosts the script being built: "mock" or a real Pi version.
-_HOST_PI: ContextVar[str] = ContextVar("planmode_host_pi", default="mock")
-
-
-@contextmanager
-def hosted_by(pi: str) -> Iterator[None]:
-    """Build scripts for the host `pi` ("mock" or a real Pi version)."""
-    token = _HOST_PI.set(pi)
-    try:
-        yield
-    finally:
-        _HOST_PI.reset(token)
-
-
-def real_pi() -> bool:
-    """Whether the script being built runs inside a real Pi (not the mock):
-    a case resting on an answer only the mock can give is unsupported there."""
-    return _HOST_PI.get() != "mock"
-
-
 def require_unconverted(tool: str, scripted: Any, call: Mapping[str, Any]) -> None:
     """A scripted tool call's arguments reached the extension as written:
     real Pi validates a call against the tool's schema, converting what it
     can (TypeBox: `true` to "true", 1 to "1"), before any extension sees it,
     so a case about arguments Pi converts cannot be judged there."""
     seen = call.get("input")
-    if real_pi() and seen is not None and seen != scripted:
+    if seen is not None and seen != scripted:
         raise Unsupported(
             f"Pi converted the {tool} call's arguments to the tool's schema before the "
             f"extension saw them ({json.dumps(scripted)} became {json.dumps(seen)})"
