@@ -309,7 +309,7 @@ export default function (pi) {
     const fs = await import("node:fs");
     fs.mkdirSync(ctx.cwd + "/out/deep", { recursive: true });
     fs.writeFileSync(ctx.cwd + "/out/deep/plan.md", args);
-    ctx.ui.notify(`cwd ${ctx.cwd.endsWith("/elsewhere")}`);
+    ctx.ui.notify(`cwd ${ctx.cwd.endsWith("/project")}`);
   }});
   pi.on("session_start", (event, ctx) => ctx.ui.notify(`start ${event.reason}`));
   pi.on("session_shutdown", (event, ctx) => ctx.ui.notify(`shutdown ${event.reason}`));
@@ -346,9 +346,9 @@ def test_restart_dismiss_and_traced_writes(host: PiHost, lifecycle: Path, tmp_pa
     assert notes(answer) == ["start startup", "chose undefined", "shutdown quit", "start startup", "cwd true"]
     assert answer["results"][2]["dismissed"] == 1
     writes = [t for t in answer["trace"] if "write" in t]
-    assert [w["path"] for w in writes] == ["tmp/elsewhere/out/deep/plan.md"]
-    assert answer["files"] == {"tmp/elsewhere/out/deep/plan.md": "# P\n"}
-    assert answer["createdDirs"] == ["tmp/elsewhere", "tmp/elsewhere/out", "tmp/elsewhere/out/deep"]
+    assert [w["path"] for w in writes] == ["project/out/deep/plan.md"]
+    assert answer["files"] == {"project/out/deep/plan.md": "# P\n"}
+    assert answer["createdDirs"] == ["project/out", "project/out/deep"]
 
 
 REGISTRY_EXTENSION = """

@@ -70,7 +70,6 @@ PASSING = [
     REINJECTION + "clear-on-start-no-injection-after-compaction",
     REINJECTION + "keep-survives-settled-runs",
     REINJECTION + "keep-branch-without-plan",
-    REINJECTION + "handoff-failed-here-restores-ready",
     THINKING + "fixed-applied-on-start",
     THINKING + "restored-on-exit",
     THINKING + "restored-on-implement-here",

@@ -38,8 +38,8 @@ PASSING = [
     "oplmodes.models.host.pin.session-start",
     # tools: snapshot, pinned off, registry narrower than the snapshot, lazy, warned names
     "oplmodes.tools.off.snapshot-restored",
-    "oplmodes.tools.inherit.custom-inherits-pinned",
-    "oplmodes.tools.off.never-wider-than-registry",
+    "oplmodes.tools.inherit.custom-gets-write",
+    "oplmodes.tools.off.pinned-replaces-snapshot",
     "oplmodes.tools.plan-complete.execute",
     "oplmodes.lazy.off-withheld",
     "oplmodes.tools.unknown.already-warned",
@@ -106,7 +106,7 @@ MUTANTS = [
         "pin-not-inherited",
         "const resting = () => PINNED_OFF ?? snapshot ?? restingNow();",
         "const resting = () => snapshot ?? restingNow();",
-        ["oplmodes.tools.inherit.custom-inherits-pinned", "oplmodes.tools.inherit.execute-inherits-pinned"],
+        ["oplmodes.tools.off.pinned-replaces-snapshot", "oplmodes.tools.inherit.execute-inherits-pinned"],
     ),
     (
         "untitled-plans-accepted",
@@ -181,8 +181,14 @@ def test_a_custom_dialog_makes_a_script_unsupported(tmp_path: Path) -> None:
             "oplmodes.tools.load",
             {
                 "mode": "off",
-                "config": {"modes": {"off": {"tools": ["read", "grep"]}}},
-                "registeredTools": ["read"],
+                "config": {
+                    "modes": {
+                        "off": {"tools": ["read", "ghost"]},
+                        "chat": {"tools": ["read", "ghost"]},
+                        "plan": {"tools": ["ghost"]},
+                    }
+                },
+                "registeredTools": ["read", "bash", "edit", "write", "grep", "find", "ls"],
             },
             "a name is warned about once per session",
         ),

@@ -1,6 +1,7 @@
 """The real-Pi host (`--planmode-pi=VERSION`): the installer, the host's
-protocol, Pi's own behaviour where the mock host differs from it, and a
-sample of each pi-plan-mode translation on the example extension.
+protocol, Pi's own behaviour where the kit's former model of Pi differed
+from it (the differences D1-D18 of docs/porting.md), and a sample of each
+pi-plan-mode translation on the example extension.
 
 These tests need the pinned Pi releases installed (`planmode pi install
 0.84.2 1.6.0`); without them they fail and say so."""
@@ -383,7 +384,7 @@ def test_a_planted_bug_fails_through_real_pi(real_pi: SharedHosts, tmp_path: Pat
 
 
 def test_expectations_file_is_json() -> None:
-    # The example's expectations are shared by the mock and the real hosts.
+    # One expectations file serves both Pi releases.
     data = json.loads((PLAN_EXAMPLE.parent / "planmode-expectations.json").read_text(encoding="utf-8"))
     assert isinstance(data, dict)
 

@@ -2,9 +2,9 @@
 (`--planmode-pi=VERSION`): Pi's own model registry answering from a
 script, on both pinned Pi releases.
 
-Each fact below is real Pi's behaviour where the mock host answered per
-model or differently; a case whose expected effect rests on the mock's
-answer is listed in `docs/porting.md` § 11.
+Each fact below is real Pi's behaviour where a per-model answer would
+differ; a case whose expected effect rests on an answer Pi never gives is
+answered unsupported, with the reason, and listed in `docs/porting.md`.
 
 These tests need the pinned Pi releases installed (`planmode pi install
 0.84.2 1.6.0`); without them they fail and say so."""
@@ -285,9 +285,8 @@ def test_an_unreadable_file_fails_to_read_until_written(real: SharedPi, tmp_path
 
 # ---------------------------------------------------------------- the example
 
-#: Cases on the example that pass through real Pi on both versions (the
-#: mock passes them too): a sample in the default run, the rest with the
-#: whole-suite tests.
+#: Cases on the example that pass through real Pi on both versions: a sample
+#: in the default run, the rest with the whole-suite tests.
 PASSING = (
     "planmode.lifecycle.host.reinjection.keep-injects-exact-plan",
     "planmode.models.host.switch.budget.hang-times-out",
@@ -298,7 +297,7 @@ PASSING_MORE = (
     "planmode.models.host.switch.chain.scope-is-the-catalogue",
     "planmode.models.host.settings.read-failure-no-switching",
 )
-#: Cases whose expected effect rests on a mock-only answer, with what real
+#: Cases whose expected effect rests on an answer Pi never gives, with what
 #: Pi answers instead (each fact is pinned above on a script of its own; the
 #: example's verdicts are checked with the whole-suite tests).
 REAL_PI_FACTS = {
@@ -332,7 +331,7 @@ def test_model_switching_cases_pass_through_real_pi(real: SharedPi, case_id: str
 
 
 #: What the translation says when real Pi cannot give the case's answers
-#: (the facts above); the mock host still answers the same cases.
+#: (the facts above).
 REAL_PI_UNSUPPORTED = {
     "planmode.models.session.host.each-boundary-starts-from-first": "authenticates per provider",
     "planmode.models.host.restore.failed-plan-entry": "authenticates per provider",
@@ -526,7 +525,7 @@ PICK = textwrap.dedent(
 )
 
 
-def test_a_select_is_answered_by_position_pattern_or_text_as_on_the_mock(
+def test_a_select_is_answered_by_position_pattern_or_text(
     real: SharedPi, tmp_path: Path
 ) -> None:
     """Both hosts answer a select with one rule (`hosts/pi/ui_select.mjs`):

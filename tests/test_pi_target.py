@@ -1,5 +1,5 @@
 """The `pi:` target end to end: the example extension (examples/pi-extension/)
-through the mock Pi host, its expectations file, and each translation seen
+inside real Pi (the default release), its expectations file, and each translation seen
 passing and failing."""
 
 from __future__ import annotations
