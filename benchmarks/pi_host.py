@@ -1,14 +1,14 @@
 """What running an extension through a Pi host costs, and where.
 
-    python benchmarks/pi_host.py [--cases N] [--repeat R] [--pi mock,0.84.2,1.6.0]
+    python benchmarks/pi_host.py [--cases N] [--repeat R] [--pi 0.84.2,1.6.0]
                                  [--breakdown-pi WHICH] [--side-by-side-only]
     python benchmarks/pi_host.py --memory 0.84.2
 
 First, side by side: cases per second and the host's peak resident memory
-for the example extension (`examples/pi-extension/index.mjs`) through the
-mock host and each real Pi named by `--pi` (installed with `planmode pi
-install`), for the multi-module TypeScript example
-(`examples/pi-extension-ts/index.ts`) through each real Pi, and for `exec:`
+for the example extension (`examples/pi-extension/index.mjs`) and the
+multi-module TypeScript example (`examples/pi-extension-ts/index.ts`) through
+each Pi release named by `--pi` (installed with `planmode pi install`), and
+for `exec:`
 on the reference; the same `planmode.bash.check` cases for all (host start-up
 and handshake excluded; median of R rounds).
 
@@ -29,7 +29,7 @@ example translates through one `pi:` target on that host, as a whole-suite
 run does, and prints the highest peak resident memory of its host processes
 (the real host's process is replaced every `RECYCLE_EVERY` runs).
 
-Then one more round through `pi:` (`--breakdown-pi`, default the mock) with
+Then one more round through `pi:` (`--breakdown-pi`, default the default Pi) with
 each case's time split into its parts:
 on the kit's side the sandbox, the translation both ways and the JSON of the
 request and answer; on the host's side (the timing the host reports) the
@@ -55,11 +55,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from pytest_planmode.hosts.pi import install
 from pytest_planmode.hosts.pi.client import PiHost, Sandbox
 from pytest_planmode.suite import load_suite
 from pytest_planmode.targets.exec_target import ExecTarget
 from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
-from pytest_planmode.targets.pi_target import PiTarget, scratch_parent
+from pytest_planmode.targets.pi_target import DEFAULT_PI, PiTarget, scratch_parent
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pi-extension" / "index.mjs"
 OPERATIONS = ("planmode.bash.check", "planmode.powershell.check")
@@ -106,8 +107,7 @@ def breakdown(
         parts["kit: JSON of the answer (decode)"] += (t6 - t5) * 1000
         parts["pipe + host JSON (round trip - host run)"] += (t3 - t2) * 1000 - host_ms - (t6 - t5) * 1000
         for key, value in timing.items():
-            # The mock host reports its parts; the real one its parts and
-            # each kind of step (`steps`).
+            # The host reports its parts and each kind of step (`steps`).
             if key in HOST_PARTS:
                 parts[f"host: {key[:-2]}"] += float(value)
             elif key == "steps" and isinstance(value, dict):
@@ -117,11 +117,12 @@ def breakdown(
     return {key: value / len(requests) for key, value in parts.items()}
 
 
-def process_start(repeat: int) -> float:
-    """Milliseconds from starting a host process to its handshake."""
+def process_start(repeat: int, version: str) -> float:
+    """Milliseconds from starting a host process (Pi `version`) to its handshake."""
+    found = install.find(version)
     times = []
     for _ in range(repeat):
-        host = PiHost("node")
+        host = PiHost(found.node, script_args=(str(found.root),))
         began = time.perf_counter()
         host.start()
         times.append((time.perf_counter() - began) * 1000)
@@ -147,8 +148,6 @@ def side_by_side(hosts: list[str], cases: int, repeat: int) -> None:
     rows: list[tuple[str, float, float | None]] = []
     for which in hosts:
         for entry in (EXAMPLE, TS_EXAMPLE):
-            if which == "mock" and entry.suffix == ".ts":
-                continue  # the mock needs a TypeScript loader (tsx) of its own
             target = PiTarget(str(entry), timeout=120, pi=which)
             try:
                 target.handshake()
@@ -186,11 +185,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--compare", action="store_true", help="also run with the host's cheap wins off")
     parser.add_argument(
-        "--pi", default="mock,0.84.2,1.6.0", help="hosts side by side (default mock,0.84.2,1.6.0)"
+        "--pi",
+        default=",".join(install.VERSIONS),
+        help=f"Pi releases side by side (default {','.join(install.VERSIONS)})",
     )
     parser.add_argument("--side-by-side-only", action="store_true", help="skip the breakdown")
     parser.add_argument(
-        "--breakdown-pi", default="mock", help="the host whose case time is split into parts (default mock)"
+        "--breakdown-pi",
+        default=DEFAULT_PI,
+        help=f"the Pi release whose case time is split into parts (default {DEFAULT_PI})",
     )
     parser.add_argument(
         "--memory",
@@ -230,10 +233,12 @@ def main() -> None:
         exec_target.close()
     pi_rate, exec_rate = statistics.median(pi_rates), statistics.median(exec_rates)
     print(f"{len(requests)} cases of {', '.join(OPERATIONS)}, median of {args.repeat} rounds")
-    print(f"  pi:examples/pi-extension/index.mjs ({args.breakdown_pi:6s}) {pi_rate:9.1f} cases/s")
+    print(f"  pi:examples/pi-extension/index.mjs (Pi {args.breakdown_pi}) {pi_rate:9.1f} cases/s")
     print(f"  exec:python -m pytest_planmode.serve     {exec_rate:9.1f} cases/s")
     print(f"  ratio exec/pi                            {exec_rate / pi_rate:9.1f} x")
-    print(f"host process start to handshake            {process_start(3):9.1f} ms (once per worker)")
+    print(
+        f"host process start to handshake            {process_start(3, args.breakdown_pi):9.1f} ms (once per worker)"
+    )
     print("per pi: case, ms" + ("        before     after" if before else "     after"))
     for key, value in after.items():
         unit = "" if key != "answer bytes" else " (bytes)"

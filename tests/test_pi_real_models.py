@@ -525,11 +525,9 @@ PICK = textwrap.dedent(
 )
 
 
-def test_a_select_is_answered_by_position_pattern_or_text(
-    real: SharedPi, tmp_path: Path
-) -> None:
-    """Both hosts answer a select with one rule (`hosts/pi/ui_select.mjs`):
-    a menu answered by position or role picks that item on real Pi too."""
+def test_a_select_is_answered_by_position_pattern_or_text(real: SharedPi, tmp_path: Path) -> None:
+    """The host answers a select with one rule (`hosts/pi/ui_select.mjs`):
+    a menu answered by position or role picks that item."""
     path = tmp_path / "pick.mjs"
     path.write_text(PICK, encoding="utf-8")
     answers = [{"index": 2}, {"pattern": "^Beta"}, {"select": "Alp"}]

@@ -1,4 +1,4 @@
-// How both Pi hosts answer a select from the script: by position (`index`),
+// How the Pi host answers a select from the script: by position (`index`),
 // by a pattern matching exactly one item's text (`pattern`, a role the
 // translation spelled for the extension), or by the item's text (`select` or
 // `label`, the first item it equals, else the first it starts). `fail(why)`
