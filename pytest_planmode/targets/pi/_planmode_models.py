@@ -337,8 +337,8 @@ def beyond_pi(
     settings: Iterable[Mapping[str, Any]],
     chains: Iterable[str] = ("planModel", "normalModel"),
 ) -> str | None:
-    """Why real Pi cannot give the answers the case scripts (None: it can).
-    The mock answers per model whatever the case says; Pi does not:
+    """Why Pi cannot give the answers the case scripts (None: it can). A
+    case may give each model answers of its own; Pi does not:
 
     - it authenticates per provider, so the models of one provider that the
       case's transitions may authenticate or switch to (the candidates of the

@@ -121,7 +121,7 @@ class Translation:
     #: `/plan`, only opl-modes a `/mode`.
     unless: frozenset[str] = frozenset()
     #: Run options for the host (what it observes after each step, whether
-    #: prompts wait for a later answer); see host.mjs.
+    #: prompts wait for a later answer); see real_host.mjs.
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
