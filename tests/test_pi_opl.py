@@ -36,10 +36,10 @@ PASSING = [
     "oplmodes.models.host.persist.reload-then-exit-restores-model",
     "oplmodes.models.host.stale.gone-dropped",
     "oplmodes.models.host.pin.session-start",
-    # tools: snapshot, pinned off, registry narrower than the snapshot, lazy, warned names
+    # tools: snapshot, pinned off (Pi's built-ins registered), lazy, warned names
     "oplmodes.tools.off.snapshot-restored",
-    "oplmodes.tools.inherit.custom-inherits-pinned",
-    "oplmodes.tools.off.never-wider-than-registry",
+    "oplmodes.tools.inherit.custom-inherits-pinned.full-registry",
+    "oplmodes.tools.off.pinned.full-registry",
     "oplmodes.tools.plan-complete.execute",
     "oplmodes.lazy.off-withheld",
     "oplmodes.tools.unknown.already-warned",
@@ -106,7 +106,7 @@ MUTANTS = [
         "pin-not-inherited",
         "const resting = () => PINNED_OFF ?? snapshot ?? restingNow();",
         "const resting = () => snapshot ?? restingNow();",
-        ["oplmodes.tools.inherit.custom-inherits-pinned", "oplmodes.tools.inherit.execute-inherits-pinned"],
+        ["oplmodes.tools.inherit.custom-inherits-pinned.full-registry", "oplmodes.tools.inherit.execute-inherits-pinned"],
     ),
     (
         "untitled-plans-accepted",
