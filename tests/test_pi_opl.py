@@ -181,8 +181,13 @@ def test_a_custom_dialog_makes_a_script_unsupported(tmp_path: Path) -> None:
             "oplmodes.tools.load",
             {
                 "mode": "off",
-                "config": {"modes": {"off": {"tools": ["read", "grep"]}}},
-                "registeredTools": ["read"],
+                "config": {
+                    "modes": {
+                        "off": {"tools": ["read", "ghost"]},
+                        "chat": {"tools": ["ghost"]},
+                        "plan": {"tools": ["read", "ghost"]},
+                    }
+                },
             },
             "a name is warned about once per session",
         ),
