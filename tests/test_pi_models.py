@@ -175,7 +175,10 @@ def test_a_longer_budget_fails_must_cases(patient: PiTarget, case_id: str) -> No
 
 
 def test_a_missing_restore_fails_must_cases(unrestoring: PiTarget) -> None:
-    for case_id in ("planmode.models.host.restore.failed-plan-entry.per-provider", SESSION + "failed-entry-then-exit"):
+    for case_id in (
+        "planmode.models.host.restore.failed-plan-entry.per-provider",
+        SESSION + "failed-entry-then-exit",
+    ):
         assert case(case_id).level == "must"
         found = problems(unrestoring, case_id)
         assert any("model" in line or "restored" in line for line in found), (case_id, found)

@@ -106,7 +106,10 @@ MUTANTS = [
         "pin-not-inherited",
         "const resting = () => PINNED_OFF ?? snapshot ?? restingNow();",
         "const resting = () => snapshot ?? restingNow();",
-        ["oplmodes.tools.inherit.custom-inherits-pinned.full-registry", "oplmodes.tools.inherit.execute-inherits-pinned"],
+        [
+            "oplmodes.tools.inherit.custom-inherits-pinned.full-registry",
+            "oplmodes.tools.inherit.execute-inherits-pinned",
+        ],
     ),
     (
         "untitled-plans-accepted",
