@@ -71,6 +71,28 @@ def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
     )
 
 
+@pytest.fixture(scope="module")
+def giving_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    """A planted bug: a candidate Pi's model change refuses ends the chain
+    instead of moving on to the next one."""
+    yield from running(
+        _mutant(tmp_path_factory.mktemp("giving-up"), "if (!accepted) continue;", "if (!accepted) break;")
+    )
+
+
+@pytest.fixture(scope="module")
+def repeating(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiTarget]:
+    """A planted bug: duplicate candidates are not collapsed, so a refused
+    one is tried again at its later position."""
+    yield from running(
+        _mutant(
+            tmp_path_factory.mktemp("repeating"),
+            "if (!chain.some((c) => c.provider === provider && c.modelId === modelId)) chain.push",
+            "chain.push",
+        )
+    )
+
+
 @functools.cache
 def _suite() -> dict[str, Case]:
     return {c.id: c for c in load_suite()}
@@ -82,12 +104,19 @@ def _suite() -> dict[str, Case]:
         SWITCH + "applied-log-and-thinking",
         SWITCH + "plan-exit-targets-normal-model",
         SWITCH + "chain.definite-fail-handed-to-change",
+        SWITCH + "chain.third-applies-one-warning.keyless",
+        SWITCH + "chain.refused-moves-on.keyless",
+        SWITCH + "budget.late-ok-after-all-failed.keyless",
         SWITCH + "budget.answer-at-1999-in-time",
         SWITCH + "budget.answer-at-2001-too-late",
         SWITCH + "budget.two-hangs-then-third",
         SWITCH + "budget.slow-primary-cannot-take-back",
         SWITCH + "budget.hanging-model-change-cannot-be-interrupted",
+        "planmode.models.host.restore.failed-plan-entry.per-provider",
+        "planmode.models.host.restore.restore-throws-logged.per-provider",
         "planmode.models.host.settings.read-failure-no-switching",
+        SESSION + "each-boundary-starts-from-first.per-provider",
+        SESSION + "late-answer-after-next-transition.per-provider",
         SESSION + "failed-entry-then-exit",
         SESSION + "auto-switch-turned-off",
     ],
@@ -136,6 +165,7 @@ def test_the_expectations_give_a_reason_for_each_model_case_the_example_fails() 
         SWITCH + "budget.hang-times-out",
         SWITCH + "budget.answer-at-2001-too-late",
         SWITCH + "budget.three-hangs-six-seconds",
+        SESSION + "each-boundary-starts-from-first.per-provider",
     ],
 )
 def test_a_longer_budget_fails_must_cases(patient: PiTarget, case_id: str) -> None:
@@ -145,16 +175,43 @@ def test_a_longer_budget_fails_must_cases(patient: PiTarget, case_id: str) -> No
 
 
 def test_a_missing_restore_fails_must_cases(unrestoring: PiTarget) -> None:
-    for case_id in (SESSION + "failed-entry-then-exit",):
+    for case_id in (
+        "planmode.models.host.restore.failed-plan-entry.per-provider",
+        SESSION + "failed-entry-then-exit",
+    ):
         assert case(case_id).level == "must"
         found = problems(unrestoring, case_id)
         assert any("model" in line or "restored" in line for line in found), (case_id, found)
 
 
 def test_skipping_definite_failures_fails_must_cases(strict: PiTarget) -> None:
-    for case_id in (SWITCH + "chain.definite-fail-handed-to-change",):
+    for case_id in (
+        SWITCH + "chain.definite-fail-handed-to-change",
+        SWITCH + "budget.fail-at-1999-definite",
+    ):
         assert case(case_id).level == "must"
         assert problems(strict, case_id), case_id
+
+
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        SWITCH + "chain.refused-moves-on.keyless",
+        SWITCH + "chain.third-applies-one-warning.keyless",
+        SWITCH + "budget.slow-throwing-change-moves-on",
+    ],
+)
+def test_giving_up_on_a_refusal_fails_must_cases(giving_up: PiTarget, case_id: str) -> None:
+    # A refusal as Pi gives one (the candidate's provider has no key), or a
+    # model change that throws after a while.
+    assert case(case_id).level == "must"
+    assert any("applied" in line for line in problems(giving_up, case_id)), case_id
+
+
+def test_retrying_a_duplicate_fails_a_must_case(repeating: PiTarget) -> None:
+    case_id = SWITCH + "chain.duplicate-not-retried.keyless"
+    assert case(case_id).level == "must"
+    assert any("authAttempts" in line for line in problems(repeating, case_id)), case_id
 
 
 def test_the_log_is_read_from_calls_and_answers(example: PiTarget) -> None:

@@ -36,10 +36,10 @@ PASSING = [
     "oplmodes.models.host.persist.reload-then-exit-restores-model",
     "oplmodes.models.host.stale.gone-dropped",
     "oplmodes.models.host.pin.session-start",
-    # tools: snapshot, pinned off, registry narrower than the snapshot, lazy, warned names
+    # tools: snapshot, pinned off (Pi's built-ins registered), lazy, warned names
     "oplmodes.tools.off.snapshot-restored",
-    "oplmodes.tools.inherit.custom-gets-write",
-    "oplmodes.tools.off.pinned-replaces-snapshot",
+    "oplmodes.tools.inherit.custom-inherits-pinned.full-registry",
+    "oplmodes.tools.off.pinned.full-registry",
     "oplmodes.tools.plan-complete.execute",
     "oplmodes.lazy.off-withheld",
     "oplmodes.tools.unknown.already-warned",
@@ -106,7 +106,10 @@ MUTANTS = [
         "pin-not-inherited",
         "const resting = () => PINNED_OFF ?? snapshot ?? restingNow();",
         "const resting = () => snapshot ?? restingNow();",
-        ["oplmodes.tools.off.pinned-replaces-snapshot", "oplmodes.tools.inherit.execute-inherits-pinned"],
+        [
+            "oplmodes.tools.inherit.custom-inherits-pinned.full-registry",
+            "oplmodes.tools.inherit.execute-inherits-pinned",
+        ],
     ),
     (
         "untitled-plans-accepted",
@@ -184,11 +187,10 @@ def test_a_custom_dialog_makes_a_script_unsupported(tmp_path: Path) -> None:
                 "config": {
                     "modes": {
                         "off": {"tools": ["read", "ghost"]},
-                        "chat": {"tools": ["read", "ghost"]},
-                        "plan": {"tools": ["ghost"]},
+                        "chat": {"tools": ["ghost"]},
+                        "plan": {"tools": ["read", "ghost"]},
                     }
                 },
-                "registeredTools": ["read", "bash", "edit", "write", "grep", "find", "ls"],
             },
             "a name is warned about once per session",
         ),
