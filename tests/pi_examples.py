@@ -4,15 +4,17 @@ one substitution in one of its modules)."""
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import textwrap
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from pytest_planmode.hosts.pi.client import PiHost
 from pytest_planmode.matching import mismatches
 from pytest_planmode.suite import Case, load_suite
-from pytest_planmode.targets.pi_target import PiTarget
+from pytest_planmode.targets.pi_target import DEFAULT_PI, PiTarget
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN_DIR = ROOT / "examples" / "pi-extension"
@@ -21,9 +23,30 @@ PLAN_EXAMPLE = PLAN_DIR / "index.mjs"
 OPL_EXAMPLE = OPL_DIR / "index.mjs"
 
 
-def running(entry: Path) -> Iterator[PiTarget]:
-    """A handshaken `pi:` target for `entry`, closed afterwards (for fixtures)."""
-    target = PiTarget(str(entry))
+#: One host process per Pi release for the test process: importing Pi costs
+#: seconds, and each run is a start of Pi whatever ran before in the process.
+_HOSTS: dict[str, PiHost] = {}
+
+
+def shared_host(pi: str = DEFAULT_PI) -> PiHost:
+    """The test process's host for Pi release `pi` (closed at exit)."""
+    if pi not in _HOSTS:
+        if not _HOSTS:
+            atexit.register(_close_hosts)
+        _HOSTS[pi] = PiTarget(str(PLAN_EXAMPLE), pi=pi, timeout=120).host
+    return _HOSTS[pi]
+
+
+def _close_hosts() -> None:
+    for host in _HOSTS.values():
+        host.close()
+    _HOSTS.clear()
+
+
+def running(entry: Path, pi: str = DEFAULT_PI) -> Iterator[PiTarget]:
+    """A handshaken `pi:` target for `entry` on the shared host of Pi
+    release `pi`, closed afterwards (for fixtures)."""
+    target = PiTarget(str(entry), pi=pi, timeout=120, host=shared_host(pi))
     target.handshake()
     yield target
     target.close()

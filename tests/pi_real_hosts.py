@@ -18,7 +18,7 @@ from pytest_planmode.hosts.pi.client import PiHost, Sandbox
 from pytest_planmode.matching import mismatches
 from pytest_planmode.targets.pi import TRANSLATIONS, HostRun
 from pytest_planmode.targets.pi_target import PiTarget
-from tests.pi_examples import PLAN_EXAMPLE, case
+from tests.pi_examples import PLAN_EXAMPLE, case, shared_host
 
 VERSIONS = install.VERSIONS
 
@@ -38,7 +38,7 @@ class SharedPi:
         installed(version)
         self.version = version
         self.parent = parent
-        self.target = PiTarget(str(PLAN_EXAMPLE), pi=version, timeout=120)
+        self.target = PiTarget(str(PLAN_EXAMPLE), pi=version, timeout=120, host=shared_host(version))
         self.target.handshake()
 
     @property

@@ -11,10 +11,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi_target import PiTarget
+from tests.pi_examples import case, planted, problems, running
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN_EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.suite import Case, load_suite
 from pytest_planmode.targets.pi_target import PiTarget
+from tests.pi_examples import case, planted, problems, running
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_DIR = ROOT / "examples" / "pi-extension"

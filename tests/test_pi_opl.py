@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.hosts.pi.install import VERSIONS
 from pytest_planmode.targets.pi import UNSUPPORTED
 from pytest_planmode.targets.pi_target import PiTarget
+from tests.pi_examples import case, planted, problems, running
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pi-extension-opl" / "index.mjs"

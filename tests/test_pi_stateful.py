@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.targets.pi_target import PiTarget
+from tests.pi_examples import case, planted, problems, running
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN_EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.contract import operations
 from pytest_planmode.contract import planmode_tools as contract
@@ -23,6 +22,7 @@ from pytest_planmode.targets.pi import planmode_tools_freeze as freeze
 from pytest_planmode.targets.pi_target import PiTarget
 from pytest_planmode.targets.reference.ops.planmode_tools import authorize
 from pytest_planmode.targets.reference.ops.planmode_tools import freeze as reference_freeze
+from tests.pi_examples import case, planted, problems, running
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pi-extension" / "index.mjs"

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from pi_examples import case, planted, problems, running
 
 from pytest_planmode.contract import operations
 from pytest_planmode.matching import mismatches
@@ -25,6 +24,7 @@ from pytest_planmode.targets.pi_target import PiTarget
 from pytest_planmode.targets.reference.ops import planmode_lifecycle as lifecycle_ops
 from pytest_planmode.targets.reference.ops import planmode_models as models_ops
 from pytest_planmode.targets.reference.ops import planmode_tools as tools_ops
+from tests.pi_examples import case, planted, problems, running
 
 PICKER = "planmode.tools.authorize.host.picker.screen.inactive-row-then-fresh-snapshot"
 SHORTCUT = "planmode.lifecycle.host.shortcut.screen.configured-beside-loaded"
@@ -182,7 +182,7 @@ UNKNOWN = 'if (sub) { ctx.ui.notify(`Unknown /plan argument: ${sub}`, "warning")
 
 @pytest.fixture(scope="module")
 def example() -> Iterator[PiTarget]:
-    from pi_examples import PLAN_EXAMPLE
+    from tests.pi_examples import PLAN_EXAMPLE
 
     yield from running(PLAN_EXAMPLE)
 

@@ -77,8 +77,18 @@ def _package(entry: Path) -> dict[str, Any]:
 
 
 class PiTarget:
+    """`pi:` on one extension. `host`: a running host process of the same Pi
+    release to share (each run is a start of Pi, whichever extension the
+    process ran before); the target then leaves it running when it closes."""
+
     def __init__(
-        self, entry: str, *, node: str | None = None, timeout: float = 5.0, pi: str | None = None
+        self,
+        entry: str,
+        *,
+        node: str | None = None,
+        timeout: float = 5.0,
+        pi: str | None = None,
+        host: PiHost | None = None,
     ) -> None:
         self.description = f"pi:{entry}"
         which = (pi or DEFAULT_PI).strip()
@@ -103,8 +113,11 @@ class PiTarget:
             raise TargetError(f"--planmode-pi={which}: {exc}") from None
         #: The Pi release hosting the extension.
         self.pi_version = found.version
+        self._owns_host = host is None
+        if host is not None and host.script_args != (str(found.root),):
+            raise TargetError(f"{self.description}: the shared host runs another Pi than {found.version}")
         # Importing Pi takes seconds; a run may wait on its 20 s watchdog.
-        self.host = PiHost(
+        self.host = host or PiHost(
             node or found.node,
             timeout=max(timeout, 60.0),
             script=REAL_HOST_SCRIPT,
@@ -238,7 +251,7 @@ class PiTarget:
         self._spent.clear()
 
     def close(self) -> int | None:
-        status = self.host.close()
+        status = self.host.close() if self._owns_host else None
         self._sweep()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)

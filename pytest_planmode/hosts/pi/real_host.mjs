@@ -554,7 +554,7 @@ class Run {
       const entry = { t: run.now(), call: `ui.${name}`, args: json(args.filter((a) => typeof a !== "object" || Array.isArray(a))), answer: answer ?? null };
       run.trace.push(entry);
       if (answer === undefined && run.options.holdPrompts) {
-        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.promptOpened?.(); });
+        answer = await new Promise((resolve) => { run.openPrompts.push(resolve); run.heldOpened = true; run.promptOpened?.(); });
         entry.answer = answer ?? null;
       }
       if (!answer || answer.cancel) return kind === "confirm" ? false : undefined;
@@ -789,8 +789,9 @@ class Run {
     let watchdog;
     const calls = this.llmCalls;
     const waits = [promise, new Promise((resolve) => { watchdog = real.setTimeout(resolve, REAL_LIMIT_MS); })];
-    // A custom dialog may open before this wait starts (the command ran up to it at once).
-    waits.push(new Promise((resolve) => { this.promptOpened = resolve; if (this.customOpened) resolve(); }));
+    // A prompt or custom dialog may open before this wait starts (the step
+    // ran up to it at once).
+    waits.push(new Promise((resolve) => { this.promptOpened = resolve; if (this.customOpened || this.heldOpened) resolve(); }));
     // A new LLM call (the run the step started, or the next turn) waits for the script.
     waits.push(new Promise((resolve) => { this.llmWaiting = resolve; if (this.llmCalls > calls) resolve(); }));
     await Promise.race(waits);
@@ -1926,6 +1927,7 @@ async function runScript(request) {
       const record = { do: step?.do, t: run.now(), traceFrom: run.trace.length };
       results.push(record);
       run.customOpened = false;
+      run.heldOpened = false;
       const handler = STEPS[step?.do];
       if (!handler) throw new Error(`unknown step ${JSON.stringify(step?.do)}; steps: ${Object.keys(STEPS).join(", ")}`);
       try {
