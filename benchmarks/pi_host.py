@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import statistics
@@ -68,12 +69,36 @@ HOST_PARTS = ("setupMs", "filesMs", "loadMs", "stepsMs", "closeMs")
 
 
 def rate(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> float:
+    return measure(target, requests)[0]
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU time of a process so far (Linux; 0 elsewhere)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(target: Any, requests: list[tuple[str, dict[str, Any]]]) -> tuple[float, float]:
+    """Cases per second, and CPU milliseconds per case of this process and
+    the target's process together (a figure a loaded machine does not
+    change much)."""
+    host = getattr(target, "host", None)  # pi: the host process; exec: the target's own
+    proc = host._proc if host is not None else getattr(getattr(target, "_proc", None), "proc", None)
+    pid = proc.pid if proc is not None else None
+    cpu0, child0 = time.process_time(), cpu_seconds(pid)
     start = time.perf_counter()
     for operation, payload in requests:
         outcome = target.request(operation, payload)
         if outcome.kind != "output":
             sys.exit(f"{target.description}: {operation} answered {outcome.kind}: {outcome.message}")
-    return len(requests) / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu0 + cpu_seconds(pid) - child0
+    return len(requests) / wall, cpu * 1000 / len(requests)
 
 
 def breakdown(
@@ -145,17 +170,18 @@ def side_by_side(hosts: list[str], cases: int, repeat: int) -> None:
     requests = [(c.operation, dict(c.input)) for c in load_suite() if c.operation == "planmode.bash.check"][
         :cases
     ]
-    rows: list[tuple[str, float, float | None]] = []
+    rows: list[tuple[str, float, float, float | None]] = []
     for which in hosts:
         for entry in (EXAMPLE, TS_EXAMPLE):
             target = PiTarget(str(entry), timeout=120, pi=which)
             try:
                 target.handshake()
-                rates = [rate(target, requests) for _ in range(repeat)]
+                rounds = [measure(target, requests) for _ in range(repeat)]
                 rows.append(
                     (
                         f"pi:{entry.parent.name}/{entry.name} on {which}",
-                        statistics.median(rates),
+                        statistics.median(r[0] for r in rounds),
+                        statistics.median(r[1] for r in rounds),
                         peak_rss_mb(target.host),
                     )
                 )
@@ -164,19 +190,21 @@ def side_by_side(hosts: list[str], cases: int, repeat: int) -> None:
     exec_target = ExecTarget(shlex.join([sys.executable, "-m", "pytest_planmode.serve"]), timeout=60)
     try:
         exec_target.handshake()
+        rounds = [measure(exec_target, requests) for _ in range(repeat)]
         rows.append(
             (
                 "exec:python -m pytest_planmode.serve",
-                statistics.median(rate(exec_target, requests) for _ in range(repeat)),
+                statistics.median(r[0] for r in rounds),
+                statistics.median(r[1] for r in rounds),
                 None,
             )
         )
     finally:
         exec_target.close()
     print(f"{len(requests)} planmode.bash.check cases, median of {repeat} rounds")
-    print(f"  {'target':52s} {'cases/s':>9s} {'peak RSS':>10s}")
-    for name, value, rss in rows:
-        print(f"  {name:52s} {value:9.1f} {'' if rss is None else f'{rss:7.0f} MB':>10s}")
+    print(f"  {'target':52s} {'cases/s':>9s} {'CPU ms/case':>12s} {'peak RSS':>10s}")
+    for name, value, cpu, rss in rows:
+        print(f"  {name:52s} {value:9.1f} {cpu:12.2f} {'' if rss is None else f'{rss:7.0f} MB':>10s}")
 
 
 def main() -> None:

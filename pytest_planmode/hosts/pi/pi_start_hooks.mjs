@@ -11,9 +11,11 @@
 // (a `/reload`, a new session) the URL stays and Pi's own caching holds.
 // Packages under `node_modules` (Pi itself among them) stay shared.
 //
-// Registered with module.register(); `data.start` is an Int32Array over a
-// SharedArrayBuffer whose first element the host bumps at every run, and
-// `data.hostDir` the URL of the host's directory.
+// `start` is an Int32Array over a SharedArrayBuffer whose first element the
+// host bumps at every run, and `hostDir` the URL of the host's directory.
+// Where Node has in-thread hooks (module.registerHooks, Node 22.15 and
+// newer) the host registers `ofThisStart` with them; elsewhere this file is
+// registered with module.register() and `resolve` runs on the loader thread.
 
 let start = null;
 let hostDir = "";
@@ -23,11 +25,16 @@ export function initialize(data) {
   hostDir = data.hostDir;
 }
 
-export async function resolve(specifier, context, nextResolve) {
-  const resolved = await nextResolve(specifier, context);
+// The resolved module under the current start's URL (packages and the
+// host's own files unchanged).
+export function ofThisStart(resolved, counter = start, host = hostDir) {
   const url = resolved.url;
-  if (!start || !url.startsWith("file:") || url.includes("/node_modules/") || url.startsWith(hostDir)) return resolved;
+  if (!counter || !url.startsWith("file:") || url.includes("/node_modules/") || url.startsWith(host)) return resolved;
   const fresh = new URL(url);
-  fresh.searchParams.set("pi-start", String(Atomics.load(start, 0)));
+  fresh.searchParams.set("pi-start", String(Atomics.load(counter, 0)));
   return { ...resolved, url: fresh.href };
+}
+
+export async function resolve(specifier, context, nextResolve) {
+  return ofThisStart(await nextResolve(specifier, context));
 }

@@ -112,9 +112,15 @@ const Ai = await import(entryOf("@earendil-works/pi-ai").url);
 // Within a run Pi's own rules hold: an `.mjs` extension is evaluated once,
 // a `.ts` one again by each runtime and `/reload` (Pi's loader, jiti).
 const PI_START = new Int32Array(new SharedArrayBuffer(4));
-module.register(new URL("./pi_start_hooks.mjs", import.meta.url), {
-  data: { start: PI_START, hostDir: new URL(".", import.meta.url).href },
-});
+const HOOKS = new URL("./pi_start_hooks.mjs", import.meta.url);
+const HOST_DIR = new URL(".", import.meta.url).href;
+if (typeof module.registerHooks === "function") {
+  // In-thread hooks: no round trip to a loader thread per import.
+  const { ofThisStart } = await import(HOOKS.href);
+  module.registerHooks({ resolve: (specifier, context, next) => ofThisStart(next(specifier, context), PI_START, HOST_DIR) });
+} else {
+  module.register(HOOKS, { data: { start: PI_START, hostDir: HOST_DIR } });
+}
 const HOST_GLOBALS = [Symbol.for("planmode-host.companions")];
 let processGlobals = null; // globalThis's own keys before the first run
 function newPiStart() {
