@@ -85,7 +85,7 @@ def test_wheel_runs_the_whole_suite(installed: Path, tmp_path: Path) -> None:
     the reference from the installed wheel, strict."""
     report = tmp_path / "report.json"
     result = run(
-        [str(installed / "bin" / "pytest"), "-p", "no:cacheprovider", "--planmode-target=reference",
+        [str(installed / "bin" / "python"), "-m", "pytest", "-p", "no:cacheprovider", "--planmode-target=reference",
          "--planmode-strict", "-q", f"--planmode-report={report}"],
         cwd=tmp_path,
     )  # fmt: skip
