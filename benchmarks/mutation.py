@@ -784,7 +784,11 @@ def main() -> None:
     # that killed it there may hide `must` cases that kill the whole mutant.
     every.update(
         recheck_fresh(
-            [m for m in tested if every[m] in ("killed-reference", "timeout-reference") and runs_at_import(m)],
+            [
+                m
+                for m in tested
+                if every[m] in ("killed-reference", "timeout-reference") and runs_at_import(m)
+            ],
             stats,
             args.jobs,
             must_only=True,
