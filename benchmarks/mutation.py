@@ -30,6 +30,9 @@ How strong is the suite? Every mutant of the reference core
    child inherits the modules the parent imported, so such a mutant is never
    switched on there, and mutmut's stats credit the helper to whichever case
    happened to import the module. The fresh process imports the mutant.
+   Such a mutant that only a `reference` case killed in the forked run (a
+   table the module builds later, on first use, did switch it on there) has
+   its `must` cases run the same way: a `must` kill there is its outcome.
 5. Four modules of the core are reached by no operation, so by no
    conformance case (`OWN_TESTS`: the real agent directory, the real export
    destination, opl-modes.json read as bytes, the bashlex cross-check);
@@ -650,9 +653,14 @@ def runs_at_import(mutant: str) -> bool:
     return name in import_time_functions(module)
 
 
-def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dict[str, str]:
+def recheck_fresh(
+    survivors: list[str], stats: dict[str, Any], jobs: int, *, must_only: bool = False
+) -> dict[str, str]:
     """Survivors of the forked run, run again each in a fresh process over
-    the cases of every function of their module: new outcomes by mutant."""
+    the cases of every function of their module: new outcomes by mutant.
+    With `must_only` (mutants a `reference` case already killed in the
+    forked run): only the `must` cases run, and only a `must` kill is an
+    outcome."""
     from concurrent.futures import ThreadPoolExecutor
 
     by_module: dict[str, set[str]] = defaultdict(set)
@@ -668,13 +676,15 @@ def recheck_fresh(survivors: list[str], stats: dict[str, Any], jobs: int) -> dic
         must = _fresh_pytest(name, tests, "must", budget)
         if must != "passed":
             return name, "killed-fresh" if must == "failed" else "timeout"
+        if must_only:
+            return name, ""
         every = _fresh_pytest(name, tests, "all", budget, only_reference=True)
         if every == "passed":
             return name, "survived"
         return name, "killed-reference-fresh" if every == "failed" else "timeout-reference"
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return dict(pool.map(one, survivors))
+        return {name: outcome for name, outcome in pool.map(one, survivors) if outcome}
 
 
 # -- report ---------------------------------------------------------------------------
@@ -768,6 +778,21 @@ def main() -> None:
     forked = time.monotonic()
     every.update(
         recheck_fresh([m for m in tested if every[m] == "survived" and runs_at_import(m)], stats, args.jobs)
+    )
+    # A forked child switched such a mutant on only for what runs after the
+    # import (a table its module builds lazily, say): the `reference` case
+    # that killed it there may hide `must` cases that kill the whole mutant.
+    every.update(
+        recheck_fresh(
+            [
+                m
+                for m in tested
+                if every[m] in ("killed-reference", "timeout-reference") and runs_at_import(m)
+            ],
+            stats,
+            args.jobs,
+            must_only=True,
+        )
     )
     finished = time.monotonic()
     fresh_kills = sorted(m for m in tested if every[m].endswith("-fresh"))

@@ -1,6 +1,7 @@
 """`planmode`: the kit's command line for people who maintain fixtures and ports.
 
-    planmode fixtures lint [DIR]          check every fixture file
+    planmode fixtures lint [DIR] [--spec-dir DIR]   check every fixture file (and the
+                                          cited sections against the spec documents)
     planmode fixtures export --json DIR   write the suite as JSON
     planmode schemas write|check          regenerate / verify the shipped schemas
     planmode explain CASE_ID              one case: its rule, input, expectation, a target's answer
@@ -57,6 +58,19 @@ def _fixtures_lint(args: argparse.Namespace) -> int:
             for name in untested:
                 print(f"{name}: the contract declares it but no fixture case exercises it", file=sys.stderr)
             print(f"\n{len(untested)} operation(s) without a case under {root}", file=sys.stderr)
+            return 1
+    if args.spec_dir:
+        from pytest_planmode.suite import sections_drift
+
+        spec_dir = Path(args.spec_dir)
+        if not spec_dir.is_dir():
+            print(f"planmode fixtures lint: --spec-dir {spec_dir} is not a directory", file=sys.stderr)
+            return 2
+        drift = sections_drift(spec_dir)
+        if drift:
+            for line in drift:
+                print(line, file=sys.stderr)
+            print(f"\n{len(drift)} difference(s) between the section table and {spec_dir}", file=sys.stderr)
             return 1
     levels = {lvl: sum(1 for c in cases if c.level == lvl) for lvl in ("must", "reference")}
     print(
@@ -324,6 +338,12 @@ def build_parser() -> argparse.ArgumentParser:
     fsub.required = True
     lint = fsub.add_parser("lint", help="validate every fixture file (format, ids, spec citations, inputs)")
     lint.add_argument("dir", nargs="?", help="fixtures directory (default: the shipped suite)")
+    lint.add_argument(
+        "--spec-dir",
+        metavar="DIR",
+        help="also check the section table citations are checked against with the headings of the "
+        "specification documents in DIR (opl-modes.md, pi-plan-mode-settings.md, reference-choices.md)",
+    )
     lint.set_defaults(func=_fixtures_lint)
     export = fsub.add_parser("export", help="write the whole suite as JSON files")
     export.add_argument("--json", required=True, metavar="DIR", help="output directory")

@@ -10,6 +10,7 @@ case position, and what is wrong.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -84,6 +85,55 @@ def display_name(path: Path, root: Path | None = None) -> str:
 def spec_sections() -> dict[str, frozenset[str]]:
     data = json.loads((PACKAGE_DIR / "spec_sections.json").read_text(encoding="utf-8"))
     return {doc: frozenset(heads) for doc, heads in data.items() if not doc.startswith("_")}
+
+
+_HEADING = re.compile(r"^(#{2,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+
+
+def spec_headings(markdown: str) -> list[str]:
+    """The section headings of a specification document as fixtures cite
+    them: every ATX heading below the title (`##` and deeper) outside code
+    fences, in order, with a leading symbol (an emoji such as the one before
+    `Settings`) and its spaces left out."""
+    headings: list[str] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        match = None if fenced else _HEADING.match(line)
+        if match is None:
+            continue
+        text = match.group(2).strip()
+        while text and not (text[0].isalnum() or text[0] in "`\"'(["):
+            text = text[1:].lstrip()
+        if text and text not in headings:
+            headings.append(text)
+    return headings
+
+
+def sections_drift(folder: Path) -> list[str]:
+    """How the shipped section table differs from the real headings of the
+    specification documents in `folder` (each document the table names, read
+    with `spec_headings`): a heading a fixture cannot cite, or a cited
+    section the document no longer has. Empty when they agree."""
+    problems: list[str] = []
+    for doc, known in sorted(spec_sections().items()):
+        path = folder / doc
+        if not path.is_file():
+            problems.append(f"{doc}: not found in {folder}")
+            continue
+        real = spec_headings(path.read_text(encoding="utf-8"))
+        problems.extend(
+            f"{doc}: the document has the section {h!r}, which the section table lacks"
+            for h in real
+            if h not in known
+        )
+        problems.extend(
+            f"{doc}: the section table has {h!r}, which the document lacks" for h in sorted(known - set(real))
+        )
+    return problems
 
 
 def check_spec(spec: str) -> str | None:

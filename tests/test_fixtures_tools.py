@@ -11,7 +11,15 @@ from conftest import ONE_CASE_TOML
 
 from pytest_planmode import SUITE_VERSION, cli
 from pytest_planmode.contract import operations
-from pytest_planmode.suite import FIXTURES_DIR, FixtureError, check_spec, fixture_files, load_suite
+from pytest_planmode.suite import (
+    FIXTURES_DIR,
+    FixtureError,
+    check_spec,
+    fixture_files,
+    load_suite,
+    spec_headings,
+    spec_sections,
+)
 
 
 def test_shipped_fixtures_lint_clean(capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,6 +139,8 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
         ("opl-modes.md § Mode behavior", True),
         ("pi-plan-mode-settings.md § Safe shell subcommands", True),
         ("reference-choices.md § pi-plan-mode: limited Bash", True),
+        ("reference-choices.md § Both shell gates: how words, options and paths are read (suite 0.6)", True),
+        ("opl-modes.md § Extension features", True),
         ("opl-modes.md § mode behavior", False),
         ("opl-modes.md Mode behavior", False),
         ("README.md § Mode behavior", False),
@@ -138,6 +148,58 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
 )
 def test_spec_citations(spec: str, ok: bool) -> None:
     assert (check_spec(spec) is None) is ok
+
+
+def test_spec_headings_are_read_as_fixtures_cite_them() -> None:
+    text = textwrap.dedent(
+        """
+        # Title is not a section
+
+        ## ⚙️ Settings
+        text
+        ```json
+        ## not a heading, in a fence
+        ```
+        ### Plan helper tools ##
+        #### Deeper: still a section
+        #no space, no heading
+        ## Settings
+        """
+    )
+    assert spec_headings(text) == ["Settings", "Plan helper tools", "Deeper: still a section"]
+
+
+def _spec_documents(folder: Path, extra: dict[str, str], drop: dict[str, str]) -> None:
+    for doc, heads in spec_sections().items():
+        lines = [f"# {doc}", ""]
+        for head in sorted(heads):
+            if drop.get(doc) != head:
+                lines += [f"## {head}", "", "A sentence.", ""]
+        if doc in extra:
+            lines += [f"### {extra[doc]}", ""]
+        (folder / doc).write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_lint_checks_the_section_table_against_the_spec_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _spec_documents(tmp_path, {}, {})
+    assert cli.main(["fixtures", "lint", "--spec-dir", str(tmp_path)]) == 0
+    capsys.readouterr()
+    _spec_documents(
+        tmp_path,
+        {"reference-choices.md": "A new choice"},
+        {"opl-modes.md": "Mode behavior"},
+    )
+    assert cli.main(["fixtures", "lint", "--spec-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "reference-choices.md: the document has the section 'A new choice'" in err
+    assert "opl-modes.md: the section table has 'Mode behavior', which the document lacks" in err
+    assert "2 difference(s)" in err
+    (tmp_path / "opl-modes.md").unlink()
+    assert cli.main(["fixtures", "lint", "--spec-dir", str(tmp_path)]) == 1
+    assert "opl-modes.md: not found in" in capsys.readouterr().err
+    assert cli.main(["fixtures", "lint", "--spec-dir", str(tmp_path / "missing")]) == 2
 
 
 def test_null_sentinel_becomes_null(tmp_path: Path) -> None:

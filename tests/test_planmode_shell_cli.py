@@ -24,7 +24,13 @@ def test_allowed_command_exits_0_and_lists_segments(capsys: pytest.CaptureFixtur
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "allowed"
-    assert "1. git status" in out and "2. ls -la" in out
+    assert "1. git status    [reviewed: allowed]" in out and "2. ls -la    [reviewed: allowed]" in out
+
+
+def test_one_blocked_segment_is_marked_blocked(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--cwd", "/srv/project", "--", "rm -rf build")
+    assert code == 1
+    assert "1. rm -rf build    [blocked]" in out
 
 
 def test_blocked_command_names_segment_and_rule(capsys: pytest.CaptureFixture[str]) -> None:
