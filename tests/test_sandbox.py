@@ -511,6 +511,40 @@ class TestSandboxChecks:
         empty = suite("reference", "--planmode-sandbox-programs=git,,grep", "--collect-only", "-q")
         assert empty.result.ret == pytest.ExitCode.USAGE_ERROR and "separated by commas" in empty.text
 
+    def test_both_levels_judge_one_answer_per_command(self) -> None:
+        """The `must` and the `reference` check of a kind ask the target once
+        per command in a process; another target, gate or command is asked
+        anew, and an answer that fails the check is not kept."""
+        from pytest_planmode.conformance.sandbox_levels import GATES
+        from pytest_planmode.conformance.test_sandbox import judge
+        from pytest_planmode.sandbox_session import SandboxSession
+
+        class Target:
+            def __init__(self, name: str) -> None:
+                self.name = name
+                self.asked: list[tuple[str, str]] = []
+
+            def call(self, operation: str, payload: dict[str, object]) -> dict[str, object]:
+                self.asked.append((operation, str(payload["command"])))
+                if payload["command"] == "broken":
+                    raise AssertionError("no legal answer")
+                return {"allowed": False}
+
+        session = SandboxSession(pytest.Config.__new__(pytest.Config))
+        one, other = Target("one"), Target("other")
+        bash = [gate for gate in GATES if gate.shell == "bash"]
+        for level in ("must", "reference", "must"):
+            for gate in bash:
+                assert judge(one, session, gate, level, "cat README.md") is None  # type: ignore[arg-type]
+        assert judge(other, session, bash[0], "must", "cat README.md") is None  # type: ignore[arg-type]
+        assert judge(one, session, bash[0], "reference", "ls") is None  # type: ignore[arg-type]
+        assert one.asked == [(gate.operation, "cat README.md") for gate in bash] + [(bash[0].operation, "ls")]
+        assert other.asked == [(bash[0].operation, "cat README.md")]
+        for _ in range(2):
+            with pytest.raises(AssertionError):
+                judge(one, session, bash[0], "must", "broken")  # type: ignore[arg-type]
+        assert one.asked[-2:] == [(bash[0].operation, "broken")] * 2
+
     def test_chosen_programs_select_commands_and_table_entries(self) -> None:
         from pytest_planmode.sandbox_session import SandboxSession, sandbox_programs
 
