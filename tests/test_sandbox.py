@@ -371,6 +371,16 @@ class TestSandboxRuns:
         writes = [e for e in result.effects if e.kind == "write" and made in e.path]
         assert result.status == "observed" and writes, result.describe()
 
+    def test_npm_naming_its_own_config_file_still_gives_up_offline(self, sandbox: Sandbox) -> None:
+        """`--userconfig` drops the sandbox's `~/.npmrc`; npm still fails at
+        once on the unreachable registry instead of retrying past the time
+        limit, so the run is observed, not inconclusive."""
+        if world.which("npm") is None:
+            pytest.skip("npm is not installed for the sandbox")
+        result = sandbox.run("npm view left-pad --userconfig README.md")
+        assert result.status == "observed", result.describe()
+        assert result.exit != 0 and b"EAI_AGAIN" in result.stderr and result.seconds < 15, result.describe()
+
     def test_the_three_classes_are_observed(self, sandbox: Sandbox) -> None:
         printf = sandbox.run("printf -v 'a[$(touch pw5)]' x")
         assert {e.kind for e in printf.effects} == {"exec", "write"}, printf.describe()
