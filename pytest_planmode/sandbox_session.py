@@ -1,18 +1,24 @@
 """The sandbox side of a conformance run (`--planmode-sandbox`): one
 sandbox per process, started on first use, results cached per command,
-counts for the terminal summary. Registered by the harness only when the
+the target's verdict on a command asked once per process whichever level's
+check asks it, counts for the terminal summary. Registered by the harness only when the
 option is on."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
 from pytest_planmode.sandbox.commands import programs_in
 from pytest_planmode.strategies.sandbox_table import POWERSHELL, PROGRAMS, RUNNER_PROGRAMS, Program
+
+if TYPE_CHECKING:
+    from pytest_planmode.harness import TargetClient
 
 
 def sandbox_flag(value: Any) -> bool:
@@ -61,6 +67,7 @@ class SandboxSession:
         self._tried = False
         self.unavailable: str | None = None
         self.results: dict[tuple[str, str], Result] = {}
+        self.verdicts: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.exempt: set[str] = set()
         self.counts: Counter[str] = Counter()
 
@@ -88,6 +95,17 @@ class SandboxSession:
         return [
             program for program in (POWERSHELL if powershell else PROGRAMS) if program.name in self.chosen
         ]
+
+    def verdict(self, target: TargetClient, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The target's answer to `payload`, asked once per process: the
+        `must` and the `reference` check of a kind judge the same commands
+        on the same answer, so the second asks nothing (against a real Pi
+        each question is a fresh start of Pi). Only an output is kept; a
+        question that fails the check is asked again by the next one."""
+        key = (target.name, operation, json.dumps(payload, sort_keys=True, ensure_ascii=False))
+        if key not in self.verdicts:
+            self.verdicts[key] = target.call(operation, payload)
+        return self.verdicts[key]
 
     def run(self, shell: str, command: str) -> Result:
         key = (shell, command)

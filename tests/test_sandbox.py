@@ -371,6 +371,16 @@ class TestSandboxRuns:
         writes = [e for e in result.effects if e.kind == "write" and made in e.path]
         assert result.status == "observed" and writes, result.describe()
 
+    def test_npm_naming_its_own_config_file_still_gives_up_offline(self, sandbox: Sandbox) -> None:
+        """`--userconfig` drops the sandbox's `~/.npmrc`; npm still fails at
+        once on the unreachable registry instead of retrying past the time
+        limit, so the run is observed, not inconclusive."""
+        if world.which("npm") is None:
+            pytest.skip("npm is not installed for the sandbox")
+        result = sandbox.run("npm view left-pad --userconfig README.md")
+        assert result.status == "observed", result.describe()
+        assert result.exit != 0 and b"EAI_AGAIN" in result.stderr and result.seconds < 15, result.describe()
+
     def test_the_three_classes_are_observed(self, sandbox: Sandbox) -> None:
         printf = sandbox.run("printf -v 'a[$(touch pw5)]' x")
         assert {e.kind for e in printf.effects} == {"exec", "write"}, printf.describe()
@@ -510,6 +520,40 @@ class TestSandboxChecks:
         assert "'gti' is not a reviewed program" in run.text and "git, go, grep" in run.text
         empty = suite("reference", "--planmode-sandbox-programs=git,,grep", "--collect-only", "-q")
         assert empty.result.ret == pytest.ExitCode.USAGE_ERROR and "separated by commas" in empty.text
+
+    def test_both_levels_judge_one_answer_per_command(self) -> None:
+        """The `must` and the `reference` check of a kind ask the target once
+        per command in a process; another target, gate or command is asked
+        anew, and an answer that fails the check is not kept."""
+        from pytest_planmode.conformance.sandbox_levels import GATES
+        from pytest_planmode.conformance.test_sandbox import judge
+        from pytest_planmode.sandbox_session import SandboxSession
+
+        class Target:
+            def __init__(self, name: str) -> None:
+                self.name = name
+                self.asked: list[tuple[str, str]] = []
+
+            def call(self, operation: str, payload: dict[str, object]) -> dict[str, object]:
+                self.asked.append((operation, str(payload["command"])))
+                if payload["command"] == "broken":
+                    raise AssertionError("no legal answer")
+                return {"allowed": False}
+
+        session = SandboxSession(pytest.Config.__new__(pytest.Config))
+        one, other = Target("one"), Target("other")
+        bash = [gate for gate in GATES if gate.shell == "bash"]
+        for level in ("must", "reference", "must"):
+            for gate in bash:
+                assert judge(one, session, gate, level, "cat README.md") is None  # type: ignore[arg-type]
+        assert judge(other, session, bash[0], "must", "cat README.md") is None  # type: ignore[arg-type]
+        assert judge(one, session, bash[0], "reference", "ls") is None  # type: ignore[arg-type]
+        assert one.asked == [(gate.operation, "cat README.md") for gate in bash] + [(bash[0].operation, "ls")]
+        assert other.asked == [(bash[0].operation, "cat README.md")]
+        for _ in range(2):
+            with pytest.raises(AssertionError):
+                judge(one, session, bash[0], "must", "broken")  # type: ignore[arg-type]
+        assert one.asked[-2:] == [(bash[0].operation, "broken")] * 2
 
     def test_chosen_programs_select_commands_and_table_entries(self) -> None:
         from pytest_planmode.sandbox_session import SandboxSession, sandbox_programs

@@ -52,7 +52,7 @@ def judge(
     the target's verdict and each effect."""
     if runs_project(command) != runners:
         return None
-    verdict = target.call(gate.operation, gate.input(command))
+    verdict = session.verdict(target, gate.operation, gate.input(command))
     if verdict.get("allowed") is not True:
         return None
     if exempt(command):

@@ -90,8 +90,20 @@ def which(program: str) -> str | None:
     return found
 
 
+#: npm's offline settings again as environment variables, which outrank any
+#: configuration file: a command naming its own (`npm view --userconfig
+#: README.md`) would otherwise drop the `~/.npmrc` below and retry the
+#: unreachable registry past the sandbox's time limit, and its run would be
+#: inconclusive. What npm does is otherwise the same.
+OFFLINE_ENV: dict[str, str] = {
+    "npm_config_fetch_retries": "0",
+    "npm_config_fetch_timeout": "2000",
+    "npm_config_update_notifier": "false",
+}
+
+
 def environment() -> dict[str, str]:
-    return {**BASE_ENV, **SECRETS}
+    return {**BASE_ENV, **OFFLINE_ENV, **SECRETS}
 
 
 def _file_text(path: str, canary: str) -> str:
