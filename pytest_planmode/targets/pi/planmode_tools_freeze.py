@@ -102,6 +102,8 @@ def effective(case: contract.ToolsFreezeInput, name: str) -> contract.ToolEntry 
     return next((t for t in authorize.registered_tools(case.registry) if t.name == name), None)
 
 
+#: The exposures of tools Pi puts in its active set (None: direct).
+PI_ACTIVATES = (None, "direct", "model-only")
 #: How many events come before the probes (the boundary is the last one).
 BOUNDARY = 3
 
@@ -144,6 +146,13 @@ def script(payload: Mapping[str, Any], sandbox: Sandbox) -> list[host_steps.Step
             "a selection already stored in the session is kept in the extension's own entry "
             "format, which the spec does not fix"
         )
+    for tool in authorize.registered_tools(case.registry):
+        if tool.active and tool.exposure not in PI_ACTIVATES:
+            # The active set is an effect here: Pi's own, read at the boundary.
+            raise Unsupported(
+                f"Pi activates only direct and model-only tools; the case's registry has {tool.name} "
+                f"active with exposure {tool.exposure}, a state of Pi's active set Pi never holds"
+            )
     steps = authorize.prelude(case.registry, case.settings)
     events = probe_events(case)
     for index, event in enumerate(events):
