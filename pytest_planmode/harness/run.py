@@ -4,6 +4,7 @@ results, terminal summary) registered together and removed together."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,20 @@ class PlanmodeRun:
             )
         if not self.options.is_worker and getattr(config.option, "dist", "no") != "no":
             self.targets.release()
+        # What starting left (modules, contract models, the targets) lives as
+        # long as the process: out of the garbage collector's full passes
+        # during collection (see `pytest_collection_finish`).
+        gc.freeze()
+
+    # Last, once the items are final.
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """The objects collection leaves (modules, contract models, cases,
+        items) live until the session ends: set apart from the garbage
+        collector's full passes, which otherwise walk them all again and
+        again while the checks run. Given back to it at the end (`stop`)."""
+        gc.freeze()
 
     def stop(self) -> None:
+        gc.unfreeze()
         self.targets.stop()

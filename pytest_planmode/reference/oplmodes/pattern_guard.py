@@ -8,6 +8,9 @@ interrupted, so user patterns run on the `regex` package, whose searches take
 a `timeout`. Every check gets one budget of CPU time
 (:data:`CHECK_BUDGET_SECONDS`) shared by all its user-pattern searches; a
 search that runs out of it decides the command as blocked (fail closed).
+A search that ran out of its time is remembered with the CPU time it spent,
+so the same pattern on the same text is not run again for a budget no larger
+(a run checks one catastrophic command many times; the verdict is the same).
 Without the `regex` package the run time cannot be bounded, so user patterns
 are reported as a problem and the gate blocks instead of running them.
 """
@@ -40,6 +43,20 @@ class UserPattern:
     source: str
     compiled: Any | None
     error: str | None
+
+
+#: Searches that were cut off: (compiled pattern, text) -> the CPU time the
+#: search spent without finishing. The engine is deterministic, so a budget no
+#: larger than that cannot finish it either.
+_UNFINISHED: dict[tuple[Any, str], float] = {}
+_UNFINISHED_MAX = 64
+
+
+def _remember_unfinished(pattern: UserPattern, text: str, spent: float) -> None:
+    if len(_UNFINISHED) >= _UNFINISHED_MAX:
+        _UNFINISHED.clear()
+    key = (pattern.compiled, text)
+    _UNFINISHED[key] = max(spent, _UNFINISHED.get(key, 0.0))
 
 
 class PatternTimeout(Exception):
@@ -119,8 +136,13 @@ class Budget:
 
     def search(self, pattern: UserPattern, text: str) -> bool:
         """Whether `pattern` matches somewhere in `text`; raises
-        :class:`PatternTimeout` once the budget is spent."""
+        :class:`PatternTimeout` once the budget is spent (at once when this
+        search was already cut off after as much CPU time as is left)."""
         assert pattern.compiled is not None
+        unfinished = _UNFINISHED.get((pattern.compiled, text))
+        if unfinished is not None and self.cpu_left <= unfinished:
+            self.cpu_left = 0.0
+            raise PatternTimeout(pattern.source)
         stretch = 1.0
         while True:
             wall_left = self.wall_deadline - self.clock()
@@ -133,6 +155,7 @@ class Budget:
             except TimeoutError:
                 used = self.cpu_clock() - began
                 if used >= allowed / 2:
+                    _remember_unfinished(pattern, text, used)
                     raise PatternTimeout(pattern.source) from None
                 stretch *= 2
                 continue
