@@ -40,7 +40,7 @@ def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(text: str) -> Any:
         raise AssertionError("parsed although the cache holds this text")
 
-    monkeypatch.setattr(suite.tomllib, "loads", refuse)
+    monkeypatch.setattr(tomllib, "loads", refuse)
 
 
 def test_a_parse_is_used_again_for_the_same_text(
