@@ -90,13 +90,15 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
     entry = cache / f"{hashlib.sha256(str(resolved).encode('utf-8', 'surrogatepass')).hexdigest()}.json"
     try:
         kept = json.loads(entry.read_text(encoding="utf-8"))
-        if isinstance(kept, dict) and kept.get("sha256") == digest and isinstance(kept.get("data"), dict):
-            return kept["data"]
+        if isinstance(kept, dict) and kept.get("sha256") == digest:
+            data: Any = kept.get("data")
+            if isinstance(data, dict):
+                return data
     except (OSError, ValueError):
         pass
-    data = tomllib.loads(text)
-    _keep_parse(entry, digest, data)
-    return data
+    parsed = tomllib.loads(text)
+    _keep_parse(entry, digest, parsed)
+    return parsed
 
 
 def _keep_parse(entry: Path, digest: str, data: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ class UserPattern:
 #: search spent without finishing. The engine is deterministic, so a budget no
 #: larger than that cannot finish it either.
 _UNFINISHED: dict[tuple[Any, str], float] = {}
-_UNFINISHED_MAX = 64
+_UNFINISHED_MAX = 16
 
 
 def _remember_unfinished(pattern: UserPattern, text: str, spent: float) -> None:
