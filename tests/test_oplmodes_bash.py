@@ -186,6 +186,19 @@ def test_a_search_cut_off_once_is_not_run_again_for_no_more_cpu() -> None:
     assert fake.timeouts == [0.25, 0.25, 0.5]
 
 
+def test_a_starved_search_that_spent_the_budget_is_not_tried_again() -> None:
+    """Starved attempts are retried with more wall time, but once one of them
+    has run for the whole CPU budget without finishing, the search is cut
+    off: a busy machine does not let a search run past its budget (and find
+    a match an idle one would not)."""
+    clocks = _Clocks()
+    fake = _FakeCompiled(clocks, cpu_share=0.45, finish_on=4)
+    pattern = pattern_guard.UserPattern("(a|aa)+$", fake, None)
+    with pytest.raises(pattern_guard.PatternTimeout):
+        _budget(clocks).search(pattern, "aaaaa!")
+    assert fake.timeouts == [0.25, 0.5, 1.0]
+
+
 def test_a_machine_too_busy_to_search_hits_the_wall_ceiling() -> None:
     clocks = _Clocks()
     fake = _FakeCompiled(clocks, cpu_share=0.0, finish_on=None)
