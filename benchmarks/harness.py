@@ -18,9 +18,11 @@
    as a ratio, and the property checks' share. Goal: <= 3 x. Wall time
    and CPU time (user + system of the pytest process) both: on a loaded
    machine the wall time follows the load, the CPU time much less.
-   `--baseline DIR` runs the same measures, alternated in the same run,
-   with the package of another checkout (say, of main: `git worktree add
-   DIR main`), and prints the two side by side.
+   The shipped fixture files' parse cache is warm (this script loads the
+   suite before it measures); with `PLANMODE_FIXTURE_CACHE=off` every run
+   parses them. `--baseline DIR` runs the same measures, alternated in the
+   same run, with the package of another checkout (say, of main: `git
+   worktree add DIR main`), and prints the two side by side.
 4. Where the property checks' time goes (`--properties`): one run of them
    in this process, per check the examples drawn and the CPU time, with the
    time spent in target requests apart; the rest is Hypothesis's

@@ -192,3 +192,9 @@ def fix_examples(function: Any, case_id: str) -> None:
         function._hypothesis_internal_use_settings = settings(own, max_examples=examples_of(case_id))
     else:
         function._hypothesis_internal_use_settings = own
+    # Without an example database the key Hypothesis would derive from the
+    # check's source text (read and hashed on every run) names nothing.
+    if function._hypothesis_internal_use_settings.database is None:
+        function._hypothesis_internal_database_key = None
+    elif getattr(function, "_hypothesis_internal_database_key", 0) is None:
+        del function._hypothesis_internal_database_key

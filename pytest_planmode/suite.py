@@ -9,9 +9,12 @@ case position, and what is wrong.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import re
-import tomllib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -48,6 +51,74 @@ class Case:
     @property
     def where(self) -> str:
         return f"{self.file}: group {self.group_index + 1}, case {self.case_index + 1} ({self.id})"
+
+
+#: Where parsed fixture files are kept (a directory), or `off`; default
+#: `pytest-planmode/fixtures` under `$XDG_CACHE_HOME` (default `~/.cache`).
+PARSE_CACHE_ENV = "PLANMODE_FIXTURE_CACHE"
+#: Changes when what the parse cache holds changes.
+_PARSE_CACHE_FORMAT = "1"
+
+
+def parse_cache_dir() -> Path | None:
+    """The directory of the parse cache; None when it is turned off."""
+    explicit = os.environ.get(PARSE_CACHE_ENV, "")
+    if explicit.strip().lower() == "off":
+        return None
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-planmode" / "fixtures"
+
+
+def parse_toml(text: str, path: Path) -> dict[str, Any]:
+    """`tomllib.loads(text)`: parsing the shipped suite's TOML costs more than
+    the rest of loading it, so the parse of a shipped fixture file (`path`,
+    under :data:`FIXTURES_DIR`) is kept as JSON in the parse cache, one entry
+    per file, with the hash of the text it is the parse of; the entry is used
+    only for that same text (and Python version). Other files are parsed.
+    A text that is not TOML raises `tomllib.TOMLDecodeError` (a ValueError).
+    (`tomllib` is imported here: a run that finds every parse kept needs
+    none of it.)"""
+    import tomllib
+
+    cache = parse_cache_dir()
+    resolved = path.resolve()
+    if cache is None or not resolved.is_relative_to(FIXTURES_DIR):
+        return tomllib.loads(text)
+    version = f"{_PARSE_CACHE_FORMAT}:{sys.version_info[0]}.{sys.version_info[1]}"
+    digest = hashlib.sha256(f"{version}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    entry = cache / f"{hashlib.sha256(str(resolved).encode('utf-8', 'surrogatepass')).hexdigest()}.json"
+    try:
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("sha256") == digest:
+            data: Any = kept.get("data")
+            if isinstance(data, dict):
+                return data
+    except (OSError, ValueError):
+        pass
+    parsed = tomllib.loads(text)
+    _keep_parse(entry, digest, parsed)
+    return parsed
+
+
+def _keep_parse(entry: Path, digest: str, data: dict[str, Any]) -> None:
+    """Write one parse cache entry; a parse JSON cannot hold exactly (TOML
+    dates and times, say) or a cache that cannot be written is left out."""
+    try:
+        text = json.dumps({"sha256": digest, "data": data}, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return
+    if json.loads(text)["data"] != data:
+        return
+    partial = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, entry)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
 
 
 NULL_SENTINEL = "$null"
@@ -210,10 +281,10 @@ def load_file(path: Path, *, contract: bool = True, root: Path | None = None) ->
 
     file = display_name(path, root)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = parse_toml(path.read_text(encoding="utf-8"), path)
     except (OSError, UnicodeDecodeError) as exc:
         raise FixtureError(f"{file}: cannot read: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         raise FixtureError(f"{file}: not valid TOML: {exc}") from exc
     problems: list[str] = []
     try:

@@ -165,6 +165,40 @@ def test_a_search_that_spends_its_cpu_is_cut_off() -> None:
     assert fake.timeouts == [0.25]
 
 
+def test_a_search_cut_off_once_is_not_run_again_for_no_more_cpu() -> None:
+    """The same pattern on the same text, cut off after spending its budget:
+    a later check with the same budget is blocked without searching again;
+    a check with more CPU time left searches."""
+    clocks = _Clocks()
+    fake = _FakeCompiled(clocks, cpu_share=1.0, finish_on=None)
+    pattern = pattern_guard.UserPattern("(a|aa)+$", fake, None)
+    with pytest.raises(pattern_guard.PatternTimeout):
+        _budget(clocks).search(pattern, "aaaa!")
+    assert fake.timeouts == [0.25]
+    with pytest.raises(pattern_guard.PatternTimeout):
+        _budget(clocks).search(pattern, "aaaa!")
+    assert fake.timeouts == [0.25]
+    with pytest.raises(pattern_guard.PatternTimeout):
+        _budget(clocks).search(pattern, "aaa!")
+    assert fake.timeouts == [0.25, 0.25]
+    with pytest.raises(pattern_guard.PatternTimeout):
+        pattern_guard.Budget.start(0.5, lambda: clocks.wall, lambda: clocks.cpu).search(pattern, "aaaa!")
+    assert fake.timeouts == [0.25, 0.25, 0.5]
+
+
+def test_a_starved_search_that_spent_the_budget_is_not_tried_again() -> None:
+    """Starved attempts are retried with more wall time, but once one of them
+    has run for the whole CPU budget without finishing, the search is cut
+    off: a busy machine does not let a search run past its budget (and find
+    a match an idle one would not)."""
+    clocks = _Clocks()
+    fake = _FakeCompiled(clocks, cpu_share=0.45, finish_on=4)
+    pattern = pattern_guard.UserPattern("(a|aa)+$", fake, None)
+    with pytest.raises(pattern_guard.PatternTimeout):
+        _budget(clocks).search(pattern, "aaaaa!")
+    assert fake.timeouts == [0.25, 0.5, 1.0]
+
+
 def test_a_machine_too_busy_to_search_hits_the_wall_ceiling() -> None:
     clocks = _Clocks()
     fake = _FakeCompiled(clocks, cpu_share=0.0, finish_on=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -695,3 +696,25 @@ class TestRatchetLosesNothing:
             "oplmodes.plans.name.double-dash-rejected": "bug 12",
             "other.case": "x",
         }
+
+
+def test_start_and_collection_are_frozen_while_checks_run(pytester: pytest.Pytester, suite) -> None:  # type: ignore[no-untyped-def]
+    """The checks run with the objects of start and collection frozen out of
+    the garbage collector's full passes; the session's cleanup unfreezes them."""
+    record = pytester.path / "freeze-counts.txt"
+    pytester.makepyfile(
+        freezewatch=f"""
+import gc
+
+def pytest_runtest_call(item):
+    with open({str(record)!r}, "a") as out:
+        out.write(f"{{gc.get_freeze_count()}}\\n")
+"""
+    )
+    pytester.syspathinsert()
+    before = gc.get_freeze_count()
+    run = suite("reference", "-p", "freezewatch", "-m", "oplmodes_plans_resolve")
+    assert run.result.ret == 0, run.text
+    counts = [int(line) for line in record.read_text().split()]
+    assert counts and min(counts) > before
+    assert gc.get_freeze_count() == before

@@ -4,6 +4,8 @@ target applies (contract.virtual_paths)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +139,37 @@ ADAPTER = Recorder()
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("passed", 0) > 0, outcomes
     assert result.ret == 0
+
+
+class _NoRoots:
+    def hello(self, suite: str) -> dict[str, Any]:
+        return REFERENCE.hello(suite)
+
+    def call(self, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return REFERENCE.call(op, payload)
+
+
+@pytest.mark.parametrize(("adapter", "sandboxes"), [(_RootsRecorder(), 1), (_NoRoots(), 0), (REFERENCE, 0)])
+def test_a_sandbox_only_for_a_target_that_takes_roots(
+    adapter: Any, sandboxes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python adapter without a `roots` parameter (the reference's) gets no
+    sandbox: nothing could reach it."""
+    from pytest_planmode.harness import lifecycle
+
+    made: list[dict[str, str]] = []
+    real = lifecycle.sandbox
+
+    @contextmanager
+    def counted() -> Iterator[dict[str, str]]:
+        with real() as roots:
+            made.append(roots)
+            yield roots
+
+    monkeypatch.setattr(lifecycle, "sandbox", counted)
+    target = PythonTarget(adapter, "adapter")
+    targets = lifecycle.Targets.__new__(lifecycle.Targets)
+    targets.judged = {"t": lifecycle.Judged("t", "python:x:Y", target, target.handshake())}
+    outcome = targets.request("t", "planmode.export.run", {"state": {"source": "ready", "plan": "# P"}})
+    assert outcome.kind == "output", outcome.message
+    assert len(made) == sandboxes

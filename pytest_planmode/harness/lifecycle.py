@@ -95,11 +95,13 @@ class Targets:
 
     def request(self, name: str, operation: str, payload: Mapping[str, Any]) -> Outcome:
         """One request to target `name`; an operation whose inputs name files
-        gets a fresh sandbox (one directory per root), removed after the answer."""
+        gets a fresh sandbox (one directory per root), removed after the
+        answer, unless the target takes no roots (a Python adapter whose
+        `call` has no `roots` parameter, such as the reference's)."""
         target = self.judged[name].target
         assert target is not None
         spec = operations().get(operation)
-        if spec is None or not spec.sandbox:
+        if spec is None or not spec.sandbox or not getattr(target, "uses_roots", True):
             return target.request(operation, payload)
         with sandbox() as roots:
             return target.request(operation, payload, roots)

@@ -4,6 +4,8 @@ results, terminal summary) registered together and removed together."""
 
 from __future__ import annotations
 
+import atexit
+import gc
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,19 @@ from pytest_planmode.suite import CONFORMANCE_DIR
 
 #: The module whose fixture (`planmode_target`) the run's items use.
 FIXTURES_PLUGIN = "planmode-fixtures"
+
+_exit_freeze: list[bool] = []
+
+
+def _freeze_at_exit() -> None:
+    """At the exit of a process that ran the suite, set what is left apart
+    from the garbage collector: the interpreter's last collections would walk
+    every object the run leaves (modules, contract models, cases) only to
+    free memory the exit frees anyway (pytest's own end-of-session
+    collections, for what the checks left, ran before). Registered once."""
+    if not _exit_freeze:
+        _exit_freeze.append(True)
+        atexit.register(gc.freeze)
 
 
 class PlanmodeRun:
@@ -84,6 +99,24 @@ class PlanmodeRun:
             )
         if not self.options.is_worker and getattr(config.option, "dist", "no") != "no":
             self.targets.release()
+        # What starting left (modules, contract models, the targets) lives as
+        # long as the process: out of the garbage collector's full passes
+        # during collection (see `pytest_collection_finish`). Given back to
+        # the collector when the session's last cleanups run (registered
+        # now, so after pytest's own end-of-session collections, which then
+        # skip what is frozen: nothing there is garbage a check made).
+        config.add_cleanup(gc.unfreeze)
+        _freeze_at_exit()
+        gc.freeze()
+
+    # Last, once the items are final.
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """The objects collection leaves (modules, contract models, cases,
+        items) live until the session ends: set apart from the garbage
+        collector's full passes, which otherwise walk them all again and
+        again while the checks run. Given back to it at the end (`start`)."""
+        gc.freeze()
 
     def stop(self) -> None:
         self.targets.stop()

@@ -64,6 +64,9 @@ class PythonTarget:
     def __init__(self, adapter: Any, description: str) -> None:
         self.adapter = adapter
         self.description = description
+        #: Whether the adapter takes the sandbox's roots; one that does not
+        #: needs no sandbox (`Targets.request` creates none for it).
+        self.uses_roots = _takes_roots(adapter.call)
 
     def handshake(self) -> Handshake:
         try:
@@ -77,7 +80,7 @@ class PythonTarget:
     ) -> Outcome:
         copied = json.loads(json.dumps(payload))
         try:
-            if roots is not None and _takes_roots(self.adapter.call):
+            if roots is not None and self.uses_roots:
                 answer = self.adapter.call(operation, copied, roots=dict(roots))
             else:
                 answer = self.adapter.call(operation, copied)

@@ -8,6 +8,9 @@ interrupted, so user patterns run on the `regex` package, whose searches take
 a `timeout`. Every check gets one budget of CPU time
 (:data:`CHECK_BUDGET_SECONDS`) shared by all its user-pattern searches; a
 search that runs out of it decides the command as blocked (fail closed).
+A search that times out is remembered with the CPU time it spent, so the
+same pattern on the same text is not run again for a budget no larger (a run
+checks one catastrophic command many times; the verdict is the same).
 Without the `regex` package the run time cannot be bounded, so user patterns
 are reported as a problem and the gate blocks instead of running them.
 """
@@ -40,6 +43,20 @@ class UserPattern:
     source: str
     compiled: Any | None
     error: str | None
+
+
+#: Searches that timed out: (compiled pattern, text) -> the most CPU time one
+#: attempt spent without finishing. The engine is deterministic, so a budget
+#: no larger than that cannot finish it either.
+_UNFINISHED: dict[tuple[Any, str], float] = {}
+_UNFINISHED_MAX = 16
+
+
+def _remember_unfinished(pattern: UserPattern, text: str, spent: float) -> None:
+    if len(_UNFINISHED) >= _UNFINISHED_MAX:
+        _UNFINISHED.clear()
+    key = (pattern.compiled, text)
+    _UNFINISHED[key] = max(spent, _UNFINISHED.get(key, 0.0))
 
 
 class PatternTimeout(Exception):
@@ -119,10 +136,18 @@ class Budget:
 
     def search(self, pattern: UserPattern, text: str) -> bool:
         """Whether `pattern` matches somewhere in `text`; raises
-        :class:`PatternTimeout` once the budget is spent."""
+        :class:`PatternTimeout` once the budget is spent, and at once when
+        this search (on this text) already ran for as much CPU time as is
+        left without finishing, here or in an earlier check: a starved
+        attempt is tried again only while it may still finish in the budget."""
         assert pattern.compiled is not None
         stretch = 1.0
         while True:
+            unfinished = _UNFINISHED.get((pattern.compiled, text))
+            if unfinished is not None and self.cpu_left <= unfinished:
+                # It needs more CPU time than is left: no attempt can finish it.
+                self.cpu_left = 0.0
+                raise PatternTimeout(pattern.source)
             wall_left = self.wall_deadline - self.clock()
             if self.cpu_left <= 0 or wall_left <= 0:
                 raise PatternTimeout(pattern.source)
@@ -132,6 +157,7 @@ class Budget:
                 found = pattern.compiled.search(text, timeout=allowed) is not None
             except TimeoutError:
                 used = self.cpu_clock() - began
+                _remember_unfinished(pattern, text, used)
                 if used >= allowed / 2:
                     raise PatternTimeout(pattern.source) from None
                 stretch *= 2

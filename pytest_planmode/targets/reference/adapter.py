@@ -55,9 +55,10 @@ class ReferenceAdapter:
             "operations": sorted(handlers()),
         }
 
-    def call(self, op: str, payload: dict[str, Any], roots: dict[str, str] | None = None) -> dict[str, Any]:
-        """`roots` (the harness's sandbox) is not needed: the reference
-        writes nothing to disk, it maps the roots into its model file system.
+    def call(self, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """No `roots` parameter: the reference writes nothing to disk (it maps
+        the roots into its model file system), so the harness creates no
+        sandbox for it.
 
         An operation with a hot path answers a payload of its common shape
         there, in wire form, without building models (the same answer)."""
