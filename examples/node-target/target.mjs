@@ -6,7 +6,7 @@
 // The harness starts this process once per session (once per xdist worker)
 // and talks JSON Lines over stdin/stdout: one JSON object per line, UTF-8.
 //
-//   harness > {"op": "hello", "protocol": 2, "suite": "0.8.0"}
+//   harness > {"op": "hello", "protocol": 2, "suite": "0.9.0"}
 //   target  < {"protocol": 2, "implementation": {...}, "operations": ["oplmodes.plans.resolve"]}
 //   harness > {"id": 1, "op": "oplmodes.plans.resolve", "input": {"source": "command", "value": "auth"}}
 //   target  < {"id": 1, "output": {"accepted": true, "path": ".pi/plans/plan-auth.md", "reason": null}}
@@ -50,7 +50,7 @@ export const PROTOCOL = 2;
 // suite version of the harness; a different major version may have changed
 // operations, so we say so on stderr (the run goes on: skips and failures
 // will show what moved). Pin the kit in CI to keep this stable.
-export const SUITE_CHECKED = "0.8.0";
+export const SUITE_CHECKED = "0.9.0";
 
 // An error whose message is meant for the harness as is (invalid input).
 // Any other thrown error is reported too, with its class name in front.
