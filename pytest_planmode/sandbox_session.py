@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -17,8 +17,14 @@ from pytest_planmode.sandbox import Result, Sandbox, SandboxUnavailable
 from pytest_planmode.sandbox.commands import programs_in
 from pytest_planmode.strategies.sandbox_table import POWERSHELL, PROGRAMS, RUNNER_PROGRAMS, Program
 
-if TYPE_CHECKING:
-    from pytest_planmode.harness import TargetClient
+
+class Asker(Protocol):
+    """What the sandbox session asks a target through (the property checks'
+    target client; named here so that this module imports no harness)."""
+
+    name: str
+
+    def call(self, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
 def sandbox_flag(value: Any) -> bool:
@@ -96,7 +102,7 @@ class SandboxSession:
             program for program in (POWERSHELL if powershell else PROGRAMS) if program.name in self.chosen
         ]
 
-    def verdict(self, target: TargetClient, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    def verdict(self, target: Asker, operation: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """The target's answer to `payload`, asked once per process: the
         `must` and the `reference` check of a kind judge the same commands
         on the same answer, so the second asks nothing (against a real Pi

@@ -109,7 +109,6 @@ def test_the_probe_workflow_gives_the_reference_allowlist_on_every_case() -> Non
         "planmode.tools.freeze.explicit.unknown-name-pending",
         "planmode.tools.freeze.explicit.override-opted-in",
         "planmode.tools.freeze.exposure.codemode-without-activation",
-        "planmode.tools.freeze.exposure.hidden-active",
         "planmode.tools.freeze.auto.override-needs-opt-in",
         "planmode.tools.freeze.auto.never-activates",
         "planmode.tools.freeze.invalid.not-an-array",
@@ -171,6 +170,11 @@ def test_each_planted_bug_fails_must_cases(mutant: tuple[str, PiTarget]) -> None
 def test_inputs_the_host_cannot_express_are_unsupported_per_case(example: PiTarget) -> None:
     selection = example.request(OP, case("planmode.tools.freeze.selection.over-settings").input)
     assert selection.kind == "unsupported" and "stored in the session" in (selection.message or "")
+    # Pi never holds a hidden tool active: the case's premise is not a state of Pi.
+    hidden = example.request(OP, case("planmode.tools.freeze.exposure.hidden-active").input)
+    assert hidden.kind == "unsupported" and "Pi activates only direct and model-only tools" in (
+        hidden.message or ""
+    )
     garbage = example.request(OP, {"registry": "read"})
     assert garbage.kind == "unsupported" and "not a planmode.tools.freeze input" in (garbage.message or "")
 
