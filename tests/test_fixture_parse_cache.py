@@ -9,20 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ONE_CASE_TOML
 
 from pytest_planmode import suite
 
-ONE_CASE = """\
-[[group]]
-description = "d"
-operation = "oplmodes.plans.resolve"
-spec = "opl-modes.md § Commands, flags, and shortcuts"
-level = "must"
-  [[group.case]]
-  id = "cached.one"
-  input = { source = "command", value = "a" }
-  expect = { accepted = true }
-"""
+ONE_CASE = ONE_CASE_TOML
 
 
 @pytest.fixture
@@ -60,7 +51,7 @@ def test_a_changed_file_is_parsed_again(shipped: tuple[Path, Path]) -> None:
     path = fixtures / "one.toml"
     path.write_text(ONE_CASE, encoding="utf-8")
     suite.load_file(path)
-    path.write_text(ONE_CASE.replace("cached.one", "cached.two"), encoding="utf-8")
+    path.write_text(ONE_CASE.replace("same.id", "cached.two"), encoding="utf-8")
     assert [case.id for case in suite.load_file(path)] == ["cached.two"]
     # One entry per file: the new parse replaced the old one.
     assert len(list(cache.iterdir())) == 1
@@ -95,7 +86,7 @@ def test_an_unwritable_cache_still_parses(shipped: tuple[Path, Path]) -> None:
     cache.write_text("a file where the directory would be", encoding="utf-8")
     path = fixtures / "one.toml"
     path.write_text(ONE_CASE, encoding="utf-8")
-    assert [case.id for case in suite.load_file(path)] == ["cached.one"]
+    assert [case.id for case in suite.load_file(path)] == ["same.id"]
 
 
 def test_a_damaged_entry_is_parsed_again(shipped: tuple[Path, Path]) -> None:
@@ -105,7 +96,7 @@ def test_a_damaged_entry_is_parsed_again(shipped: tuple[Path, Path]) -> None:
     suite.load_file(path)
     (entry,) = cache.iterdir()
     entry.write_text("{not json", encoding="utf-8")
-    assert [case.id for case in suite.load_file(path)] == ["cached.one"]
+    assert [case.id for case in suite.load_file(path)] == ["same.id"]
     assert json.loads(entry.read_text(encoding="utf-8"))["data"] == tomllib.loads(ONE_CASE)
 
 
