@@ -156,10 +156,15 @@ def test_each_starved_retry_doubles_the_wall_time() -> None:
     assert fake.timeouts == [0.25, 0.5, 1.0]
 
 
-def test_a_search_that_spends_its_cpu_is_cut_off() -> None:
+def _never_finishing() -> tuple[_Clocks, _FakeCompiled, pattern_guard.UserPattern]:
+    """A user pattern whose search spends all the CPU it gets and never ends."""
     clocks = _Clocks()
     fake = _FakeCompiled(clocks, cpu_share=1.0, finish_on=None)
-    pattern = pattern_guard.UserPattern("(a|aa)+$", fake, None)
+    return clocks, fake, pattern_guard.UserPattern("(a|aa)+$", fake, None)
+
+
+def test_a_search_that_spends_its_cpu_is_cut_off() -> None:
+    clocks, fake, pattern = _never_finishing()
     with pytest.raises(pattern_guard.PatternTimeout):
         _budget(clocks).search(pattern, "aaa!")
     assert fake.timeouts == [0.25]
@@ -169,9 +174,7 @@ def test_a_search_cut_off_once_is_not_run_again_for_no_more_cpu() -> None:
     """The same pattern on the same text, cut off after spending its budget:
     a later check with the same budget is blocked without searching again;
     a check with more CPU time left searches."""
-    clocks = _Clocks()
-    fake = _FakeCompiled(clocks, cpu_share=1.0, finish_on=None)
-    pattern = pattern_guard.UserPattern("(a|aa)+$", fake, None)
+    clocks, fake, pattern = _never_finishing()
     with pytest.raises(pattern_guard.PatternTimeout):
         _budget(clocks).search(pattern, "aaaa!")
     assert fake.timeouts == [0.25]
