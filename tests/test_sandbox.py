@@ -136,6 +136,45 @@ class TestObserve:
                      'utimensat(AT_FDCWD, "a", NULL, 0) = 0', 'symlinkat("a", AT_FDCWD, "b") = 0'):  # fmt: skip
             assert [k.split(":")[0] for k in kinds(f"5 {call}\n")] == [f"write by {SHELL.rsplit('/', 1)[1]}"]
 
+    def test_a_path_relative_to_a_directory_descriptor_is_read_where_it_points(self) -> None:
+        """`strace -y` names the directory a descriptor stands for, as the
+        tracer sees it (under the command's root); a `>` in it is escaped
+        and a `, ` in it splits no argument."""
+        root = "/var/sb/root"
+        trace = (
+            f'5 unlinkat(7<{root}/tmp/go-build1/b001>, "testlog.txt", 0) = 0\n'
+            f'5 openat(AT_FDCWD<{root}/tmp/a\\76b, \\"c>, "x", O_WRONLY|O_CREAT, 0666) = 3<{root}/tmp/y>\n'
+            '5 openat(AT_FDCWD, "rel", O_WRONLY|O_CREAT, 0666) = 3\n'
+        )
+        effects = observe(START + trace, [b""], shell=SHELL, programs=(), root=root).effects
+        assert [e.path for e in effects] == ["/tmp/go-build1/b001/testlog.txt", '/tmp/a>b, "c/x', "rel"]
+
+    def test_what_a_command_did_inside_a_directory_it_made_and_removed_is_gone(self) -> None:
+        made = (
+            '5 mkdir("/tmp/rustcAbCdEf", 0777) = 0\n'
+            '5 openat(AT_FDCWD, "/tmp/rustcAbCdEf/lib.rmeta", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3\n'
+        )
+        gone = '5 unlink("/tmp/rustcAbCdEf/lib.rmeta") = 0\n5 unlinkat(AT_FDCWD, "/tmp/rustcAbCdEf", AT_REMOVEDIR) = 0\n'
+        assert kinds(made + gone) == []
+        # Left in place, or moved out before the directory went, it remains.
+        assert len(kinds(made)) == 2
+        moved = '5 rename("/tmp/rustcAbCdEf/lib.rmeta", "/home/dev/project/lib.rmeta") = 0\n'
+        assert [e.split(": ")[1][:6] for e in kinds(made + moved + gone)] == ["rename"]
+        # A directory that was there already (its mkdir failed) is not the command's to excuse.
+        there = '5 mkdir("/tmp/keep", 0777) = -1 EEXIST (File exists)\n5 openat(AT_FDCWD, "/tmp/keep/f", O_WRONLY|O_CREAT, 0666) = 3\n5 rmdir("/tmp/keep") = -1 ENOTEMPTY (Directory not empty)\n'
+        assert len(kinds(there)) == 3
+
+    def test_a_directory_made_then_renamed_into_place_is_judged_where_it_ended(self) -> None:
+        trace = (
+            '5 mkdir("/home/dev/project/targetAbCdEf", 0777) = 0\n'
+            '5 openat(AT_FDCWD, "/home/dev/project/targetAbCdEf/CACHEDIR.TAG", O_WRONLY|O_CREAT, 0666) = 3\n'
+            '5 rename("/home/dev/project/targetAbCdEf", "/home/dev/project/target") = 0\n'
+        )
+        effects = observe(START + trace, [b""], shell=SHELL, programs=()).effects
+        assert [e.path for e in effects] == [
+            "/home/dev/project/target", "/home/dev/project/target/CACHEDIR.TAG", "/home/dev/project/target",
+        ]  # fmt: skip
+
     def test_a_unix_socket_bound_to_a_path_is_a_write(self) -> None:
         made = '5 bind(3, {sa_family=AF_UNIX, sun_path="/tmp/s"}, 110) = 0\n'
         abstract = '5 bind(3, {sa_family=AF_UNIX, sun_path=@"name"}, 7) = 0\n'
@@ -691,6 +730,27 @@ class TestRunnerBaselines:
         assert not baseline.covers(Effect("exec", "execve(...)", "node", "/usr/bin/git"))
         assert not baseline.covers(Effect("secret", "the value of $X appeared", ""))
         assert not baseline.covers(Effect("network", "connect(...)", "node", "198.51.100.7"))
+        # What the bare form ran is its own (`jest`'s interpreter, `node`),
+        # as are programs beside the ones it ran in a directory off PATH (a
+        # toolchain's own tools) and programs inside a directory it made
+        # (its build output); a program on PATH it did not run is not.
+        ran = ["/usr/bin/node", "/usr/lib/go/pkg/tool/linux_amd64/compile"]
+        built = Effect(
+            "write", 'mkdir("/home/dev/project/target", 0777) = 0', "cargo", world.REPO + "/target"
+        )
+        own = runners.Baseline.of([built], ran=ran)
+        assert own.covers(Effect("exec", "execve(...)", "node", "/usr/bin/node"))
+        assert own.covers(Effect("exec", "execve(...)", "go", "/usr/lib/go/pkg/tool/linux_amd64/cover"))
+        assert own.covers(
+            Effect("exec", "execve(...)", "cargo", world.REPO + "/target/release/deps/p-1a2b3c4d")
+        )
+        assert not own.covers(Effect("exec", "execve(...)", "node", "/usr/bin/git"))
+        assert not own.covers(Effect("exec", "execve(...)", "node", world.REPO + "/build/tool"))
+        # A mkdir that failed (the directory was there) made nothing.
+        failed = Effect(
+            "write", 'mkdir("/home/dev/project", 0777) = -1 EEXIST', "cargo", world.REPO, failed=True
+        )
+        assert not runners.Baseline.of([failed]).covers(Effect("write", "openat(...)", "cargo", "src/app.py"))
         # A bare form cut short by the time limit is no baseline to judge by.
         assert baseline.complete and not runners.Baseline.of([made], complete=False).complete
 

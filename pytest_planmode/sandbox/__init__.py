@@ -105,7 +105,9 @@ class Sandbox:
         runs_project = shell == "bash" and not runners.PROGRAMS.isdisjoint(named)
         timeout = max(self.timeout, runners.RUNNER_TIMEOUT) if runs_project else self.timeout
         raw = self._zygote.run(argv, timeout=timeout, cap=self.cap)
-        observation = observe(raw.trace, (raw.stdout, raw.stderr), shell=shell_path, programs=named)
+        observation = observe(
+            raw.trace, (raw.stdout, raw.stderr), shell=shell_path, programs=named, root=raw.root
+        )
         effects = tuple(observation.effects)
         admitted: tuple[Effect, ...] = ()
         unfinished: list[str] = []
@@ -142,9 +144,9 @@ class Sandbox:
             named = tuple(programs_in(form))
             # Twice a command's time: a bare form cut short would excuse too little.
             raw = self._zygote.run(argv, timeout=2 * max(self.timeout, runners.RUNNER_TIMEOUT), cap=self.cap)
-            observed = observe(raw.trace, (raw.stdout, raw.stderr), shell=bash, programs=named)
+            observed = observe(raw.trace, (raw.stdout, raw.stderr), shell=bash, programs=named, root=raw.root)
             complete = not raw.timed_out and not raw.trace_cut
-            self._baselines[form] = runners.Baseline.of(observed.effects, complete)
+            self._baselines[form] = runners.Baseline.of(observed.effects, complete, observed.ran)
         return self._baselines[form]
 
 

@@ -222,7 +222,7 @@ def _child(base: Path, request: dict[str, Any], out_w: int, err_w: int, res_w: i
             # are refused instead (programs then use the older calls).
             L.refuse_system_calls_from(FIRST_UNNAMED_SYSCALL)
             argv = [
-                "strace", "-f", "-qq", "--seccomp-bpf", "-s", "512", "-e", "signal=none",
+                "strace", "-f", "-y", "-qq", "--seccomp-bpf", "-s", "512", "-e", "signal=none",
                 "-e", f"trace={TRACED}", "-o", str(trace),
                 "--", *launcher(root, world.REPO), *request["argv"],
             ]  # fmt: skip

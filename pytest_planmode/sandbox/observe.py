@@ -9,7 +9,11 @@ Effects (each names the program that caused it):
   the terminal and the standard streams' device files (`/dev/null`,
   `/dev/tty`, `/dev/stdout`...), and a file the command itself created
   exclusively (`O_EXCL`, how lock and temporary files are made) and removed
-  again before it ended (Git's optional index lock, `sort`'s spill files).
+  again before it ended (Git's optional index lock, `sort`'s spill files),
+  and what it wrote inside a directory it made and removed again (a
+  compiler's scratch directory). A path relative to a directory descriptor
+  is read against the directory the tracer names (`strace -y`), so a
+  command that changed directory is judged where it wrote.
 - `exec`: a program executed other than the shell and the programs the
   command line names.
 - `network`: a socket connected or sent to beyond loopback, or a raw packet
@@ -23,6 +27,7 @@ Effects (each names the program that caused it):
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import os
 import re
@@ -93,6 +98,8 @@ class Effect:
     detail: str
     program: str = ""
     path: str = ""
+    #: The call failed (still an effect: it was attempted).
+    failed: bool = False
 
     def __str__(self) -> str:
         by = f" by {self.program}" if self.program else ""
@@ -102,6 +109,9 @@ class Effect:
 @dataclass
 class Observation:
     effects: list[Effect] = field(default_factory=list)
+    #: Every program the command executed (the shell, the programs its
+    #: command line names and their interpreters included), as paths.
+    ran: frozenset[str] = frozenset()
 
     def kinds(self) -> set[str]:
         return {effect.kind for effect in self.effects}
@@ -123,6 +133,11 @@ def split_args(text: str) -> tuple[str, ...]:
                 quoted = False
         elif char == '"':
             quoted = True
+        elif char == "<" and i and (text[i - 1].isalnum() or text[i - 1] == "_"):
+            # `strace -y`: the file a descriptor names, `7</tmp/d>` (a `>`
+            # in the name is escaped, `\76`): one piece of the argument.
+            end = text.find(">", i)
+            i = len(text) if end < 0 else end
         elif char in "([{":
             depth += 1
         elif char in ")]}":
@@ -185,7 +200,7 @@ class _Programs:
         self.parent: dict[int, tuple[int, int]] = {}
         for call in calls:
             if call.name in ("execve", "execveat") and call.ok:
-                path = unquote(call.args[0 if call.name == "execve" else 1])
+                path = _path_arg(call, 0 if call.name == "execve" else 1)
                 self.execs.setdefault(call.pid, []).append((call.index, os.path.basename(path)))
                 self.paths.setdefault(call.pid, []).append((call.index, path))
             elif call.name in SPAWNS and call.result.split()[0].isdigit():
@@ -219,14 +234,85 @@ def _resolve(path: str) -> str:
     return os.path.normpath(path if path.startswith("/") else os.path.join(world.REPO, path))
 
 
-def _open_parts(call: Call) -> tuple[str, str] | None:
+_DESCRIBED = re.compile(r"^(?:-?\d+|AT_FDCWD)<(.*)>$", re.S)
+
+
+def _path_arg(call: Call, where: int, root: str = "") -> str:
+    """The path argument at `where`, made absolute against the directory
+    descriptor before it where the call takes one (`strace -y` prints the
+    directory it names, the process's own working directory for
+    `AT_FDCWD`, as the tracer sees it: under the command's `root`);
+    otherwise as given (a relative path then stands for one in the working
+    tree)."""
+    path = unquote(call.args[where]) if len(call.args) > where else ""
+    if path.startswith("/") or where == 0 or not call.name.endswith(("at", "at2")):
+        return path
+    described = _DESCRIBED.match(call.args[where - 1])
+    if described is None:
+        return path
+    directory = unquote(f'"{described.group(1)}"')
+    if root and (directory == root or directory.startswith(root + "/")):
+        directory = directory[len(root) :] or "/"
+    return os.path.normpath(os.path.join(directory, path))
+
+
+def _open_parts(call: Call, root: str) -> tuple[str, str] | None:
     if call.name == "open" and len(call.args) >= 2:
         return unquote(call.args[0]), call.args[1]
     if call.name in ("openat", "openat2") and len(call.args) >= 3:
-        return unquote(call.args[1]), call.args[2]
+        return _path_arg(call, 1, root), call.args[2]
     if call.name == "creat" and call.args:
         return unquote(call.args[0]), "O_CREAT|O_WRONLY|O_TRUNC"
     return None
+
+
+def _moved(effects: list[Effect], source: str, target: str) -> None:
+    """A directory or file the command made, then renamed into place
+    (`cargo` builds `target/` as `targetXXXXXX` first): what it did there
+    happened at the place it ended up, where a baseline knows it."""
+    made = [
+        effect for effect in effects if not effect.failed and effect.path and _resolve(effect.path) == source
+    ]
+    if not made:
+        return
+    for index, effect in enumerate(effects):
+        resolved = _resolve(effect.path) if effect.path else ""
+        if resolved == source or resolved.startswith(source + "/"):
+            effects[index] = dataclasses.replace(effect, path=target + resolved[len(source) :])
+
+
+class _Transient:
+    """Directories the command made and removed again before it ended (a
+    compiler's scratch directory, `/tmp/rustcXXXXXX`): what was written
+    inside one while it existed is gone, as with a file made exclusively
+    and removed. Only what left it (a rename out of it) remains."""
+
+    def __init__(self, calls: Sequence[Call], root: str) -> None:
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        made: dict[str, int] = {}
+        for call in calls:
+            if not call.ok:
+                continue
+            if call.name in ("mkdir", "mkdirat"):
+                made[_resolve(_path_arg(call, MUTATIONS[call.name] or 0, root))] = call.index
+            elif call.name == "rmdir" or (
+                call.name == "unlinkat" and bool(call.args) and "AT_REMOVEDIR" in call.args[-1]
+            ):
+                path = _resolve(_path_arg(call, MUTATIONS[call.name] or 0, root))
+                if path in made:
+                    self.spans.setdefault(path, []).append((made.pop(path), call.index))
+
+    def covers(self, path: str, index: int) -> bool:
+        if not self.spans or not path:
+            return False
+        place = _resolve(path)
+        while True:
+            if any(begin <= index <= end for begin, end in self.spans.get(place, ())):
+                return True
+            parent = os.path.dirname(place)
+            if parent == place:
+                return False
+            place = parent
 
 
 def _loopback(address: str) -> bool:
@@ -239,7 +325,10 @@ def observe(
     *,
     shell: str,
     programs: Iterable[str],
+    root: str = "",
 ) -> Observation:
+    """What the command traced in `trace` did (`root`: the directory the
+    tracer sees as the command's `/`)."""
     calls = parse_trace(trace)
     # Everything before the shell starts belongs to the sandbox's own launcher.
     start = next(
@@ -249,16 +338,17 @@ def observe(
     owner = _Programs([c for c in calls if c.index >= start])
     calls = [c for c in calls if c.index > start]
     allowed = {os.path.basename(shell), *programs}
+    transient = _Transient(calls, root)
     effects: list[Effect] = []
     exclusive: dict[str, Call] = {}
     removed: set[str] = set()
     for call in calls:
         if call.name in ("unlink", "unlinkat") and call.ok:
-            removed.add(_resolve(unquote(call.args[MUTATIONS[call.name] or 0])))
+            removed.add(_resolve(_path_arg(call, MUTATIONS[call.name] or 0, root)))
     canary_readers: dict[str, set[str]] = {}
     for call in calls:
         program = owner.at(call.pid, call.index)
-        parts = _open_parts(call)
+        parts = _open_parts(call, root)
         if parts is not None:
             path, flags = parts
             if not any(flag in flags for flag in WRITE_FLAGS):
@@ -270,15 +360,25 @@ def observe(
             if "O_EXCL" in flags and _resolve(path) in removed:
                 exclusive[_resolve(path)] = call
                 continue
-            effects.append(Effect("write", call.text(), program, path))
+            if transient.covers(path, call.index):
+                continue
+            effects.append(Effect("write", call.text(), program, path, not call.ok))
         elif call.name in MUTATIONS:
             where = MUTATIONS[call.name]
-            path = unquote(call.args[where]) if where is not None and len(call.args) > where else ""
+            path = _path_arg(call, where, root) if where is not None else ""
             if call.name in ("unlink", "unlinkat") and _resolve(path) in exclusive:
                 continue
-            effects.append(Effect("write", call.text(), program, path))
+            if transient.covers(path, call.index):
+                continue
+            if call.name in ("rename", "renameat", "renameat2") and call.ok:
+                _moved(
+                    effects,
+                    _resolve(_path_arg(call, 0 if call.name == "rename" else 1, root)),
+                    _resolve(path),
+                )
+            effects.append(Effect("write", call.text(), program, path, not call.ok))
         elif call.name in ("execve", "execveat") and call.ok:
-            path = unquote(call.args[0 if call.name == "execve" else 1])
+            path = _path_arg(call, 0 if call.name == "execve" else 1, root)
             if _interprets(call, owner.last_exec(call.pid, call.index)):
                 # `#!/usr/bin/env node`: the script's interpreter runs the
                 # script that was executed, it is the same program.
@@ -320,7 +420,8 @@ def observe(
                     path,
                 )
             )
-    return Observation(effects)
+    ran = frozenset(path for paths in owner.paths.values() for _, path in paths)
+    return Observation(effects, ran)
 
 
 class SecretFinder:

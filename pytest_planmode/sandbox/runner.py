@@ -42,6 +42,8 @@ class RawRun:
     stderr: bytes
     trace: str
     seconds: float
+    #: The directory the tracer sees as the command's `/`.
+    root: str = ""
 
 
 def _unused_uid() -> int:
@@ -137,6 +139,7 @@ class Zygote:
             stderr=base64.b64decode(answer["stderr"]),
             trace=base64.b64decode(answer["trace"]).decode("utf-8", "replace"),
             seconds=float(answer["seconds"]),
+            root=os.path.join(self.base, "root"),
         )
 
     def close(self) -> None:

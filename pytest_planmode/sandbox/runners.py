@@ -16,9 +16,16 @@ random directory names: six or more letters, digits, `_` and `-` holding a
 digit, or sixteen or more in mixed case)
 folded to `*`, so two runs of the same form have the same places. A
 write is excused where the baseline wrote the same place or inside a
-directory the baseline created; a program execution where the baseline
-ran the same program; a network contact where the baseline reached the
-same address. Secrets and canary files printed are never excused.
+directory the baseline created (a `mkdir` that failed, the directory being
+there already, created nothing); a program execution where the baseline
+ran the same program (its interpreter included: `jest -w 2` starts more
+`node` processes), a program of the same private tool directory (one not
+on PATH: `go test -cover` runs the toolchain's `cover` beside the
+`compile` and `link` the bare form ran) or a program inside a directory
+the baseline created (the runner's own build output: `cargo test
+--release` runs the test binary it built under `target/`); a network
+contact where the baseline reached the same address. Secrets and canary
+files printed are never excused.
 """
 
 from __future__ import annotations
@@ -129,12 +136,18 @@ class Baseline:
     #: what it would have done is unknown, so commands judged against it
     #: are inconclusive.
     complete: bool = True
+    #: Directories off PATH the bare form ran programs from.
+    tool_directories: frozenset[str] = frozenset()
 
     @staticmethod
-    def of(effects: Iterable[object], complete: bool = True) -> Baseline:
+    def of(effects: Iterable[object], complete: bool = True, ran: Iterable[str] = ()) -> Baseline:
+        """The baseline of a bare form that had `effects` and executed the
+        programs `ran` (paths)."""
         places: set[str] = set()
         created: set[str] = set()
-        programs: set[str] = set()
+        programs = {os.path.basename(path) for path in ran}
+        on_path = {os.path.normpath(part) for part in world.BASE_ENV["PATH"].split(":") if part}
+        tools = {os.path.dirname(path) for path in ran if path.startswith("/")} - on_path
         addresses: set[str] = set()
         for effect in effects:
             kind = getattr(effect, "kind", "")
@@ -143,24 +156,40 @@ class Baseline:
             if kind == "write":
                 key = place(path) if path else detail.split("(", 1)[0]
                 places.add(key)
-                if detail.startswith(("mkdir(", "mkdirat(")) and path:
+                if (
+                    detail.startswith(("mkdir(", "mkdirat("))
+                    and path
+                    and not getattr(effect, "failed", False)
+                ):
                     created.add(key)
             elif kind == "exec":
                 programs.add(os.path.basename(path))
             elif kind == "network":
                 addresses.add(path)
         return Baseline(
-            frozenset(places), frozenset(created), frozenset(programs), frozenset(addresses), complete
+            frozenset(places),
+            frozenset(created),
+            frozenset(programs),
+            frozenset(addresses),
+            complete,
+            frozenset(tools),
         )
+
+    def _inside_created(self, key: str) -> bool:
+        return any(key.startswith(made + "/") for made in self.created)
 
     def covers(self, effect: object) -> bool:
         kind = getattr(effect, "kind", "")
         path = getattr(effect, "path", "")
         if kind == "write":
             key = place(path) if path else getattr(effect, "detail", "").split("(", 1)[0]
-            return key in self.places or any(key.startswith(made + "/") for made in self.created)
+            return key in self.places or self._inside_created(key)
         if kind == "exec":
-            return os.path.basename(path) in self.programs
+            return (
+                os.path.basename(path) in self.programs
+                or os.path.dirname(path) in self.tool_directories
+                or self._inside_created(place(path))
+            )
         if kind == "network":
             return path in self.addresses
         return False

@@ -130,7 +130,9 @@ _REPO_FILES = {
     "package.json": (
         '{\n  "name": "project",\n  "version": "1.0.0",\n  "private": true,\n'
         '  "scripts": {"test": "jest", "check": "tsc --noEmit", "typecheck": "tsc --noEmit",'
-        ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node", "maxWorkers": 1}\n}\n'
+        ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node", "maxWorkers": 1},\n'
+        # A declared dependency: `npm outdated` asks the registry about it.
+        '  "devDependencies": {"typescript": "^5.0.0"}\n}\n'
     ),
     "tsconfig.json": (
         '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs",'
