@@ -163,6 +163,10 @@ class TestObserve:
         # A directory that was there already (its mkdir failed) is not the command's to excuse.
         there = '5 mkdir("/tmp/keep", 0777) = -1 EEXIST (File exists)\n5 openat(AT_FDCWD, "/tmp/keep/f", O_WRONLY|O_CREAT, 0666) = 3\n5 rmdir("/tmp/keep") = -1 ENOTEMPTY (Directory not empty)\n'
         assert len(kinds(there)) == 3
+        # Removing what is not there changes nothing; removing what is, refused, was still tried.
+        absent = '5 unlinkat(AT_FDCWD, "$WORK/b001/", AT_REMOVEDIR) = -1 ENOENT (No such file or directory)\n'
+        refused = '5 unlink("/etc/hostname") = -1 EROFS (Read-only file system)\n'
+        assert kinds(absent) == [] and len(kinds(refused)) == 1
 
     def test_a_directory_made_then_renamed_into_place_is_judged_where_it_ended(self) -> None:
         trace = (

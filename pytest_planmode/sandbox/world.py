@@ -131,9 +131,11 @@ _REPO_FILES = {
         '{\n  "name": "project",\n  "version": "1.0.0",\n  "private": true,\n'
         '  "scripts": {"test": "jest", "check": "tsc --noEmit", "typecheck": "tsc --noEmit",'
         ' "lint": "biome lint src"},\n  "jest": {"testEnvironment": "node", "maxWorkers": 1},\n'
-        # A declared dependency: `npm outdated` asks the registry about it.
-        '  "devDependencies": {"typescript": "^5.0.0"}\n}\n'
+        # An installed dependency: `npm outdated` asks the registry about it.
+        '  "devDependencies": {"left-pad": "^1.0.0"}\n}\n'
     ),
+    "node_modules/left-pad/package.json": '{"name": "left-pad", "version": "1.0.0", "main": "index.js"}\n',
+    "node_modules/left-pad/index.js": "module.exports = (s) => s;\n",
     "tsconfig.json": (
         '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs",'
         ' "outDir": "build", "skipLibCheck": true, "types": []}, "include": ["src/**/*.ts"]}\n'

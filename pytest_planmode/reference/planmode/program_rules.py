@@ -815,6 +815,10 @@ _OTHER_RULES = (
                 "--debug",
                 "--log-file",
                 "--override-ini",
+                # The cache goes under the root directory: one the line
+                # names, or the directory of the configuration file it names.
+                "--rootdir",
+                "--config-file",
                 # Only forms that report to the terminal (reference-choices.md
                 # § Both shell gates): report files, the network, deleting.
                 "--pastebin",
@@ -832,7 +836,7 @@ _OTHER_RULES = (
             ),
             # `--co` is pytest's own spelling of --collect-only.
             known_long=("--co",),
-            short="po",
+            short="poc",
             value_short="kmcWrn",
         ),
         why="project tests",
