@@ -167,6 +167,10 @@ class TestObserve:
         absent = '5 unlinkat(AT_FDCWD, "$WORK/b001/", AT_REMOVEDIR) = -1 ENOENT (No such file or directory)\n'
         refused = '5 unlink("/etc/hostname") = -1 EROFS (Read-only file system)\n'
         assert kinds(absent) == [] and len(kinds(refused)) == 1
+        # An empty path names nothing, unless the call means the descriptor itself.
+        empty = '5 mkdirat(AT_FDCWD, "", 0777) = ?\n'
+        itself = '5 utimensat(3, "", NULL, AT_EMPTY_PATH) = 0\n'
+        assert kinds(empty) == [] and len(kinds(itself)) == 1
 
     def test_a_directory_made_then_renamed_into_place_is_judged_where_it_ended(self) -> None:
         trace = (

@@ -12,7 +12,7 @@ Effects (each names the program that caused it):
   again before it ended (Git's optional index lock, `sort`'s spill files),
   and what it wrote inside a directory it made and removed again (a
   compiler's scratch directory), and a removal of something that was not
-  there (`ENOENT`). A path relative to a directory descriptor
+  there (`ENOENT`) or of an empty path (it names nothing). A path relative to a directory descriptor
   is read against the directory the tracer names (`strace -y`), so a
   command that changed directory is judged where it wrote.
 - `exec`: a program executed other than the shell and the programs the
@@ -316,6 +316,11 @@ class _Transient:
             place = parent
 
 
+def _empty_path_allowed(call: Call) -> bool:
+    """Whether an empty path stands for the descriptor itself here."""
+    return any("AT_EMPTY_PATH" in arg for arg in call.args)
+
+
 def _loopback(address: str) -> bool:
     return address.startswith("127.") or address in ("::1", "::ffff:127.0.0.1", "0.0.0.0", "::")
 
@@ -356,7 +361,7 @@ def observe(
                 if call.ok:
                     canary_readers.setdefault(_resolve(path), set()).add(program)
                 continue
-            if path in HARMLESS_DEVICES:
+            if path in HARMLESS_DEVICES or (not path and not _empty_path_allowed(call)):
                 continue
             if "O_EXCL" in flags and _resolve(path) in removed:
                 exclusive[_resolve(path)] = call
@@ -368,6 +373,9 @@ def observe(
             where = MUTATIONS[call.name]
             path = _path_arg(call, where, root) if where is not None else ""
             if call.name in ("unlink", "unlinkat") and _resolve(path) in exclusive:
+                continue
+            if where is not None and not path and not _empty_path_allowed(call):
+                # An empty path names nothing (the call fails, `ENOENT`).
                 continue
             if call.name in ("unlink", "unlinkat", "rmdir") and call.result.startswith("-1 ENOENT"):
                 # Nothing was there to remove (`go test -n` removes its

@@ -666,6 +666,11 @@ _GO_TEST = OptionRule(
         "fuzz",
         "mod",
         "modfile",
+        # They build with cgo, running the C compiler and linker: programs
+        # the line does not name (found by the sandbox runner sweep).
+        "race",
+        "msan",
+        "asan",
     )
 )
 
@@ -709,8 +714,10 @@ _JS_TEST = OptionRule(
     kebab_case=True,
 )
 
-#: vitest's `-w` is `--watch` (jest's `-w` is `--maxWorkers N`, harmless).
-_VITEST_TEST = replace(_JS_TEST, short=_JS_TEST.short + "w")
+#: vitest's `-w` is `--watch` (jest's `-w` is `--maxWorkers N`, harmless);
+#: its `--root`/`-r` moves its cache under the directory it names (found by
+#: the sandbox runner sweep: `vitest run --root ..` wrote `../node_modules/.vite`).
+_VITEST_TEST = replace(_JS_TEST, long=(*_JS_TEST.long, "--root"), short=_JS_TEST.short + "wr")
 
 #: Leading words that make vitest do something other than run the tests
 #: once (`vitest init` writes a configuration; `watch`/`dev`/`serve` never end).
