@@ -93,10 +93,7 @@ def check_powershell_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     if environ is not None:
         return SegmentBlock("argument.environment-file", environ)
     if program == "git":
-        verdict = check_git(args, cwd)
-        if verdict.rule is not None:
-            return SegmentBlock(verdict.rule, verdict.reason or verdict.rule)
-        return None
+        return check_git(args, cwd)
     rule = CMDLETS.get(program.lower())
     if rule is None:
         return SegmentBlock(

@@ -175,6 +175,7 @@ def _trim(text: str) -> str:
 # grouping or control character), so one search tells them apart and the
 # segments and words are plain splits. Most submissions are plain.
 _NOT_PLAIN = re.compile(r"""[\x00-\x08\x0a-\x1f\x7f-\x9f`'"\\$*?\[{~#<>()]""")
+NOT_PLAIN = _NOT_PLAIN
 _OPERATORS = re.compile(r"&&|\|\||[;|]")
 
 
