@@ -26,7 +26,7 @@ from pytest_planmode.reference.planmode.program_rules import (
 )
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
 from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, block, decide, verdict
-from pytest_planmode.reference.shell.bash_segments import NOT_PLAIN, RESERVED_WORDS, segment_bash
+from pytest_planmode.reference.shell.bash_segments import NOT_PLAIN, OPERATORS, RESERVED_WORDS, segment_bash
 from pytest_planmode.reference.shell.segments import Segment
 
 # `NAME=value` or `NAME+=value` in command position assigns the environment
@@ -99,17 +99,41 @@ def _git(args: tuple[str, ...], options: bool, cwd: str) -> SegmentBlock | None:
 
 
 def _compile_program(rule: ProgramRule) -> ProgramCheck | None:
-    """The review of one row of the program table, compiled: None when the
-    row admits any arguments (no subcommands, exact arguments, forbidden
-    option or shape), so such a program costs a lookup."""
-    if (
-        rule.exact_args is None
-        and not rule.subcommands
-        and forbids_nothing(rule.options)
-        and rule.shape is None
-    ):
+    """The review of one row of the program table (:func:`review_program`),
+    compiled: its option tables are looked up once, and the steps the row
+    cannot take are left out. None when the row admits any arguments (no
+    subcommands, exact arguments, forbidden option or shape), so such a
+    program costs a lookup."""
+    if rule.exact_args is not None or rule.subcommands:
+        return lambda args, options, cwd: review_program(rule, args, options)
+    shape = rule.shape
+    if forbids_nothing(rule.options):
+        if shape is None:
+            return None
+
+        def shaped(args: tuple[str, ...], options: bool, cwd: str) -> SegmentBlock | None:
+            why = shape(args)
+            return None if why is None else block("program.shape", why)
+
+        return shaped
+    program = rule.program
+    first = options_of(rule.options)
+    values = rule.options if rule.options.values else None
+
+    def reviewed(args: tuple[str, ...], options: bool, cwd: str) -> SegmentBlock | None:
+        if options:
+            hit = first(args)
+            if hit is None and values is not None:
+                hit = forbidden_value(args, values)
+            if hit is not None:
+                return block("program.forbidden-option", f"{program} {hit} is not reviewed")
+        if shape is not None:
+            why = shape(args)
+            if why is not None:
+                return block("program.shape", why)
         return None
-    return lambda args, options, cwd: review_program(rule, args, options)
+
+    return reviewed
 
 
 #: Every reviewed program's compiled review (`git` included); a program
@@ -173,31 +197,75 @@ def check_bash_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
 
 
 _NOT_PLAIN_SEARCH = NOT_PLAIN.search
+_SPLIT_OPERATORS = OPERATORS.split
 _NO_REVIEW: tuple[None] = (None,)
+_new = object.__new__
+
+
+def _plain_chain(command: str, cwd: str) -> Verdict | None:
+    """The verdict on a plain ASCII submission with chain operators, as
+    :func:`shell_verdict.decide` gives it on the parse (None where the
+    scanner must say more: an empty segment, a lone `&`, a reserved word
+    in command position). A repeated segment is split and reviewed once."""
+    texts: list[str] = []
+    chain: list[tuple[str, tuple[str, ...]]] = []
+    known: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for piece in _SPLIT_OPERATORS(command):
+        segment = known.get(piece)
+        if segment is None:
+            if "&" in piece:
+                return None
+            words = tuple(piece.split())
+            if not words or words[0] in RESERVED_WORDS:
+                return None
+            segment = known[piece] = (piece.strip(), words)
+        texts.append(segment[0])
+        chain.append(segment)
+    every = tuple(texts)
+    reviewed: dict[str, SegmentBlock | None] = {}
+    for index, (text, words) in enumerate(chain):
+        if text in reviewed:
+            found = reviewed[text]
+        else:
+            found = reviewed[text] = review_words(words, cwd)
+        if found is not None:
+            return verdict(False, text, every, found[0], found[1], _NO_REVIEW * (index + 1))
+    return verdict(True, None, every, None, None, _NO_REVIEW * len(chain))
 
 
 def _decide(command: str, cwd: str, trust: TrustedPrefixes) -> Verdict:
-    # A plain one-segment submission with nothing trusted (most of them):
-    # no chain operator, and nothing but words and blanks (see
-    # `bash_segments.segment_bash`), decided in one pass without building
-    # its parse. Anything else goes through the scanner.
-    if (
-        not trust.prefixes
-        and command.isascii()
-        and "|" not in command
-        and ";" not in command
-        and "&" not in command
-        and _NOT_PLAIN_SEARCH(command) is None
-    ):
-        # ASCII without control characters: `split()` splits on spaces and
-        # tabs only, as the grammar does.
-        words = tuple(command.split())
-        if words and words[0] not in RESERVED_WORDS:
-            text = command.strip()
-            found = review_words(words, cwd)
-            if found is None:
-                return verdict(True, None, (text,), None, None, _NO_REVIEW)
-            return verdict(False, text, (text,), found[0], found[1], _NO_REVIEW)
+    # A plain submission with nothing trusted (most of them): nothing but
+    # words, blanks and chain operators (see `bash_segments.segment_bash`),
+    # decided in one pass without building its parse. In ASCII without
+    # control characters, `split()` splits on spaces and tabs only, as the
+    # grammar does. Anything else goes through the scanner.
+    if not trust.prefixes and command.isascii() and _NOT_PLAIN_SEARCH(command) is None:
+        if "|" in command or ";" in command or "&" in command:
+            chained = _plain_chain(command, cwd)
+            if chained is not None:
+                return chained
+        else:
+            words = tuple(command.split())
+            if words and words[0] not in RESERVED_WORDS:
+                text = command.strip()
+                found = review_words(words, cwd)
+                # `shell_verdict.verdict`, inline.
+                answer = _new(Verdict)
+                fields = answer.__dict__
+                if found is None:
+                    fields["allowed"] = True
+                    fields["blocked"] = None
+                    fields["segments"] = (text,)
+                    fields["rule"] = None
+                    fields["reason"] = None
+                else:
+                    fields["allowed"] = False
+                    fields["blocked"] = text
+                    fields["segments"] = (text,)
+                    fields["rule"] = found[0]
+                    fields["reason"] = found[1]
+                fields["trusted"] = _NO_REVIEW
+                return answer
     return decide(command, segment_bash(command), cwd, trust, check_bash_segment)
 
 

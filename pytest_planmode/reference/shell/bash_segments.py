@@ -177,6 +177,7 @@ def _trim(text: str) -> str:
 _NOT_PLAIN = re.compile(r"""[\x00-\x08\x0a-\x1f\x7f-\x9f`'"\\$*?\[{~#<>()]""")
 NOT_PLAIN = _NOT_PLAIN
 _OPERATORS = re.compile(r"&&|\|\||[;|]")
+OPERATORS = _OPERATORS
 
 
 # Records built from a ready tuple skip the named tuples' Python-level
