@@ -114,6 +114,11 @@ def _decide(command: str, cwd: str, trust: TrustedPrefixes) -> Verdict:
 
 _decide_cached = lru_cache(maxsize=4096)(_decide)
 
+#: What :func:`check_powershell` does, in parts, for a caller that applies its
+#: rule itself (the reference adapter's hot path): inputs up to the length
+#: limit are decided through the cache, longer ones without.
+DECISION = (CACHE_MAX_CHARS, _decide_cached, _decide)
+
 
 def check_powershell(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
     """Decide one limited-PowerShell submission (pi-plan-mode-settings.md

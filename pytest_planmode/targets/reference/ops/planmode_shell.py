@@ -6,6 +6,7 @@ from typing import Any
 from pytest_planmode.contract import planmode_shell
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
 from pytest_planmode.reference.json_values import json_text
+from pytest_planmode.reference.planmode import bash_policy, powershell_policy
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import (
@@ -50,12 +51,16 @@ def _trust_of(raw: object) -> tuple[TrustedPrefixes, str | None]:
     return found
 
 
-def _fast_path(
-    check: Callable[[str, str, TrustedPrefixes], Verdict],
-) -> Callable[[Any], dict[str, Any] | None]:
+Decide = Callable[[str, str, TrustedPrefixes], Verdict]
+
+
+def _fast_path(decision: tuple[int, Decide, Decide]) -> Callable[[Any], dict[str, Any] | None]:
     """The hot path of a shell check: the wire-form output for a payload of
     exactly `command` and `cwd` strings, with or without `safeSubcommands`
-    (None for any other shape)."""
+    (None for any other shape). `decision` is the check in parts (see
+    `bash_policy.DECISION`), so that a request costs no call of the check's
+    own on top of its cache."""
+    limit, cached, uncached = decision
 
     def fast(payload: Any) -> dict[str, Any] | None:
         if type(payload) is not dict:
@@ -72,7 +77,7 @@ def _fast_path(
             trust, error = _trust_of(payload["safeSubcommands"])
         else:
             return None
-        verdict = check(command, cwd, trust)
+        verdict = cached(command, cwd, trust) if len(command) <= limit else uncached(command, cwd, trust)
         return {
             "allowed": verdict.allowed,
             "blocked": verdict.blocked,
@@ -102,5 +107,5 @@ def powershell_check(inp: ShellCheckInput) -> ShellCheckOutput:
     return _answer(inp, check_powershell)
 
 
-bash_check_fast = fast_path(planmode_shell.BASH_CHECK)(_fast_path(check_bash))
-powershell_check_fast = fast_path(planmode_shell.POWERSHELL_CHECK)(_fast_path(check_powershell))
+bash_check_fast = fast_path(planmode_shell.BASH_CHECK)(_fast_path(bash_policy.DECISION))
+powershell_check_fast = fast_path(planmode_shell.POWERSHELL_CHECK)(_fast_path(powershell_policy.DECISION))
