@@ -126,3 +126,8 @@ def check_powershell(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) 
     if len(command) > CACHE_MAX_CHARS:
         return _decide(command, cwd, trust)
     return _decide_cached(command, cwd, trust)
+
+
+def check_powershell_uncached(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
+    """:func:`check_powershell` without the cache (for measurements)."""
+    return _decide(command, cwd, trust)
