@@ -7,6 +7,16 @@
    `re.search` of the same commands with one precompiled pattern.
    Target: the median decision costs at most 20 x one regex search.
 2. Inputs of 1 MB of several shapes. Target: each decided in under 1 s.
+3. Given `--upstream DIR` (the upstream opl-modes sources: `utils.ts` and
+   `config.ts`) and `--typescript DIR` (an installed `typescript` package),
+   side by side over the same commands: the upstream `bashBlockReason` on
+   V8 under its default safe and destructive lists (no user configuration:
+   HOME is an empty directory), warm (each command's best of several
+   passes) and first pass (each command decided once in a fresh process),
+   against the reference gate (policy resolved once) timed the same way, as
+   ratios. The reference's first pass is its first decision of each command
+   in a fresh interpreter. Timer floors (an empty call timed the same way)
+   are subtracted on both sides.
 
 Figures are printed, never asserted: a slow machine does not fail anything.
 """
@@ -14,10 +24,17 @@ Figures are printed, never asserted: a slow machine does not fail anything.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
+import json
+import os
 import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from pytest_planmode.reference.oplmodes.bash_gate import check, check_command, resolve_bash_policy
 
@@ -80,12 +97,206 @@ def median_ns(func, arg, repeat: int) -> float:
     return statistics.median(times)
 
 
+# The upstream side: `config.ts` and `utils.ts` transpiled by
+# `typescript.transpileModule` and loaded into Node with a `require` that
+# resolves `./config.js` to the transpiled config (the type-only imports are
+# gone after transpiling). Pass 0 is the first pass of a fresh process; the
+# warm figure of a command is its best later pass.
+_NODE_DRIVER = r"""
+const fs = require("fs");
+const path = require("path");
+const req = JSON.parse(fs.readFileSync(0, "utf8"));
+const ts = require(req.typescript);
+const loaded = {};
+function load(name) {
+  if (loaded[name]) return loaded[name].exports;
+  const source = fs.readFileSync(path.join(req.upstream, name + ".ts"), "utf8");
+  const code = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const mod = (loaded[name] = { exports: {} });
+  const local = (spec) => (spec.startsWith("./") ? load(spec.slice(2).replace(/\.js$/, "")) : require(spec));
+  new Function("module", "exports", "require", code)(mod, mod.exports, local);
+  return mod.exports;
+}
+const config = load("config");
+const utils = load("utils");
+const safe = config.SAFE_COMMAND_PATTERNS;
+const destructive = config.DESTRUCTIVE_PATTERNS;
+const cmds = req.commands;
+const now = process.hrtime.bigint;
+const first = [];
+const warm = new Array(cmds.length).fill(Infinity);
+const reasons = [];
+for (let round = 0; round < req.rounds; round++) {
+  for (let i = 0; i < cmds.length; i++) {
+    const start = now();
+    const reason = utils.bashBlockReason(cmds[i], safe, destructive);
+    const micros = Number(now() - start) / 1000;
+    if (round === 0) { first.push(micros); reasons.push(reason); }
+    else if (micros < warm[i]) warm[i] = micros;
+  }
+}
+const noop = (command, a, b) => null;
+let floor = Infinity;
+for (let round = 0; round < req.rounds; round++) {
+  for (let i = 0; i < cmds.length; i++) {
+    const start = now();
+    noop(cmds[i], safe, destructive);
+    const micros = Number(now() - start) / 1000;
+    if (micros < floor) floor = micros;
+  }
+}
+process.stdout.write(JSON.stringify({ first, warm, floor, allowed: reasons.filter((r) => r === null).length }));
+"""
+
+#: Fresh processes whose first passes are taken (each command's best).
+FRESH_PROCESSES = 3
+
+
+def upstream_times(
+    upstream: Path, typescript: Path, cmds: list[str], rounds: int
+) -> tuple[list[float], list[float], int]:
+    """µs per command of the upstream gate on Node: first pass, warm; and
+    how many commands it allows."""
+    with tempfile.TemporaryDirectory() as scratch:
+        driver = Path(scratch) / "driver.js"
+        driver.write_text(_NODE_DRIVER, encoding="utf-8")
+        home = Path(scratch) / "home"
+        home.mkdir()
+        request = {
+            "upstream": str(upstream.resolve()),
+            "typescript": str(typescript.resolve()),
+            "commands": cmds,
+            "rounds": rounds,
+        }
+        first = [float("inf")] * len(cmds)
+        warm = [float("inf")] * len(cmds)
+        floor = float("inf")
+        allowed = 0
+        for _ in range(FRESH_PROCESSES):
+            done = subprocess.run(
+                ["node", str(driver)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                check=True,
+                env={"HOME": str(home), "PATH": os.environ.get("PATH", "")},
+            )
+            answer = json.loads(done.stdout)
+            first = list(map(min, first, answer["first"]))
+            warm = list(map(min, warm, answer["warm"]))
+            floor = min(floor, answer["floor"])
+            allowed = answer["allowed"]
+    print(f"  timer floor on Node (an empty call, subtracted): {floor:5.2f} µs")
+    return [t - floor for t in first], [t - floor for t in warm], allowed
+
+
+# The reference's first pass: a fresh interpreter decides each command once.
+_FIRST_PASS = r"""
+import json, sys, time
+commands = json.load(open(sys.argv[1]))
+from pytest_planmode.reference.oplmodes.bash_gate import check_command, resolve_bash_policy
+policy = resolve_bash_policy(None, "plan")
+clock = time.perf_counter_ns
+times = []
+for c in commands:
+    start = clock()
+    check_command(c, policy)
+    times.append((clock() - start) / 1000)
+floor = float("inf")
+noop = lambda command, policy: None
+for c in commands:
+    start = clock()
+    noop(c, policy)
+    floor = min(floor, (clock() - start) / 1000)
+print(json.dumps([t - floor for t in times]))
+"""
+
+
+def first_pass(cmds: list[str]) -> list[float]:
+    """µs per command of its first decision in a fresh interpreter (each
+    command's best of :data:`FRESH_PROCESSES` processes)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = Path(scratch) / "commands.json"
+        listing.write_text(json.dumps(cmds), encoding="utf-8")
+        best = [float("inf")] * len(cmds)
+        for _ in range(FRESH_PROCESSES):
+            done = subprocess.run(
+                [sys.executable, "-c", _FIRST_PASS, str(listing)], capture_output=True, text=True, check=True
+            )
+            best = list(map(min, best, json.loads(done.stdout)))
+    return best
+
+
+def each_best(func, items: list, rounds: int) -> list[float]:
+    """µs of each call `func(item)`, its best of `rounds` calls, less the
+    timer's own cost (an empty call timed the same way)."""
+    clock = time.perf_counter_ns
+    best = [float("inf")] * len(items)
+    floor = float("inf")
+    for _ in range(rounds):
+        for index, item in enumerate(items):
+            start = clock()
+            func(item)
+            took = clock() - start
+            if took < best[index]:
+                best[index] = took
+            start = clock()
+            _noop(item)
+            floor = min(floor, clock() - start)
+    return [(ns - floor) / 1000 for ns in best]
+
+
+def _noop(item: object) -> None:
+    return None
+
+
+def _ratio(ours: list[float], theirs: list[float]) -> str:
+    return (
+        f"median {statistics.median(ours) / statistics.median(theirs):5.2f}x  "
+        f"mean {statistics.mean(ours) / statistics.mean(theirs):5.2f}x"
+    )
+
+
+def side_by_side(upstream: Path, typescript: Path, cmds: list[str], rounds: int) -> None:
+    print(
+        f"side by side with the upstream opl-modes on V8: {len(cmds)} commands, mode `plan`, built-in lists"
+    )
+    policy = resolve_bash_policy(None, "plan")
+    warm = each_best(functools.partial(check_command, policy=policy), cmds, rounds)
+    first = first_pass(cmds)
+    their_first, their_warm, their_allowed = upstream_times(upstream, typescript, cmds, max(rounds, 10))
+    allowed = sum(check_command(c, policy).allowed for c in cmds)
+    print(
+        f"  allowed: reference {allowed}, upstream {their_allowed} (the lists differ; reference-choices.md)"
+    )
+    for name, times in (
+        ("reference gate, warm", warm),
+        ("reference gate, first pass", first),
+        ("upstream bashBlockReason, warm", their_warm),
+        ("upstream bashBlockReason, first pass", their_first),
+    ):
+        print(
+            f"  {name:38s} median {statistics.median(times):7.2f} µs  mean {statistics.mean(times):7.2f} µs"
+        )
+    print(f"  ratio, warm        {_ratio(warm, their_warm)}")
+    print(f"  ratio, first pass  {_ratio(first, their_first)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=25)
+    parser.add_argument("--upstream", type=Path, help="the upstream opl-modes sources (utils.ts, config.ts)")
+    parser.add_argument("--typescript", type=Path, help="an installed typescript package (with --upstream)")
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="passes over the commands for warm figures (3.)"
+    )
     args = parser.parse_args()
+    if args.upstream is not None and args.typescript is None:
+        parser.error("--upstream needs --typescript (its sources are TypeScript)")
 
     cmds = commands(600)
     policy = resolve_bash_policy(None, "plan")
@@ -126,6 +337,10 @@ def main() -> None:
         verdict = "allowed" if decision.allowed else "blocked"
         print(f"  {name:26s} {elapsed * 1000:8.1f} ms  {verdict}")
     print("  target: < 1000 ms each")
+    if args.upstream is not None:
+        side_by_side(args.upstream, args.typescript, cmds, args.rounds)
+    else:
+        print("upstream on V8: not measured (give --upstream DIR and --typescript DIR)")
 
 
 if __name__ == "__main__":

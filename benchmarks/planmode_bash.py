@@ -11,6 +11,9 @@ limited-Bash command of the suite's fixtures:
   `typescript` package), the mean decision time per command warm (best of
   several passes over the corpus) and first-pass (each command decided once
   in a fresh process), as ratios against the upstream;
+- the limited-PowerShell decision over the same commands (warm, cache
+  bypassed), beside the upstream's Bash decision (the upstream has no
+  PowerShell gate);
 - the cost of the reference adapter on top of a raw decision (warm, the
   decision answered from its cache), as a share of a raw decision;
 - the median decision time against a bare `bashlex.parse` of the same text;
@@ -46,7 +49,7 @@ from typing import Any
 import bashlex  # type: ignore[import-untyped]
 
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
-from pytest_planmode.reference.planmode.powershell_policy import check_powershell
+from pytest_planmode.reference.planmode.powershell_policy import check_powershell, check_powershell_uncached
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
 from pytest_planmode.targets.reference.adapter import REFERENCE
 
@@ -431,10 +434,12 @@ def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) ->
     raw_cached = each_best(functools.partial(check_bash, cwd=CWD), commands, rounds)
     requests = [{"command": c, "cwd": CWD} for c in commands]
     adapter_warm = each_best(functools.partial(REFERENCE.call, "planmode.bash.check"), requests, rounds)
+    ps_warm = each_best(functools.partial(check_powershell_uncached, cwd=CWD), commands, rounds)
     raw_first = first_pass(commands, "raw")
     adapter_first = first_pass(commands, "adapter")
     print(f"  reference raw decision, warm (cache bypassed):  {_figure(raw_warm)}")
     print(f"  reference raw decision, first pass:             {_figure(raw_first)}")
+    print(f"  limited PowerShell raw decision, warm (cache bypassed, the same commands): {_figure(ps_warm)}")
     print(f"  reference through the adapter, warm (cached):   {_figure(adapter_warm)}")
     print(f"  reference through the adapter, first pass:      {_figure(adapter_first)}")
     overhead = [a - c for a, c in zip(adapter_warm, raw_cached, strict=True)]
@@ -458,6 +463,10 @@ def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) ->
     print(f"    raw decision, warm         {_ratio(raw_warm, their_warm)}")
     print(f"    raw decision, first pass   {_ratio(raw_first, their_first)}")
     print(f"    through the adapter, warm (cached decision)  {_ratio(adapter_warm, their_warm)}")
+    print(
+        "    limited PowerShell raw decision, warm, against the upstream's Bash decision "
+        f"(it has no PowerShell)  {_ratio(ps_warm, their_warm)}"
+    )
     print(f"    through the adapter, first pass             {_ratio(adapter_first, their_first)}")
 
 

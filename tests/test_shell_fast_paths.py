@@ -161,6 +161,51 @@ def test_bash_plain_path_is_taken_for_plain_input() -> None:
     ]
 
 
+# -- the one-pass decision of plain Bash submissions ---------------------------------
+
+DECISION_PIECES = [
+    *PLAIN_PIECES, "cat", "rm", "-rf", "--delete", "--del", "sort", "-o", "find", "-exec", "npm", "test",
+    "/proc/self/environ", "environ", "env", "kubectl", "get", "log", "--output=x", "-C", "..", "/etc",
+    "tsc", "--noEmit", "uniq", "b", "go", "-exec=x", "echo", "GIT_PAGER=x", "branch", "diff",
+]  # fmt: skip
+
+
+def scanner_decision(command: str) -> object:
+    """The verdict through the scanner's parse (the path before the one-pass one)."""
+    from pytest_planmode.reference.planmode.bash_policy import check_bash_segment
+    from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST
+    from pytest_planmode.reference.planmode.shell_verdict import decide
+
+    return decide(command, general(command), "/srv/p", NO_TRUST, check_bash_segment)
+
+
+@given(st.lists(st.sampled_from(DECISION_PIECES), max_size=25).map("".join))
+@example("ls && ls && rm -rf x && ls")
+@example("ls | ls || cat a ; ls")
+@example("ls &&& ls")
+@example("ls ||| ls")
+@example("cat a;cat a;sort -o x")
+@example("git branch x | ls")
+@example("ls && kubectl get && rm -rf x && kubectl get")
+@example("sort -o y | rm x | sort -o y")
+def test_the_one_pass_decision_of_a_plain_submission_is_the_scanners(command: str) -> None:
+    from pytest_planmode.reference.planmode.bash_policy import check_bash_uncached
+
+    assert check_bash_uncached(command, "/srv/p") == scanner_decision(command)
+
+
+def test_a_megabyte_chain_is_decided_as_through_the_scanner() -> None:
+    from pytest_planmode.reference.planmode.bash_policy import check_bash_uncached
+
+    for chain in (
+        "ls && " * 30_000 + "rm -rf /",
+        "ls ; " * 30_000 + "ls",
+        "cat a | " * 30_000 + "wc -l",
+        "ls && " * 30_000 + "rm x && " + "ls && " * 30_000 + "kubectl get && rm x",
+    ):
+        assert check_bash_uncached(chain, "/srv/p") == scanner_decision(chain)
+
+
 # -- the option tables of the Bash policy -----------------------------------------
 
 OPTION_WORDS = [

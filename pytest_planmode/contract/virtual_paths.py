@@ -17,6 +17,7 @@ import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,17 +60,35 @@ def map_rooted(value: Any, roots: Mapping[str, str]) -> Any:
 def unmap(value: Any, roots: Mapping[str, str]) -> Any:
     """`value` with each root directory, wherever it occurs in a string
     (a path, or a message naming one), spelled as its token again."""
+    return _unmap(value, _unmappers(tuple(roots.items())))
+
+
+@lru_cache(maxsize=64)
+def _unmappers(roots: tuple[tuple[str, str], ...]) -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    """Per root, longest directory first (so a root nested in another maps
+    to its own token): the directory, the expression of it where a path
+    starts, and its token as a replacement."""
+    return tuple(
+        (
+            directory,
+            re.compile(rf"(?<![\w.$/]){re.escape(directory)}(?=/|$|[^\w.-])"),
+            token.replace("\\", "\\\\"),
+        )
+        for token, directory in sorted(roots, key=lambda item: -len(item[1]))
+    )
+
+
+def _unmap(value: Any, unmappers: tuple[tuple[str, re.Pattern[str], str], ...]) -> Any:
     if isinstance(value, str):
-        # Longest directory first, so a root nested in another maps to its
-        # own token; a directory counts only where a path starts.
-        for token, directory in sorted(roots.items(), key=lambda item: -len(item[1])):
-            pattern = rf"(?<![\w.$/]){re.escape(directory)}(?=/|$|[^\w.-])"
-            value = re.sub(pattern, token.replace("\\", "\\\\"), value)
+        for directory, pattern, token in unmappers:
+            # The expression matches only where the directory occurs.
+            if directory in value:
+                value = pattern.sub(token, value)
         return value
     if isinstance(value, list):
-        return [unmap(item, roots) for item in value]
+        return [_unmap(item, unmappers) for item in value]
     if isinstance(value, dict):
-        return {key: unmap(item, roots) for key, item in value.items()}
+        return {key: _unmap(item, unmappers) for key, item in value.items()}
     return value
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from pytest_planmode.suite import Case, FixtureError, load_file
 from pytest_planmode.targets.base import KitError
 
 
+@cache
 def marker_name(text: str) -> str:
     """`oplmodes.plans.resolve` -> `oplmodes_plans_resolve` (usable with -m)."""
     return "".join(ch if ch.isalnum() else "_" for ch in text)

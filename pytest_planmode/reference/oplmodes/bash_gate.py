@@ -281,6 +281,10 @@ def _user_destructive(
 # -- the check ---------------------------------------------------------------
 
 
+#: The sources under which no user pattern runs.
+_NO_USER = ("built-in", "none")
+
+
 def check_command(command: object, policy: BashPolicy, budget: Budget | None = None) -> Decision:
     """Decide one command under `policy` (opl-modes.md § Mode behavior).
 
@@ -302,7 +306,9 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
     if not segments:
         return Decision(False, EMPTY_COMMAND, segments, blocked_segment=EMPTY_COMMAND)
 
-    budget = budget or Budget.start()
+    if budget is None and (policy.safe_source not in _NO_USER or policy.destructive_source not in _NO_USER):
+        # Only user patterns spend a budget: the built-in lists are ours.
+        budget = Budget.start()
     try:
         # The safe list first: it usually decides a blocked command sooner.
         if policy.safe_source == "built-in":
@@ -315,7 +321,7 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
         elif policy.safe_source != "none":
             user = compile_patterns(policy.safe_patterns)
             for seg in segments:
-                if not any(budget.search(p, seg) for p in user):
+                if not any(budget.search(p, seg) for p in user):  # type: ignore[union-attr]
                     return Decision(
                         False,
                         f"segment {seg!r} matches none of the safe patterns",
@@ -357,7 +363,7 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
         if policy.destructive_source == "built-in":
             hit = _builtin_destructive(command)
         elif policy.destructive_source != "none":
-            hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)
+            hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)  # type: ignore[arg-type]
         if hit is not None:
             pattern, text = hit
             return Decision(

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from pytest_planmode.reference.planmode.program_rules import OptionRule, first_forbidden
+from pytest_planmode.reference.planmode.program_rules import OptionRule, options_of
+from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, block
 
 SPEC = "pi-plan-mode-settings.md § Safe shell subcommands"
 RC = "reference-choices.md § pi-plan-mode: limited Bash"
@@ -73,19 +73,13 @@ _BRANCH_VALUE_LONG = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class GitVerdict:
-    """None of the fields set means allowed; otherwise `rule` and `reason`."""
+# The option tables, compiled once (`program_rules.compile_options`).
+_after_subcommand = options_of(AFTER_SUBCOMMAND)
+_grep_options = options_of(GREP_OPTIONS)
+_grep_external = options_of(GREP_EXTERNAL)
+_branch_options = options_of(BRANCH_OPTIONS)
 
-    rule: str | None = None
-    reason: str | None = None
-
-
-ALLOWED = GitVerdict()
-
-
-def _block(rule: str, reason: str) -> GitVerdict:
-    return GitVerdict(rule, reason)
+_block = block
 
 
 def keeps_cwd(path: str, cwd: str) -> bool:
@@ -103,9 +97,9 @@ def keeps_cwd(path: str, cwd: str) -> bool:
     return resolved == posixpath.normpath(cwd)
 
 
-def _branch(args: Sequence[str]) -> GitVerdict:
+def _branch(args: Sequence[str]) -> SegmentBlock | None:
     """`git branch` only lists: no branch name, no mutating option."""
-    hit = first_forbidden(args, BRANCH_OPTIONS)
+    hit = _branch_options(args)
     if hit is not None:
         return _block("git.branch.mutating", f"git branch {hit} changes branches")
     names: list[str] = []
@@ -127,19 +121,19 @@ def _branch(args: Sequence[str]) -> GitVerdict:
             f"git branch with a positional argument ({names[0]!r}) is not reviewed "
             "(it creates a branch, or filters with --list); only listing is reviewed",
         )
-    return ALLOWED
+    return None
 
 
-def _remote(args: Sequence[str]) -> GitVerdict:
+def _remote(args: Sequence[str]) -> SegmentBlock | None:
     """`git remote` only bare, `-v`, `get-url …`, `show` without a name, or
     `show -n [<name>…]` (without `-n` it contacts the remote; the spec's
     "use `git remote show -n`" names the form without a name too)."""
     if not args or list(args) == ["-v"] or list(args) == ["show"]:
-        return ALLOWED
+        return None
     if args[0] == "get-url":
-        return ALLOWED
+        return None
     if args[0] == "show" and list(args[1:2]) == ["-n"] and not any(a.startswith("-") for a in args[2:]):
-        return ALLOWED
+        return None
     return _block(
         "git.remote.shape",
         "git remote is reviewed only bare, as -v, get-url, show without a name, or show -n [<name>]",
@@ -155,7 +149,7 @@ def _outside(path: str, cwd: str) -> bool:
     return resolved != base and not resolved.startswith(base.rstrip("/") + "/")
 
 
-def diff_outside(args: Sequence[str], cwd: str) -> GitVerdict:
+def diff_outside(args: Sequence[str], cwd: str) -> SegmentBlock | None:
     """`git diff` with a path outside the working directory: Git then
     switches to no-index mode by itself and prints that file, as the
     blocked `--no-index` would (`git diff /etc/hostname /dev/null`,
@@ -169,13 +163,14 @@ def diff_outside(args: Sequence[str], cwd: str) -> GitVerdict:
                 f"git diff {arg!r} names a path outside the working directory "
                 "(Git would compare it without the repository, like --no-index)",
             )
-    return ALLOWED
+    return None
 
 
-def check_git(args: Sequence[str], cwd: str) -> GitVerdict:
+def check_git(args: Sequence[str], cwd: str) -> SegmentBlock | None:
     """Review the arguments of a `git` segment (everything after `git`)
     against the default policy (pi-plan-mode-settings.md § Safe shell
-    subcommands; reference-choices.md, `git` bullet)."""
+    subcommands; reference-choices.md, `git` bullet): None when allowed,
+    otherwise the block."""
     index = 0
     while index < len(args):
         arg = args[index]
@@ -201,24 +196,24 @@ def check_git(args: Sequence[str], cwd: str) -> GitVerdict:
     if subcommand not in SUBCOMMANDS:
         return _block("git.subcommand.unreviewed", f"git {subcommand!r} is not a reviewed subcommand")
     rest = args[index + 1 :]
-    hit = first_forbidden(rest, AFTER_SUBCOMMAND)
+    hit = _after_subcommand(rest)
     if hit is not None:
         return _block("git.option.forbidden", f"git {subcommand} {hit} is not reviewed")
     for arg in rest:
         if "%G" in arg:
             return _block("git.format.signature", "a %G format placeholder verifies signatures")
     if subcommand == "grep":
-        hit = first_forbidden(rest, GREP_OPTIONS)
+        hit = _grep_options(rest)
         if hit is not None:
             return _block("git.grep.pager", f"git grep {hit} opens files in a pager")
-        hit = first_forbidden(rest, GREP_EXTERNAL)
+        hit = _grep_external(rest)
         if hit is not None:
             return _block("git.grep.external", f"git grep {hit} asks for an external grep program")
     if subcommand == "diff":
         outside = diff_outside(rest, cwd)
-        if outside.rule is not None:
+        if outside is not None:
             return outside
     special = _PER_SUBCOMMAND.get(subcommand)
     if special is not None:
         return special(rest)
-    return ALLOWED
+    return None

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pytest_planmode.reference.planmode.git_policy import check_git
 from pytest_planmode.reference.planmode.program_rules import names_environment_file
 from pytest_planmode.reference.planmode.safe_subcommand_match import NO_TRUST, TrustedPrefixes
-from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, decide
+from pytest_planmode.reference.planmode.shell_verdict import SegmentBlock, Verdict, block, decide
 from pytest_planmode.reference.shell.powershell_segments import segment_powershell
 from pytest_planmode.reference.shell.segments import Segment
 
@@ -70,13 +70,13 @@ def _selectors(rule: CmdletRule, allowed: frozenset[str], args: tuple[str, ...])
         if arg.startswith("-"):
             name, colon, _value = arg.partition(":")
             if name.lower() not in allowed:
-                return SegmentBlock(
+                return block(
                     "powershell.parameter",
                     f"{rule.name} {name} is not reviewed (only {', '.join(sorted(allowed))})",
                 )
             if not colon:
                 if index + 1 >= len(args) or args[index + 1].startswith("-"):
-                    return SegmentBlock("powershell.parameter", f"{rule.name} {name} needs a static value")
+                    return block("powershell.parameter", f"{rule.name} {name} needs a static value")
                 index += 1
         index += 1
     return None
@@ -85,27 +85,26 @@ def _selectors(rule: CmdletRule, allowed: frozenset[str], args: tuple[str, ...])
 def check_powershell_segment(segment: Segment, cwd: str) -> SegmentBlock | None:
     """The built-in reviewed policy for one PowerShell segment
     (reference-choices.md § pi-plan-mode: limited PowerShell)."""
-    program = segment.words[0]
-    args = segment.words[1:]
-    if segment.raw_words[0] != program:
-        return SegmentBlock("program.quoted", f"the command name {segment.raw_words[0]!r} uses quotes")
+    words = segment.words
+    raw_words = segment.raw_words
+    program = words[0]
+    args = words[1:]
+    if raw_words[0] != program:
+        return block("program.quoted", f"the command name {raw_words[0]!r} uses quotes")
     environ = names_environment_file(args)
     if environ is not None:
-        return SegmentBlock("argument.environment-file", environ)
+        return block("argument.environment-file", environ)
     if program == "git":
-        verdict = check_git(args, cwd)
-        if verdict.rule is not None:
-            return SegmentBlock(verdict.rule, verdict.reason or verdict.rule)
-        return None
+        return check_git(args, cwd)
     rule = CMDLETS.get(program.lower())
     if rule is None:
-        return SegmentBlock(
+        return block(
             "program.unknown",
             f"{program!r} is not a reviewed cmdlet (aliases and module-qualified names are not reviewed)",
         )
     for arg in args:
         if _PROVIDER_DRIVE.search(arg):
-            return SegmentBlock("powershell.provider-drive", f"{arg!r} names a non-file provider path")
+            return block("powershell.provider-drive", f"{arg!r} names a non-file provider path")
     if rule.selectors is not None:
         return _selectors(rule, rule.selectors, args)
     return None
@@ -117,6 +116,11 @@ def _decide(command: str, cwd: str, trust: TrustedPrefixes) -> Verdict:
 
 _decide_cached = lru_cache(maxsize=4096)(_decide)
 
+#: What :func:`check_powershell` does, in parts, for a caller that applies its
+#: rule itself (the reference adapter's hot path): inputs up to the length
+#: limit are decided through the cache, longer ones without.
+DECISION = (CACHE_MAX_CHARS, _decide_cached, _decide)
+
 
 def check_powershell(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
     """Decide one limited-PowerShell submission (pi-plan-mode-settings.md
@@ -124,3 +128,8 @@ def check_powershell(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) 
     if len(command) > CACHE_MAX_CHARS:
         return _decide(command, cwd, trust)
     return _decide_cached(command, cwd, trust)
+
+
+def check_powershell_uncached(command: str, cwd: str, trust: TrustedPrefixes = NO_TRUST) -> Verdict:
+    """:func:`check_powershell` without the cache (for measurements)."""
+    return _decide(command, cwd, trust)

@@ -195,6 +195,63 @@ def first_forbidden(words: Sequence[str], rule: OptionRule) -> str | None:
     return None
 
 
+#: Option words remembered per rule; past this a rule's table starts again.
+ANSWERS_MAX = 16384
+_UNSEEN = object()
+
+OptionCheck = Callable[[Sequence[str]], "str | None"]
+
+
+def compile_options(rule: OptionRule) -> OptionCheck:
+    """:func:`first_forbidden` for one rule, compiled as a table: the
+    answer of :func:`forbidden_option` for each option word seen is
+    remembered, so a word like `-n` or `--oneline` is examined once per
+    rule, not once per decision. Only a word starting with `-` can be a
+    forbidden option (`forbidden_option` answers None to any other)."""
+    answers: dict[str, str | None] = {}
+    get = answers.get
+
+    def first(words: Sequence[str]) -> str | None:
+        if len(words) > 32:
+            words = _OPTION_WORD.findall("\0" + "\0".join(words))
+        for word in words:
+            if word[:1] != "-":
+                continue
+            hit = get(word, _UNSEEN)
+            if hit is _UNSEEN:
+                if len(answers) >= ANSWERS_MAX:
+                    answers.clear()
+                hit = answers[word] = forbidden_option(word, rule)
+            if hit is not None:
+                return hit  # type: ignore[return-value]
+        return None
+
+    return first
+
+
+# The compiled table of each rule met, keyed on the rule's id; the rule is
+# kept alive beside it, so its id stays its own.
+_COMPILED: dict[int, tuple[OptionRule, OptionCheck]] = {}
+
+
+def options_of(rule: OptionRule) -> OptionCheck:
+    """The compiled table of `rule` (:func:`compile_options`), built once."""
+    found = _COMPILED.get(id(rule))
+    if found is None:
+        found = _COMPILED[id(rule)] = (rule, compile_options(rule))
+    return found[1]
+
+
+def remembered_first_forbidden(words: Sequence[str], rule: OptionRule) -> str | None:
+    """:func:`first_forbidden`, answered from the rule's compiled table."""
+    return options_of(rule)(words)
+
+
+def forbids_nothing(rule: OptionRule) -> bool:
+    """No option word and no value is forbidden under `rule`."""
+    return not (rule.long or rule.exact or rule.flags or rule.short or rule.values)
+
+
 #: A shape check takes the arguments (the words after the program) and
 #: answers None when they are acceptable, otherwise why not.
 ShapeCheck = Callable[[Sequence[str]], "str | None"]

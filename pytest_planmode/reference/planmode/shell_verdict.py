@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_planmode.reference.planmode.safe_subcommand_match import TrustedPrefixes
 from pytest_planmode.reference.shell.segments import Parse, Segment
@@ -20,12 +21,22 @@ from pytest_planmode.reference.shell.segments import Parse, Segment
 EMPTY_COMMAND = "(empty command)"
 
 
-@dataclass(frozen=True)
-class SegmentBlock:
-    """Why the reviewed policy blocks a segment: a stable rule id and a reason."""
+class SegmentBlock(NamedTuple):
+    """Why the reviewed policy blocks a segment: a stable rule id and a
+    reason. A named tuple: a blocked decision builds one, and a tuple is
+    the cheapest immutable record Python builds."""
 
     rule: str
     reason: str
+
+
+_tuple_new = tuple.__new__
+
+
+def block(rule: str, reason: str) -> SegmentBlock:
+    """`SegmentBlock(rule, reason)` without the named tuple's Python-level
+    `__new__` (the same value)."""
+    return _tuple_new(SegmentBlock, (rule, reason))
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,7 @@ SegmentCheck = Callable[[Segment, str], "SegmentBlock | None"]
 _new = object.__new__
 
 
-def _verdict(
+def verdict(
     allowed: bool,
     blocked: str | None,
     segments: tuple[str, ...],
@@ -76,9 +87,9 @@ def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: 
     and the first one that is neither is reported."""
     segments, unsupported, empty = parse
     if empty:
-        return _verdict(False, EMPTY_COMMAND, (), "syntax.empty", "the command is empty or blank", ())
+        return verdict(False, EMPTY_COMMAND, (), "syntax.empty", "the command is empty or blank", ())
     if unsupported is not None:
-        return _verdict(False, command, (), unsupported.rule, unsupported.reason, ())
+        return verdict(False, command, (), unsupported.rule, unsupported.reason, ())
     if not trust.prefixes:
         # Nothing trusted: every segment is reviewed (the common case).
         if len(segments) == 1:
@@ -86,8 +97,8 @@ def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: 
             texts: tuple[str, ...] = (only[0],)
             block = check(only, cwd)
             if block is not None:
-                return _verdict(False, texts[0], texts, block.rule, block.reason, (None,))
-            return _verdict(True, None, texts, None, None, (None,))
+                return verdict(False, texts[0], texts, block.rule, block.reason, (None,))
+            return verdict(True, None, texts, None, None, (None,))
         texts = tuple([segment[0] for segment in segments])
         reviewed: dict[str, SegmentBlock | None] = {}
         for index, segment in enumerate(segments):
@@ -97,8 +108,8 @@ def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: 
             else:
                 block = reviewed[text] = check(segment, cwd)
             if block is not None:
-                return _verdict(False, text, texts, block.rule, block.reason, (None,) * (index + 1))
-        return _verdict(True, None, texts, None, None, (None,) * len(segments))
+                return verdict(False, text, texts, block.rule, block.reason, (None,) * (index + 1))
+        return verdict(True, None, texts, None, None, (None,) * len(segments))
     texts = tuple([segment[0] for segment in segments])
     trusted: list[str | None] = []
     # Within one submission a repeated segment gets the same answer; a
@@ -114,5 +125,5 @@ def decide(command: str, parse: Parse, cwd: str, trust: TrustedPrefixes, check: 
         else:
             block = seen[segment.text] = check(segment, cwd)
         if block is not None:
-            return _verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
-    return _verdict(True, None, texts, None, None, tuple(trusted))
+            return verdict(False, segment.text, texts, block.rule, block.reason, tuple(trusted))
+    return verdict(True, None, texts, None, None, tuple(trusted))

@@ -175,7 +175,9 @@ def _trim(text: str) -> str:
 # grouping or control character), so one search tells them apart and the
 # segments and words are plain splits. Most submissions are plain.
 _NOT_PLAIN = re.compile(r"""[\x00-\x08\x0a-\x1f\x7f-\x9f`'"\\$*?\[{~#<>()]""")
+NOT_PLAIN = _NOT_PLAIN
 _OPERATORS = re.compile(r"&&|\|\||[;|]")
+OPERATORS = _OPERATORS
 
 
 # Records built from a ready tuple skip the named tuples' Python-level

@@ -157,13 +157,21 @@ def segment_powershell(command: str) -> Parse:
         # The scanner finds the problem after the complete segments; should
         # it not, it decides the whole input itself (fail-safe, same answer).
         return found_there if found_there.unsupported is not None else _scan(command, 0)
+    if ";" not in command and "|" not in command:
+        # One segment: the whole submission.
+        return _tuple_new(Parse, ((_segment(command.strip(" \t")),), None, False))
     texts = _SPLIT.findall(command)[::2]
     # A repeated segment is split once (see segment_bash).
     known: dict[str, Segment] = {}
     for text in texts:
         if text not in known:
             known[text] = _segment(text.strip(" \t"))
-    return Parse(segments=tuple(known[text] for text in texts))
+    return _tuple_new(Parse, (tuple([known[text] for text in texts]), None, False))
+
+
+# Records built from a ready tuple skip the named tuples' Python-level
+# `__new__` (the same values).
+_tuple_new = tuple.__new__
 
 
 def _segment(text: str) -> Segment:
@@ -171,7 +179,7 @@ def _segment(text: str) -> Segment:
     if "'" not in text and '"' not in text:
         # No quoting: the words are the runs between blanks.
         raws = tuple(filter(None, text.replace("\t", " ").split(" ")))
-        return Segment(text, raws, raws, None)
+        return _tuple_new(Segment, (text, raws, raws, None))
     raws = tuple(_WORDS.findall(text))
     values = []
     for raw in raws:
@@ -189,7 +197,7 @@ def _segment(text: str) -> Segment:
             # In the grammar, no word is unsupported.
             assert isinstance(word, str), word
             values.append(word)
-    return Segment(text, tuple(values), raws, None)
+    return _tuple_new(Segment, (text, tuple(values), raws, None))
 
 
 def _scan(command: str, pos: int) -> Parse:

@@ -12,6 +12,7 @@ A Python adapter has two methods that mirror the JSON Lines protocol:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
@@ -39,6 +40,11 @@ def under_roots(value: Any, roots: dict[str, str]) -> Any:
     return map_rooted(value, roots)
 
 
+#: The hot paths by operation name, filled on the first request (one
+#: dictionary lookup per request, not a call).
+_HOT: dict[str, Callable[[Any], Any]] = {}
+
+
 class ReferenceAdapter:
     """Serves the reference implementation through the adapter interface."""
 
@@ -62,7 +68,11 @@ class ReferenceAdapter:
 
         An operation with a hot path answers a payload of its common shape
         there, in wire form, without building models (the same answer)."""
-        fast = fast_paths().get(op)
+        fast = _HOT.get(op)
+        if fast is None and not _HOT:
+            # The first request: the operations are not loaded yet.
+            _HOT.update(fast_paths())
+            fast = _HOT.get(op)
         if fast is not None:
             answer = fast(payload)
             if answer is not None:

@@ -6,6 +6,7 @@ from typing import Any
 from pytest_planmode.contract import planmode_shell
 from pytest_planmode.contract.planmode_shell import ShellCheckInput, ShellCheckOutput
 from pytest_planmode.reference.json_values import json_text
+from pytest_planmode.reference.planmode import bash_policy, powershell_policy
 from pytest_planmode.reference.planmode.bash_policy import check_bash
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell
 from pytest_planmode.reference.planmode.safe_subcommand_match import (
@@ -50,32 +51,43 @@ def _trust_of(raw: object) -> tuple[TrustedPrefixes, str | None]:
     return found
 
 
-def _fast(payload: Any, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> dict[str, Any] | None:
-    """The wire-form output for a payload of exactly `command` and `cwd`
-    strings, with or without `safeSubcommands` (None for any other shape)."""
-    if type(payload) is not dict:
-        return None
-    command = payload.get("command")
-    cwd = payload.get("cwd")
-    if type(command) is not str or type(cwd) is not str:
-        return None
-    size = len(payload)
-    if size == 2:
-        trust: TrustedPrefixes = NO_TRUST
-        error = None
-    elif size == 3 and "safeSubcommands" in payload:
-        trust, error = _trust_of(payload["safeSubcommands"])
-    else:
-        return None
-    verdict = check(command, cwd, trust)
-    return {
-        "allowed": verdict.allowed,
-        "blocked": verdict.blocked,
-        "segments": list(verdict.segments),
-        "rule": verdict.rule,
-        "reason": verdict.reason,
-        "settingsError": error,
-    }
+Decide = Callable[[str, str, TrustedPrefixes], Verdict]
+
+
+def _fast_path(decision: tuple[int, Decide, Decide]) -> Callable[[Any], dict[str, Any] | None]:
+    """The hot path of a shell check: the wire-form output for a payload of
+    exactly `command` and `cwd` strings, with or without `safeSubcommands`
+    (None for any other shape). `decision` is the check in parts (see
+    `bash_policy.DECISION`), so that a request costs no call of the check's
+    own on top of its cache."""
+    limit, cached, uncached = decision
+
+    def fast(payload: Any) -> dict[str, Any] | None:
+        if type(payload) is not dict:
+            return None
+        command = payload.get("command")
+        cwd = payload.get("cwd")
+        if type(command) is not str or type(cwd) is not str:
+            return None
+        size = len(payload)
+        if size == 2:
+            trust: TrustedPrefixes = NO_TRUST
+            error = None
+        elif size == 3 and "safeSubcommands" in payload:
+            trust, error = _trust_of(payload["safeSubcommands"])
+        else:
+            return None
+        verdict = cached(command, cwd, trust) if len(command) <= limit else uncached(command, cwd, trust)
+        return {
+            "allowed": verdict.allowed,
+            "blocked": verdict.blocked,
+            "segments": [*verdict.segments],
+            "rule": verdict.rule,
+            "reason": verdict.reason,
+            "settingsError": error,
+        }
+
+    return fast
 
 
 def _answer(inp: ShellCheckInput, check: Callable[[str, str, TrustedPrefixes], Verdict]) -> ShellCheckOutput:
@@ -95,11 +107,5 @@ def powershell_check(inp: ShellCheckInput) -> ShellCheckOutput:
     return _answer(inp, check_powershell)
 
 
-@fast_path(planmode_shell.BASH_CHECK)
-def bash_check_fast(payload: Any) -> dict[str, Any] | None:
-    return _fast(payload, check_bash)
-
-
-@fast_path(planmode_shell.POWERSHELL_CHECK)
-def powershell_check_fast(payload: Any) -> dict[str, Any] | None:
-    return _fast(payload, check_powershell)
+bash_check_fast = fast_path(planmode_shell.BASH_CHECK)(_fast_path(bash_policy.DECISION))
+powershell_check_fast = fast_path(planmode_shell.POWERSHELL_CHECK)(_fast_path(powershell_policy.DECISION))
