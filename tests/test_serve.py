@@ -15,7 +15,7 @@ def converse(*lines: str, args: tuple[str, ...] = ()) -> tuple[list[dict[str, ob
         input="".join(line + "\n" for line in lines),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,  # a hang guard only: a loaded machine may be slow
     )
     return [json.loads(x) for x in proc.stdout.splitlines()], proc.returncode, proc.stderr
 
@@ -63,7 +63,7 @@ def _raw_converse(lines: list[bytes]) -> tuple[list[dict[str, object]], int]:
         [sys.executable, "-m", "pytest_planmode.serve"],
         input=b"\n".join(lines) + b"\n",
         capture_output=True,
-        timeout=120,
+        timeout=600,  # a hang guard only: a loaded machine may be slow
         check=False,
     )
     return [json.loads(line) for line in out.stdout.splitlines()], out.returncode
