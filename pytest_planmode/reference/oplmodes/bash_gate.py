@@ -228,7 +228,7 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
             if text in seen:
                 continue
             seen.add(text)
-            m = lists.anchored.match(text)
+            m = lists.match_anchored(text)
             if m is None:
                 continue
             if m.lastgroup != "wrap":
@@ -238,7 +238,7 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
             for count, word in enumerate(_WORD.finditer(text, m.end())):
                 if count >= WRAPPER_REACH:
                     break
-                sub = lists.anchored.match(text, word.start())
+                sub = lists.match_anchored(text, word.start())
                 if sub is not None and sub.lastgroup != "wrap":
                     return (
                         lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]

@@ -16,8 +16,11 @@ repetition inside another that can match the same text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import re._constants as _c  # type: ignore[import-not-found]
+import re._parser as _parser  # type: ignore[import-not-found]
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 # -- building blocks ---------------------------------------------------------
 
@@ -573,6 +576,71 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
     return tuple(out)
 
 
+# -- first characters --------------------------------------------------------
+#
+# The anchored alternation is long, and the engine tries its branches one by
+# one at command position. Which branches can match there depends only on the
+# character the program name starts with, so the gate keeps, for each such
+# character, the alternation of just the branches that can start with it.
+
+_BLANKS = frozenset(" \t")
+
+
+def _first_of_sequence(items: Any) -> frozenset[str] | None:
+    """The characters a match of the parsed sequence `items` can start with,
+    or None when that is not known (the sequence may match empty text or
+    start with a look-around, an anchor, a class with categories ...)."""
+    if not items:
+        return None
+    op, arg = items[0]
+    if op is _c.LITERAL:
+        return frozenset((chr(arg),))
+    if op is _c.IN:
+        chars: set[str] = set()
+        for kind, value in arg:
+            if kind is _c.LITERAL:
+                chars.add(chr(value))
+            elif kind is _c.RANGE and value[1] - value[0] < 256:
+                chars.update(map(chr, range(value[0], value[1] + 1)))
+            else:
+                return None
+        return frozenset(chars)
+    if op is _c.BRANCH:
+        found: set[str] = set()
+        for alternative in arg[1]:
+            first = _first_of_sequence(alternative)
+            if first is None:
+                return None
+            found |= first
+        return frozenset(found)
+    if op is _c.SUBPATTERN:
+        _group, add_flags, _del_flags, inner = arg
+        return None if add_flags & re.IGNORECASE else _first_of_sequence(inner)
+    if op is _c.ATOMIC_GROUP:
+        return _first_of_sequence(arg)
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+        low, _high, inner = arg
+        return _first_of_sequence(inner) if low >= 1 else None
+    return None
+
+
+def first_characters(pattern: str) -> frozenset[str] | None:
+    """The characters every match of `pattern` (compiled without flags)
+    starts with, or None when they are not known. Sound, not complete: a
+    set is given only when the parse tree shows that the first character a
+    match consumes is one of them."""
+    try:
+        return _first_of_sequence(_parser.parse(pattern).data)
+    except Exception:  # a parser of another Python version: not known
+        return None
+
+
+#: The part of a text before command position when the first word holds
+#: neither `=` nor `/`: then no assignment and no directory prefix can be
+#: read, so the program name starts right after the blanks (group 1).
+_PLAIN_HEAD = re.compile(r"[ \t]*([^\s=/]*)(?=\s|$)")
+
+
 @dataclass(frozen=True)
 class CompiledLists:
     safe: re.Pattern[str]
@@ -582,6 +650,43 @@ class CompiledLists:
     anchored_rules: tuple[Rule, ...]
     anywhere_rules: tuple[Rule, ...]
     anywhere_singles: tuple[re.Pattern[str], ...]
+    #: The branches of `anchored` (named groups, in order) with the
+    #: characters each can start with (None: not known).
+    anchored_branches: tuple[tuple[str, frozenset[str] | None], ...] = ()
+    #: `anchored` cut down to the branches that can start with a character,
+    #: built when first needed (None: no branch can).
+    by_first: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
+
+    def match_anchored(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """`self.anchored.match(text, pos)`, the same match, sooner.
+
+        When the first word at `pos` holds neither `=` nor `/`, the only
+        places a branch can start are the first character after the blanks
+        (`c`) and the blanks themselves; a branch that cannot start with `c`
+        nor with a blank then cannot match, and removing it from the
+        alternation leaves the others tried in the same order at the same
+        places: the first match is the same. Otherwise the whole
+        alternation runs."""
+        head = _PLAIN_HEAD.match(text, pos)
+        if head is None:
+            return self.anchored.match(text, pos)
+        start = head.start(1)
+        first = text[start] if start < len(text) else ""
+        try:
+            pattern = self.by_first[first]
+        except KeyError:
+            pattern = self.by_first[first] = self._cut(first)
+        return None if pattern is None else pattern.match(text, pos)
+
+    def _cut(self, first: str) -> re.Pattern[str] | None:
+        kept = [
+            body
+            for body, chars in self.anchored_branches
+            if chars is None or first in chars or not chars.isdisjoint(_BLANKS)
+        ]
+        if not kept:
+            return None
+        return re.compile(_AT_POSITION + "(?:" + "|".join(kept) + ")")
 
 
 @cache
@@ -593,17 +698,19 @@ def compiled_builtins() -> CompiledLists:
     )
     anchored_rules = tuple(r for r in DESTRUCTIVE_RULES if r.anchored)
     anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
-    anchored = re.compile(
-        _AT_POSITION
-        + "(?:"
-        + "|".join(f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules))
-        + "|(?P<wrap>"
-        + _words(" ".join(WRAPPERS))
-        + END
-        + "))"
-    )
+    branches = [f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules)]
+    branches.append("(?P<wrap>" + _words(" ".join(WRAPPERS)) + END + ")")
+    anchored = re.compile(_AT_POSITION + "(?:" + "|".join(branches) + ")")
     # No groups here: an alternation whose every branch starts with a literal
     # lets the engine skip straight to the candidate characters (`-`, `<`, `>`).
     anywhere = re.compile("|".join(r.pattern for r in anywhere_rules))
     singles = tuple(re.compile(r.pattern) for r in anywhere_rules)
-    return CompiledLists(safe, anchored, anywhere, anchored_rules, anywhere_rules, singles)
+    return CompiledLists(
+        safe,
+        anchored,
+        anywhere,
+        anchored_rules,
+        anywhere_rules,
+        singles,
+        tuple((b, first_characters(b)) for b in branches),
+    )
