@@ -576,69 +576,81 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
     return tuple(out)
 
 
-# -- first characters --------------------------------------------------------
+# -- literal prefixes ----------------------------------------------------------
 #
 # The anchored alternation is long, and the engine tries its branches one by
-# one at command position. Which branches can match there depends only on the
-# character the program name starts with, so the gate keeps, for each such
-# character, the alternation of just the branches that can start with it.
+# one at command position. Which branches can match there depends on the
+# text the program name starts with, so the gate keeps, for the first
+# characters found there, the alternation of just the branches that can
+# start with them.
 
-_BLANKS = frozenset(" \t")
+#: How many characters of command position choose the branches.
+PREFIX_WIDTH = 3
+#: Beyond this many literal prefixes a branch counts as "any text".
+_MAX_PREFIXES = 512
+#: A branch that can start with a blank may start before command position.
+_BLANKS = ("\t", " ")
+_ANY = frozenset(("",))
 
 
-def _first_of_sequence(items: Any) -> frozenset[str] | None:
-    """The characters a match of the parsed sequence `items` can start with,
-    or None when that is not known (the sequence may match empty text or
-    start with a look-around, an anchor, a class with categories ...)."""
-    if not items:
-        return None
+def _prefixes(items: list[Any], width: int) -> frozenset[str]:
+    """Strings such that every match of the parsed sequence `items` starts
+    with one of them, each at most `width` long ("" when nothing is known)."""
+    if width == 0 or not items:
+        return _ANY
     op, arg = items[0]
+    rest = items[1:]
+    heads: frozenset[str] | None = None
     if op is _c.LITERAL:
-        return frozenset((chr(arg),))
-    if op is _c.IN:
+        heads = frozenset((chr(arg),))
+    elif op is _c.IN:
         chars: set[str] = set()
         for kind, value in arg:
             if kind is _c.LITERAL:
                 chars.add(chr(value))
-            elif kind is _c.RANGE and value[1] - value[0] < 256:
+            elif kind is _c.RANGE and value[1] - value[0] < 128:
                 chars.update(map(chr, range(value[0], value[1] + 1)))
             else:
-                return None
-        return frozenset(chars)
-    if op is _c.BRANCH:
-        found: set[str] = set()
-        for alternative in arg[1]:
-            first = _first_of_sequence(alternative)
-            if first is None:
-                return None
-            found |= first
-        return frozenset(found)
-    if op is _c.SUBPATTERN:
+                return _ANY
+        heads = frozenset(chars)
+    if heads is not None:
+        tails = _prefixes(rest, width - 1)
+        found = frozenset(h + t for h in heads for t in tails)
+    elif op is _c.BRANCH:
+        found = frozenset().union(*(_prefixes([*alt, *rest], width) for alt in arg[1]))
+    elif op is _c.SUBPATTERN:
         _group, add_flags, _del_flags, inner = arg
-        return None if add_flags & re.IGNORECASE else _first_of_sequence(inner)
-    if op is _c.ATOMIC_GROUP:
-        return _first_of_sequence(arg)
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
-        low, _high, inner = arg
-        return _first_of_sequence(inner) if low >= 1 else None
-    return None
+        if add_flags & re.IGNORECASE:
+            return _ANY
+        found = _prefixes([*inner, *rest], width)
+    elif op is _c.ATOMIC_GROUP:
+        found = _prefixes([*arg, *rest], width)
+    elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+        # What follows the first repetition is not known: the prefixes of
+        # one repetition, cut where it ends.
+        found = _prefixes(list(arg[2]), width)
+    else:
+        return _ANY
+    return _ANY if len(found) > _MAX_PREFIXES or "" in found else found
 
 
-def first_characters(pattern: str) -> frozenset[str] | None:
-    """The characters every match of `pattern` (compiled without flags)
-    starts with, or None when they are not known. Sound, not complete: a
-    set is given only when the parse tree shows that the first character a
-    match consumes is one of them."""
+def literal_prefixes(pattern: str, width: int = PREFIX_WIDTH) -> frozenset[str]:
+    """Strings of at most `width` characters such that every match of
+    `pattern` (compiled without flags) starts with one of them; {""} when
+    nothing is known. Sound, not complete: read from the parse tree, and a
+    construct it does not follow makes the answer "anything"."""
     try:
-        return _first_of_sequence(_parser.parse(pattern).data)
-    except Exception:  # a parser of another Python version: not known
-        return None
+        return _prefixes(list(_parser.parse(pattern).data), width)
+    except Exception:  # a parser of another Python version: nothing known
+        return _ANY
 
 
 #: The part of a text before command position when the first word holds
 #: neither `=` nor `/`: then no assignment and no directory prefix can be
 #: read, so the program name starts right after the blanks (group 1).
 _PLAIN_HEAD = re.compile(r"[ \t]*([^\s=/]*)(?=\s|$)")
+#: Distinct keys kept before the table is emptied (each is small).
+_KEYS_MAX = 4096
 
 
 @dataclass(frozen=True)
@@ -650,43 +662,51 @@ class CompiledLists:
     anchored_rules: tuple[Rule, ...]
     anywhere_rules: tuple[Rule, ...]
     anywhere_singles: tuple[re.Pattern[str], ...]
-    #: The branches of `anchored` (named groups, in order) with the
-    #: characters each can start with (None: not known).
-    anchored_branches: tuple[tuple[str, frozenset[str] | None], ...] = ()
-    #: `anchored` cut down to the branches that can start with a character,
-    #: built when first needed (None: no branch can).
-    by_first: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
+    #: The branches of `anchored` (named groups, in order), each with its
+    #: literal prefixes.
+    anchored_branches: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: `anchored` cut down to the branches that can start with a key (the
+    #: first characters at command position), built when first needed
+    #: (None: no branch can).
+    by_key: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
+    by_branches: dict[tuple[int, ...], re.Pattern[str]] = field(default_factory=dict)
 
     def match_anchored(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """`self.anchored.match(text, pos)`, the same match, sooner.
 
         When the first word at `pos` holds neither `=` nor `/`, the only
-        places a branch can start are the first character after the blanks
-        (`c`) and the blanks themselves; a branch that cannot start with `c`
-        nor with a blank then cannot match, and removing it from the
-        alternation leaves the others tried in the same order at the same
-        places: the first match is the same. Otherwise the whole
-        alternation runs."""
+        places a branch can start are command position `q` (right after the
+        blanks) and the blanks themselves. A branch none of whose literal
+        prefixes the text at `q` starts with, and that cannot start with a
+        blank, then cannot match; removing it from the alternation leaves
+        the others tried in the same order at the same places, so the first
+        match is the same. Otherwise the whole alternation runs."""
         head = _PLAIN_HEAD.match(text, pos)
         if head is None:
             return self.anchored.match(text, pos)
         start = head.start(1)
-        first = text[start] if start < len(text) else ""
+        key = text[start : start + PREFIX_WIDTH]
         try:
-            pattern = self.by_first[first]
+            pattern = self.by_key[key]
         except KeyError:
-            pattern = self.by_first[first] = self._cut(first)
+            if len(self.by_key) >= _KEYS_MAX:
+                self.by_key.clear()
+            pattern = self.by_key[key] = self._cut(key)
         return None if pattern is None else pattern.match(text, pos)
 
-    def _cut(self, first: str) -> re.Pattern[str] | None:
-        kept = [
-            body
-            for body, chars in self.anchored_branches
-            if chars is None or first in chars or not chars.isdisjoint(_BLANKS)
-        ]
+    def _cut(self, key: str) -> re.Pattern[str] | None:
+        kept = tuple(
+            index
+            for index, (_body, prefixes) in enumerate(self.anchored_branches)
+            if any(key.startswith(p) or p.startswith(_BLANKS) for p in prefixes)
+        )
         if not kept:
             return None
-        return re.compile(_AT_POSITION + "(?:" + "|".join(kept) + ")")
+        pattern = self.by_branches.get(kept)
+        if pattern is None:
+            bodies = "|".join(self.anchored_branches[i][0] for i in kept)
+            pattern = self.by_branches[kept] = re.compile(_AT_POSITION + "(?:" + bodies + ")")
+        return pattern
 
 
 @cache
@@ -712,5 +732,5 @@ def compiled_builtins() -> CompiledLists:
         anchored_rules,
         anywhere_rules,
         singles,
-        tuple((b, first_characters(b)) for b in branches),
+        tuple((b, literal_prefixes(b)) for b in branches),
     )
