@@ -21,6 +21,13 @@ _SPECIAL = re.compile(r"[\\'\"`$&|;\n\r()<>]")
 #: Inside double quotes only these characters mean anything.
 _SPECIAL_DQ = re.compile(r"[\\\"`$]")
 
+# Without quotes, escapes, `$`, backticks and parentheses the scanner only
+# cuts at these, exactly as its loop does: `||`, `|&` and `|` once, `&&`, a
+# lone `&` that is not part of a redirect (`&>`, `2>&1`, `>&2`), `;`, newline
+# and carriage return; `<` and `>` are plain text.
+_CUTS_ONLY = re.compile(r"[\\'\"`$()]")
+_PLAIN_CUT = re.compile(r"\|[|&]?|&&|[;\n\r]|(?<![<>])&(?!>)")
+
 # The blocklist split ignores quotes on purpose: an operator inside a quoted
 # string still cuts, so quoting can never hide a segment from the blocklist.
 # A lone `&` cuts, but not the `&` of descriptor duplication (`2>&1`, `>&2`,
@@ -49,7 +56,7 @@ def blocklist_segments(command: str) -> list[str]:
     """The quote-blind split the destructive patterns are tested against
     (§ Mode behavior: "That blocklist split deliberately ignores quotes").
     Segments are stripped of surrounding blanks; empty ones are dropped."""
-    return [s.strip() for s in _BLIND_SPLIT.split(command) if s.strip()]
+    return [piece for part in _BLIND_SPLIT.split(command) if (piece := part.strip())]
 
 
 @dataclass
@@ -78,6 +85,8 @@ def allowlist_segments(command: str) -> list[str]:
     if _SPECIAL.search(command) is None:
         text = command.strip()
         return [text] if text else []
+    if _CUTS_ONLY.search(command) is None:
+        return [piece for part in _PLAIN_CUT.split(command) if (piece := part.strip())]
 
     segments: list[str] = []
     stack = [_Frame("top", 0)]
