@@ -7,7 +7,7 @@ list).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -205,6 +205,8 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
 # -- the built-in destructive engine ----------------------------------------
 
 _WORD = re.compile(r"\S+")
+#: What :func:`strip_quoting` removes.
+_QUOTE_CHARS = re.compile(r"['\"\\\\]")
 WRAPPER_REACH = bp.WRAPPER_REACH
 
 
@@ -217,39 +219,42 @@ def _builtin_destructive(command: str) -> tuple[str, str] | None:
     command."""
     lists = bp.compiled_builtins()
     segments = blocklist_segments(command)
-    if len(segments) != 1 or segments[0] != command.strip():
-        segments.append(command.strip())
-    seen: set[str] = set()
+    whole = command.strip()
+    if len(segments) != 1 or segments[0] != whole:
+        segments.append(whole)
     # Raw, stripped, and as bash builds the words (`$'…'`, braces): the
-    # built text differs only when the command holds `$'` or `{`.
+    # built text differs only when the command holds `$'` or `{`, the
+    # stripped one only when it holds a quote or a backslash. Each distinct
+    # text once, in that order.
     builds = {seg: built(seg) for seg in segments} if "$'" in command or "{" in command else {}
-    for seg in segments:
-        for text in (seg, strip_quoting(seg), builds.get(seg, seg)):
-            if text in seen:
-                continue
-            seen.add(text)
-            m = lists.match_anchored(text)
-            if m is None:
-                continue
-            if m.lastgroup != "wrap":
-                return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
-            # Only the first wrapper of a segment opens positions, so the
-            # work stays linear in the input (`xargs xargs xargs ...`).
-            for count, word in enumerate(_WORD.finditer(text, m.end())):
-                if count >= WRAPPER_REACH:
-                    break
-                sub = lists.match_anchored(text, word.start())
-                if sub is not None and sub.lastgroup != "wrap":
-                    return (
-                        lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
-                        text[word.start() :],
-                    )
+    if builds or _QUOTE_CHARS.search(command) is not None:
+        texts: Iterable[str] = dict.fromkeys(
+            text for seg in segments for text in (seg, strip_quoting(seg), builds.get(seg, seg))
+        )
+    else:
+        texts = dict.fromkeys(segments)
+    for text in texts:
+        m = lists.match_anchored(text)
+        if m is None:
+            continue
+        if m.lastgroup != "wrap":
+            return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+        # Only the first wrapper of a segment opens positions, so the
+        # work stays linear in the input (`xargs xargs xargs ...`).
+        for count, word in enumerate(_WORD.finditer(text, m.end())):
+            if count >= WRAPPER_REACH:
+                break
+            sub = lists.match_anchored(text, word.start())
+            if sub is not None and sub.lastgroup != "wrap":
+                return (
+                    lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
+                    text[word.start() :],
+                )
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
     stripped = strip_quoting(command)
-    texts = dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ())))
-    for text in texts:
+    for text in dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ()))):
         if lists.anywhere.search(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
