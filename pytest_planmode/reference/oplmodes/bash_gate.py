@@ -16,6 +16,7 @@ from pytest_planmode.reference.oplmodes import bash_patterns as bp
 from pytest_planmode.reference.oplmodes.bash_scanner import (
     allowlist_segments,
     blocklist_segments,
+    blocklist_segments_after,
     strip_quoting,
 )
 from pytest_planmode.reference.oplmodes.bash_words import EXPANDS, built, leaves_tree, unknowable
@@ -210,15 +211,17 @@ _QUOTE_CHARS = re.compile(r"['\"\\\\]")
 WRAPPER_REACH = bp.WRAPPER_REACH
 
 
-def _builtin_destructive(command: str) -> tuple[str, str] | None:
+def _builtin_destructive(command: str, allowlist: tuple[str, ...] | None = None) -> tuple[str, str] | None:
     """(entry name, text) of the first built-in destructive entry that
     matches, or None. Command-position entries are tried on every
     blocklist segment and the whole command, each with and without quoting,
     and, when a segment starts with a wrapper (`xargs`, `nice`, `then`...), at
     each of the next :data:`WRAPPER_REACH` words; the others anywhere in the
-    command."""
+    command. `allowlist`: the command's allowlist segments, when known."""
     lists = bp.compiled_builtins()
-    segments = blocklist_segments(command)
+    segments = (
+        blocklist_segments(command) if allowlist is None else blocklist_segments_after(command, allowlist)
+    )
     whole = command.strip()
     if len(segments) != 1 or segments[0] != whole:
         segments.append(whole)
@@ -366,7 +369,7 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
 
         hit: tuple[str, str] | None = None
         if policy.destructive_source == "built-in":
-            hit = _builtin_destructive(command)
+            hit = _builtin_destructive(command, segments)
         elif policy.destructive_source != "none":
             hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)  # type: ignore[arg-type]
         if hit is not None:

@@ -647,8 +647,10 @@ def literal_prefixes(pattern: str, width: int = PREFIX_WIDTH) -> frozenset[str]:
 
 #: The part of a text before command position when the first word holds
 #: neither `=` nor `/`: then no assignment and no directory prefix can be
-#: read, so the program name starts right after the blanks (group 1).
-_PLAIN_HEAD = re.compile(r"[ \t]*([^\s=/]*)(?=\s|$)")
+#: read, so the program name starts right after the blanks (group 1). Both
+#: runs are possessive: the blanks are all taken, and the word runs to a
+#: whitespace character or the end (never fewer blanks, a shorter word).
+_PLAIN_HEAD = re.compile(r"[ \t]*+([^\s=/]*+)(?=\s|$)")
 #: Distinct keys kept before the table is emptied (each is small).
 _KEYS_MAX = 4096
 

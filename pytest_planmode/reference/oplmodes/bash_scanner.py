@@ -52,6 +52,22 @@ def strip_quoting(text: str) -> str:
     return text
 
 
+#: A command holding none of these is cut alike by both splits (the blind
+#: split cuts `|&` as `|` then `&`, which differs before `>` or `&`).
+_SPLITS_DIFFER = re.compile(r"[\\'\"`$()]|\|&")
+
+
+def blocklist_segments_after(command: str, allowlist: list[str] | tuple[str, ...]) -> list[str]:
+    """:func:`blocklist_segments` of `command`, given its
+    :func:`allowlist_segments`: a copy of those when the two splits provably
+    agree (no quote, escape, `$`, backtick, parenthesis or `|&`: both then
+    cut at `&&`, `||`, `|`, `;`, newline, carriage return and a lone `&`
+    outside a redirect, strip the pieces and drop the empty ones)."""
+    if _SPLITS_DIFFER.search(command) is None:
+        return list(allowlist)
+    return blocklist_segments(command)
+
+
 def blocklist_segments(command: str) -> list[str]:
     """The quote-blind split the destructive patterns are tested against
     (§ Mode behavior: "That blocklist split deliberately ignores quotes").
@@ -87,7 +103,11 @@ def allowlist_segments(command: str) -> list[str]:
         return [text] if text else []
     if _CUTS_ONLY.search(command) is None:
         return [piece for part in _PLAIN_CUT.split(command) if (piece := part.strip())]
+    return scan_segments(command)
 
+
+def scan_segments(command: str) -> list[str]:
+    """:func:`allowlist_segments` by the scanner loop alone (no fast path)."""
     segments: list[str] = []
     stack = [_Frame("top", 0)]
     n = len(command)
