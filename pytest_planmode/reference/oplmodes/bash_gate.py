@@ -85,6 +85,26 @@ class Decision:
     blocked_segment: str | None = None
     pattern: str | None = None
 
+    def __init__(
+        self,
+        allowed: bool,
+        reason: str | None,
+        segments: tuple[str, ...] = (),
+        blocked_segment: str | None = None,
+        pattern: str | None = None,
+    ) -> None:
+        # The generated initializer of a frozen dataclass sets each field
+        # through `object.__setattr__`; one update of the instance dictionary
+        # sets the same fields at a fraction of the cost (a decision is made
+        # per command).
+        self.__dict__.update(
+            allowed=allowed,
+            reason=reason,
+            segments=segments,
+            blocked_segment=blocked_segment,
+            pattern=pattern,
+        )
+
 
 # -- policy ------------------------------------------------------------------
 
@@ -230,14 +250,17 @@ def _builtin_destructive(command: str, allowlist: tuple[str, ...] | None = None)
     # stripped one only when it holds a quote or a backslash. Each distinct
     # text once, in that order.
     builds = {seg: built(seg) for seg in segments} if "$'" in command or "{" in command else {}
-    if builds or _QUOTE_CHARS.search(command) is not None:
-        texts: Iterable[str] = dict.fromkeys(
+    plain = not builds and _QUOTE_CHARS.search(command) is None
+    texts: Iterable[str] = (
+        dict.fromkeys(segments)
+        if plain
+        else dict.fromkeys(
             text for seg in segments for text in (seg, strip_quoting(seg), builds.get(seg, seg))
         )
-    else:
-        texts = dict.fromkeys(segments)
+    )
+    match = lists.match_anchored
     for text in texts:
-        m = lists.match_anchored(text)
+        m = match(text)
         if m is None:
             continue
         if m.lastgroup != "wrap":
@@ -247,7 +270,7 @@ def _builtin_destructive(command: str, allowlist: tuple[str, ...] | None = None)
         for count, word in enumerate(_WORD.finditer(text, m.end())):
             if count >= WRAPPER_REACH:
                 break
-            sub = lists.match_anchored(text, word.start())
+            sub = match(text, word.start())
             if sub is not None and sub.lastgroup != "wrap":
                 return (
                     lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
@@ -256,9 +279,16 @@ def _builtin_destructive(command: str, allowlist: tuple[str, ...] | None = None)
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
-    stripped = strip_quoting(command)
-    for text in dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ()))):
-        if lists.anywhere.search(text) is not None:
+    # (A plain command is its own stripped text.)
+    anywhere = lists.anywhere.search
+    for text in (
+        (command,)
+        if plain
+        else dict.fromkeys(
+            (command, strip_quoting(command), *((" ; ".join(builds.values()),) if builds else ()))
+        )
+    ):
+        if anywhere(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
                     return rule.name, text
@@ -340,8 +370,9 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
         if policy.destructive_source != "none":
             # reference-choices.md § Both shell gates: what the blocklist
             # cannot read without running the shell is blocked.
-            moved = "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
             expands = EXPANDS.search(command) is not None
+            # Only a segment with an expansion asks whether the line moved.
+            moved = expands and "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
             away: str | None = None
             for seg in segments:
                 if away is not None:
