@@ -415,8 +415,20 @@ def test_literal_prefixes_are_read_from_the_parse_tree() -> None:
 def test_a_first_word_without_a_destructive_start_runs_no_expression() -> None:
     lists = bash_patterns.compiled_builtins()
     assert lists.match_anchored("cat x") is None
-    assert lists.by_key["cat"] is None
+    assert lists.by_key["cat"] == ()
     assert lists.match_anchored("rm -rf x") is not None
     # A first word holding `/` or `=` takes the whole alternation.
     assert lists.match_anchored("/bin/rm x") is not None
     assert lists.match_anchored("A=1 rm x") is not None
+
+
+def test_the_table_of_literal_prefixes_is_what_the_parser_reads() -> None:
+    """Every anchored branch is in the table, with the prefixes
+    :func:`literal_prefixes` reads from its text (a changed branch is read
+    again at run time, never looked up under its old text)."""
+    lists = bash_patterns.compiled_builtins()
+    assert len(bash_patterns._KNOWN_PREFIXES) == len(lists.anchored_branches)
+    for body, prefixes in lists.anchored_branches:
+        assert prefixes == bash_patterns.literal_prefixes(body) != {""}
+        assert bash_patterns._prefixes_of(body) == prefixes
+        assert bash_patterns._prefixes_of(body + "x") == bash_patterns.literal_prefixes(body + "x")

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import re._constants as _c  # type: ignore[import-not-found]
 import re._parser as _parser  # type: ignore[import-not-found]
+import zlib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 # -- building blocks ---------------------------------------------------------
@@ -658,8 +659,6 @@ _KEYS_MAX = 4096
 @dataclass(frozen=True)
 class CompiledLists:
     safe: re.Pattern[str]
-    #: Use with `.match(text, pos)`: it is anchored where the match starts.
-    anchored: re.Pattern[str]
     anywhere: re.Pattern[str]
     anchored_rules: tuple[Rule, ...]
     anywhere_rules: tuple[Rule, ...]
@@ -670,45 +669,168 @@ class CompiledLists:
     #: `anchored` cut down to the branches that can start with a key (the
     #: first characters at command position), built when first needed
     #: (None: no branch can).
-    by_key: dict[str, re.Pattern[str] | None] = field(default_factory=dict)
-    by_branches: dict[tuple[int, ...], re.Pattern[str]] = field(default_factory=dict)
+    by_key: dict[str, tuple[int, ...] | re.Pattern[str]] = field(default_factory=dict)
+    #: Each branch on its own, compiled when first needed.
+    branch_patterns: dict[int, re.Pattern[str]] = field(default_factory=dict)
+
+    @cached_property
+    def anchored(self) -> re.Pattern[str]:
+        """The whole alternation (every branch), compiled when first needed:
+        use with `.match(text, pos)`, it is anchored where the match starts."""
+        return re.compile(_AT_POSITION + "(?:" + "|".join(body for body, _ in self.anchored_branches) + ")")
 
     def match_anchored(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """`self.anchored.match(text, pos)`, the same match, sooner.
 
-        When the first word at `pos` holds neither `=` nor `/`, the only
-        places a branch can start are command position `q` (right after the
-        blanks) and the blanks themselves. A branch none of whose literal
-        prefixes the text at `q` starts with, and that cannot start with a
-        blank, then cannot match; removing it from the alternation leaves
-        the others tried in the same order at the same places, so the first
-        match is the same. Otherwise the whole alternation runs."""
+        When the first word at `pos` holds neither `=` nor `/`, no
+        assignment and no directory prefix can be read, so a branch can
+        start only at command position `q` (right after the blanks) or, if
+        it can start with a blank, on the blanks. A branch none of whose
+        literal prefixes the text at `q` starts with, and that cannot start
+        with a blank, then cannot match: only the others are tried, in the
+        same order. When none of those can start with a blank, each starts
+        only at `q`, so trying them one by one, each compiled on its own,
+        finds the first match of the alternation; otherwise they are tried
+        as one alternation with the same prefix. A first word with `=` or
+        `/` takes the whole alternation."""
         head = _PLAIN_HEAD.match(text, pos)
         if head is None:
             return self.anchored.match(text, pos)
         start = head.start(1)
         key = text[start : start + PREFIX_WIDTH]
         try:
-            pattern = self.by_key[key]
+            route = self.by_key[key]
         except KeyError:
             if len(self.by_key) >= _KEYS_MAX:
                 self.by_key.clear()
-            pattern = self.by_key[key] = self._cut(key)
-        return None if pattern is None else pattern.match(text, pos)
+            route = self.by_key[key] = self._route(key)
+        if isinstance(route, re.Pattern):
+            return route.match(text, pos)
+        for index in route:
+            pattern = self.branch_patterns.get(index)
+            if pattern is None:
+                body = self.anchored_branches[index][0]
+                pattern = self.branch_patterns[index] = re.compile(r"[ \t]*+(?:" + body + ")")
+            found = pattern.match(text, pos)
+            if found is not None:
+                return found
+        return None
 
-    def _cut(self, key: str) -> re.Pattern[str] | None:
+    def _route(self, key: str) -> tuple[int, ...] | re.Pattern[str]:
         kept = tuple(
             index
             for index, (_body, prefixes) in enumerate(self.anchored_branches)
             if any(key.startswith(p) or p.startswith(_BLANKS) for p in prefixes)
         )
-        if not kept:
-            return None
-        pattern = self.by_branches.get(kept)
-        if pattern is None:
+        if any(p.startswith(_BLANKS) for i in kept for p in self.anchored_branches[i][1]):
             bodies = "|".join(self.anchored_branches[i][0] for i in kept)
-            pattern = self.by_branches[kept] = re.compile(_AT_POSITION + "(?:" + bodies + ")")
-        return pattern
+            return re.compile(_AT_POSITION + "(?:" + bodies + ")")
+        return kept
+
+
+#: The literal prefixes of the anchored branches, by (length, CRC-32) of the
+#: branch text, as :func:`literal_prefixes` reads them (a test keeps this
+#: table equal to what it reads). Reading them costs about as much as
+#: compiling the whole alternation; a branch whose text is not here is read.
+_KNOWN_PREFIXES: dict[tuple[int, int], tuple[str, ...]] = {
+    (90, 0x111E5152): ("chm", "cho", "cp", "dd", "mkd", "mv", "rm", "rmd", "shr", "tee", "tou", "tru"),
+    (42, 0x6D45E4A2): ("doa", "su", "sud"),
+    (48, 0x27564C3B): ("kil", "pki"),
+    (102, 0x8ADD3D31): (
+        ".",
+        "bas",
+        "csh",
+        "das",
+        "eva",
+        "exe",
+        "fis",
+        "ksh",
+        "mks",
+        "sh",
+        "sou",
+        "tcs",
+        "zsh",
+    ),
+    (121, 0x12891634): (
+        "cod",
+        "ed",
+        "ema",
+        "ex",
+        "ged",
+        "hx",
+        "joe",
+        "kak",
+        "mic",
+        "nan",
+        "nvi",
+        "pic",
+        "sub",
+        "vi",
+        "vie",
+        "vim",
+    ),
+    (854, 0x481714E3): ("git",),
+    (245, 0xF88052EA): ("git",),
+    (340, 0x4D9C2FEB): ("git",),
+    (561, 0xDCE0B82A): ("git",),
+    (352, 0xA9721C86): ("git",),
+    (557, 0xFE7FB84A): ("npm", "pnp"),
+    (183, 0x78D30802): ("yar",),
+    (190, 0xC8AE8D1B): ("pip", "py\t", "py ", "pyt", "uv\t", "uv "),
+    (101, 0x549534E2): ("sor",),
+    (77, 0x53192C02): ("tre",),
+    (108, 0x77A34ED5): ("fd",),
+    (91, 0xDA6DC4D1): ("rg",),
+    (115, 0xD32509EF): ("rg",),
+    (679, 0x9DBEDECB): ("uni",),
+    (108, 0xF35F0C69): ("les",),
+    (98, 0xDDA5EF55): ("dat",),
+    (106, 0x2F2485C4): ("fil",),
+    (147, 0x182A4A7A): ("bat",),
+    (138, 0x7C05A5C7): ("ps",),
+    (64, 0x70B46960): ("pri",),
+    (372, 0x52934F8C): ("git",),
+    (94, 0xBDE0B8E0): ("git",),
+    (365, 0xA7BFB58B): ("dif", "gre", "rg"),
+    (210, 0x69233F50): ("tsc",),
+    (214, 0x1F9A7044): ("npm", "pnp", "yar"),
+    (201, 0xB815B422): (
+        "!",
+        "(",
+        "bui",
+        "caf",
+        "chr",
+        "com",
+        "do",
+        "doa",
+        "eli",
+        "els",
+        "env",
+        "flo",
+        "if",
+        "ion",
+        "nic",
+        "noh",
+        "set",
+        "std",
+        "su",
+        "sud",
+        "tas",
+        "the",
+        "tim",
+        "unb",
+        "unt",
+        "wat",
+        "whi",
+        "xar",
+        "{",
+    ),
+}
+
+
+def _prefixes_of(branch: str) -> frozenset[str]:
+    known = _KNOWN_PREFIXES.get((len(branch), zlib.crc32(branch.encode())))
+    return literal_prefixes(branch) if known is None else frozenset(known)
 
 
 @cache
@@ -722,17 +844,15 @@ def compiled_builtins() -> CompiledLists:
     anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
     branches = [f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules)]
     branches.append("(?P<wrap>" + _words(" ".join(WRAPPERS)) + END + ")")
-    anchored = re.compile(_AT_POSITION + "(?:" + "|".join(branches) + ")")
     # No groups here: an alternation whose every branch starts with a literal
     # lets the engine skip straight to the candidate characters (`-`, `<`, `>`).
     anywhere = re.compile("|".join(r.pattern for r in anywhere_rules))
     singles = tuple(re.compile(r.pattern) for r in anywhere_rules)
     return CompiledLists(
         safe,
-        anchored,
         anywhere,
         anchored_rules,
         anywhere_rules,
         singles,
-        tuple((b, literal_prefixes(b)) for b in branches),
+        tuple((b, _prefixes_of(b)) for b in branches),
     )
