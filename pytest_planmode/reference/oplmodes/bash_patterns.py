@@ -669,7 +669,7 @@ class CompiledLists:
     #: `anchored` cut down to the branches that can start with a key (the
     #: first characters at command position), built when first needed
     #: (None: no branch can).
-    by_key: dict[str, tuple[int, ...] | re.Pattern[str]] = field(default_factory=dict)
+    by_key: dict[str, tuple[re.Pattern[str], ...] | re.Pattern[str]] = field(default_factory=dict)
     #: Each branch on its own, compiled when first needed.
     branch_patterns: dict[int, re.Pattern[str]] = field(default_factory=dict)
 
@@ -704,19 +704,15 @@ class CompiledLists:
             if len(self.by_key) >= _KEYS_MAX:
                 self.by_key.clear()
             route = self.by_key[key] = self._route(key)
-        if isinstance(route, re.Pattern):
+        if not isinstance(route, tuple):
             return route.match(text, pos)
-        for index in route:
-            pattern = self.branch_patterns.get(index)
-            if pattern is None:
-                body = self.anchored_branches[index][0]
-                pattern = self.branch_patterns[index] = re.compile(r"[ \t]*+(?:" + body + ")")
+        for pattern in route:
             found = pattern.match(text, pos)
             if found is not None:
                 return found
         return None
 
-    def _route(self, key: str) -> tuple[int, ...] | re.Pattern[str]:
+    def _route(self, key: str) -> tuple[re.Pattern[str], ...] | re.Pattern[str]:
         kept = tuple(
             index
             for index, (_body, prefixes) in enumerate(self.anchored_branches)
@@ -725,7 +721,14 @@ class CompiledLists:
         if any(p.startswith(_BLANKS) for i in kept for p in self.anchored_branches[i][1]):
             bodies = "|".join(self.anchored_branches[i][0] for i in kept)
             return re.compile(_AT_POSITION + "(?:" + bodies + ")")
-        return kept
+        return tuple(self._branch(index) for index in kept)
+
+    def _branch(self, index: int) -> re.Pattern[str]:
+        pattern = self.branch_patterns.get(index)
+        if pattern is None:
+            body = self.anchored_branches[index][0]
+            pattern = self.branch_patterns[index] = re.compile(r"[ \t]*+(?:" + body + ")")
+        return pattern
 
 
 #: The literal prefixes of the anchored branches, by (length, CRC-32) of the
