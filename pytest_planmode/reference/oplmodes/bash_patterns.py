@@ -582,8 +582,7 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
 # The anchored alternation is long, and the engine tries its branches one by
 # one at command position. Which branches can match there depends on the
 # text the program name starts with, so the gate keeps, for the first
-# characters found there, the alternation of just the branches that can
-# start with them.
+# characters found there, just the branches that can start with them.
 
 #: How many characters of command position choose the branches.
 PREFIX_WIDTH = 3
