@@ -1,6 +1,7 @@
 """How fast the opl-modes Bash gate decides.
 
     python benchmarks/oplmodes_bash.py [--repeat N]
+    python benchmarks/oplmodes_bash.py --record FILE | --compare FILE
 
 1. At least 500 distinct commands under the built-in lists (mode `plan`):
    the median decision time, against the median time of one plain
@@ -18,16 +19,26 @@
    in a fresh interpreter. Timer floors (an empty call timed the same way)
    are subtracted on both sides.
 
+`--record FILE` writes every opl-modes gate verdict (the fixture cases of
+the gate through the adapter; the commands above, the fixture commands and
+seeded random mixes under the built-in lists in every built-in mode; the
+same commands under every configuration and mode the fixtures use, user
+patterns included) to FILE; `--compare FILE` computes them again and lists
+every difference: a speed change records before and compares after, and
+must report zero differences.
+
 Figures are printed, never asserted: a slow machine does not fail anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import itertools
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -35,7 +46,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+from pytest_planmode.reference.oplmodes import bash_patterns as bp
 from pytest_planmode.reference.oplmodes.bash_gate import check, check_command, resolve_bash_policy
 
 #: The comparison: one precompiled, unanchored pattern of the kind a naive
@@ -284,7 +297,104 @@ def side_by_side(upstream: Path, typescript: Path, cmds: list[str], rounds: int)
     print(f"  ratio, first pass  {_ratio(first, their_first)}")
 
 
-def main() -> None:
+# -- verdict record and comparison --------------------------------------------
+
+#: The pieces random mixes are made of: every program name of the built-in
+#: lists, wrappers, options the destructive entries look for, operators,
+#: quoting, expansions and redirects.
+_MIX_PIECES = [
+    *dict.fromkeys(w for head in HEADS for w in head.split()),
+    *bp.SAFE_PROGRAMS.split(),
+    *sorted(bp.WRAPPERS),
+    "rm", "mv", "cp", "tee", "dd", "sudo", "kill", "bash", "sh", "eval", "source", ".", "vim", "nano",
+    "git", "branch", "remote", "show", "add", "stash", "list", "worktree", "reflog", "config", "-c",
+    "-C", "/tmp", "--help", "npm", "pnpm", "yarn", "pip", "python", "python3", "-m", "install", "i",
+    "audit", "fix", "sort", "-o", "tree", "-R", "fd", "-x", "-Hx", "--exec", "rg", "--pre", "-z", "uniq",
+    "less", "+F", "date", "-s", "file", "-C", "bat", "--paging", "always", "ps", "aux", "auxe", "e",
+    "printf", "-v", "tsc", "--noEmit", "false", "-w", "--incremental", "node", "--version", "jq", "env",
+    "$ENV", "/proc/self/environ", "environ", "--cache", "/x", "..", "/proc", "-r", "-d", "-D", "-n",
+    "--list", "-delete", "-exec", "--output", "--out", "-fprint",
+    " ", " ", " ", " ", " ", "\t", " && ", " || ", " | ", "; ", ";", "|", "&", "&&", "\n", "\r",
+    "'", '"', "\\", "\\ ", "$", "$HOME", "$(", ")", "(", "`", "{", "}", "{a,b}", "$'x'", "~", "*",
+    "A=1 ", 'X="a b" ', "/bin/", "./", ">", ">>", "<", "2>&1", ">&2", ">/dev/null", "2>", "<(", ">(",
+    "cd ", "cd ..", "cd /", "#", "=",
+]  # fmt: skip
+
+
+def random_mix(seed: int, count: int) -> list[str]:
+    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
+    rng = random.Random(seed)
+    return ["".join(rng.choices(_MIX_PIECES, k=rng.randint(1, 14))) for _ in range(count)]
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def verdicts() -> list[list[Any]]:
+    """Every verdict the comparison covers, as [kind, input, answer] rows."""
+    from pytest_planmode.suite import load_suite
+    from pytest_planmode.targets.reference.adapter import REFERENCE
+
+    cases = [case for case in load_suite() if case.operation.startswith("oplmodes.bash.")]
+    rows: list[list[Any]] = [
+        ["fixture", case.id, REFERENCE.call(case.operation, case.input)] for case in cases
+    ]
+    fixture_commands = list(
+        dict.fromkeys(c.input["command"] for c in cases if isinstance(c.input.get("command"), str))
+    )
+    configs: dict[str, tuple[Any, set[str]]] = {}
+    for case in cases:
+        if "mode" not in case.input:
+            continue
+        config = case.input.get("config")
+        key = json.dumps(config, sort_keys=True)
+        modes = configs.setdefault(key, (config, set()))[1]
+        modes.add(case.input["mode"])
+        if isinstance(config, dict) and isinstance(config.get("modes"), dict):
+            modes.update(config["modes"])
+    shared = list(dict.fromkeys([*commands(600), *fixture_commands, *random_mix(29, 3_000)]))
+    rng = random.Random(37)
+    led = [f"{rng.choice(_MIX_PIECES[:40])} {mix}" for mix in random_mix(41, 20_000)]
+    builtin = list(dict.fromkeys([*shared, *random_mix(31, 20_000), *led]))
+    for mode in ("plan", "chat", "execute", "off", "no-such-mode"):
+        for command in builtin if mode == "plan" else shared:
+            rows.append([f"builtin {mode}", command, _plain(check(command, mode, None))])
+    # The destructive base alone (no safe list), so every command reaches it.
+    destructive_only = {"modes": {"plan": {"safePatterns": []}}}
+    for command in builtin:
+        rows.append(["destructive base", command, _plain(check(command, "plan", destructive_only))])
+    for key, (config, modes) in configs.items():
+        for mode in sorted(modes | {"plan"}):
+            for command in shared:
+                rows.append([f"config {mode} {key}", command, _plain(check(command, mode, config))])
+    for command in builtin[:2_000]:
+        payload = {"command": command, "mode": "plan"}
+        rows.append(["adapter", command, REFERENCE.call("oplmodes.bash.check", payload)])
+    return rows
+
+
+def compare(path: Path) -> int:
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    now = json.loads(json.dumps(verdicts()))
+    differences = 0
+    if len(recorded) != len(now):
+        print(f"verdict comparison: {len(recorded)} recorded rows, {len(now)} now")
+        differences += 1
+    for old, new in zip(recorded, now, strict=False):
+        if old != new:
+            differences += 1
+            if differences <= 20:
+                print(f"  differs: {old[0]} {old[1]!r}\n    before {old[2]}\n    now    {new[2]}")
+    print(f"verdict comparison against {path.name}: {len(now)} verdicts, {differences} differences")
+    return 1 if differences else 0
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -294,7 +404,16 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=7, help="passes over the commands for warm figures (3.)"
     )
+    parser.add_argument("--record", type=Path, help="write every verdict to this file and stop")
+    parser.add_argument("--compare", type=Path, help="compare every verdict with this file and stop")
     args = parser.parse_args()
+    if args.record:
+        rows = verdicts()
+        args.record.write_text(json.dumps(rows), encoding="utf-8")
+        print(f"recorded {len(rows)} verdicts in {args.record}")
+        return 0
+    if args.compare:
+        return compare(args.compare)
     if args.upstream is not None and args.typescript is None:
         parser.error("--upstream needs --typescript (its sources are TypeScript)")
 
@@ -341,7 +460,8 @@ def main() -> None:
         side_by_side(args.upstream, args.typescript, cmds, args.rounds)
     else:
         print("upstream on V8: not measured (give --upstream DIR and --typescript DIR)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

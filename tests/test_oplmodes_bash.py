@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pytest_planmode.contract.oplmodes_bash import BashCheckInput
-from pytest_planmode.reference.oplmodes import bash_gate, bash_patterns, pattern_guard
+from pytest_planmode.reference.oplmodes import bash_gate, bash_patterns, bash_scanner, pattern_guard
 from pytest_planmode.reference.oplmodes.bash_gate import check, explain, resolve_bash_policy
 from pytest_planmode.reference.oplmodes.bash_scanner import allowlist_segments, blocklist_segments
 from pytest_planmode.targets.reference.ops import handlers
@@ -335,3 +335,100 @@ def test_destructive_reason_names_entry_and_text(command: str) -> None:
     assert not decision.allowed
     assert decision.pattern and decision.blocked_segment
     assert decision.pattern in (decision.reason or "") and decision.blocked_segment in (decision.reason or "")
+
+
+#: Every character either split or the command-position prefix treats
+#: specially, plus words of the built-in lists.
+_GATE_PIECES = st.sampled_from(
+    [
+        *"ab -;&|\n\r\t<>=/'\"\\$`(){}*.!",
+        "rm",
+        "cat",
+        "git",
+        "branch",
+        "-d",
+        "xargs",
+        "sudo",
+        "ls",
+        "sort",
+        "-o",
+        "npm",
+        "i",
+        "python",
+        "-m",
+        "pip",
+        "install",
+        "X=1",
+        "/bin/",
+        "2>&1",
+        "|&",
+        "&>",
+        "$(",
+    ]
+)
+_GATE_TEXT = st.lists(_GATE_PIECES, max_size=16).map("".join)
+
+
+@given(_GATE_TEXT)
+@example("a &&> b")
+@example("a |&& b ;; c\r\nd & e &> f 2>&1")
+def test_the_scanner_fast_paths_cut_like_the_loop(command: str) -> None:
+    assert allowlist_segments(command) == bash_scanner.scan_segments(command)
+
+
+@given(_GATE_TEXT)
+def test_the_blocklist_split_taken_from_the_allowlist_is_the_same(command: str) -> None:
+    allowlist = allowlist_segments(command)
+    assert bash_scanner.blocklist_segments_after(command, allowlist) == blocklist_segments(command)
+
+
+def test_both_splits_differ_after_a_pipe_with_stderr() -> None:
+    """Why `|&` takes the blind split: the scanner cuts `|&` once."""
+    assert allowlist_segments("ls |&> f") == ["ls", "> f"]
+    assert blocklist_segments("ls |&> f") == ["ls", "&> f"]
+    assert bash_scanner.blocklist_segments_after("ls |&> f", ["ls", "> f"]) == ["ls", "&> f"]
+
+
+@given(_GATE_TEXT, st.integers(min_value=0, max_value=20))
+@example(" /bin/rm x", 0)  # blanks, then a first word with `/`
+@example(" \tX=1 rm x", 0)
+@example("xargs  nice rm", 5)
+@example("  kill", 0)
+def test_the_cut_down_alternation_matches_like_the_whole(text: str, pos: int) -> None:
+    lists = bash_patterns.compiled_builtins()
+    whole = lists.anchored.match(text, pos)
+    cut = lists.match_anchored(text, pos)
+    assert (whole is None) == (cut is None)
+    if whole is not None and cut is not None:
+        assert (whole.lastgroup, whole.span()) == (cut.lastgroup, cut.span())
+
+
+def test_literal_prefixes_are_read_from_the_parse_tree() -> None:
+    assert bash_patterns.literal_prefixes(r"(?:rm|mv)(?=\s)") == {"rm", "mv"}
+    assert bash_patterns.literal_prefixes(r"git[ \t]+x") == {"git"}
+    assert bash_patterns.literal_prefixes(r"(?:py|pip)[ \t]") == {"py ", "py\t", "pip"}
+    # Nothing known: an optional start, a look-around, a case-insensitive group.
+    for pattern in (r"a?b", r"(?=a)a", r"(?i:ab)", r"\w+"):
+        assert bash_patterns.literal_prefixes(pattern) == {""}
+
+
+def test_a_first_word_without_a_destructive_start_runs_no_expression() -> None:
+    lists = bash_patterns.compiled_builtins()
+    assert lists.match_anchored("cat x") is None
+    assert lists.by_key["cat"] == ()
+    assert lists.match_anchored("rm -rf x") is not None
+    # A first word holding `/` or `=` takes the whole alternation.
+    assert lists.match_anchored("/bin/rm x") is not None
+    assert lists.match_anchored("A=1 rm x") is not None
+
+
+def test_the_table_of_literal_prefixes_is_what_the_parser_reads() -> None:
+    """Every anchored branch is in the table, with the prefixes
+    :func:`literal_prefixes` reads from its text (a changed branch is read
+    again at run time, never looked up under its old text)."""
+    lists = bash_patterns.compiled_builtins()
+    assert len(bash_patterns._KNOWN_PREFIXES) == len(lists.anchored_branches)
+    for body, prefixes in lists.anchored_branches:
+        assert prefixes == bash_patterns.literal_prefixes(body) != {""}
+        assert bash_patterns._prefixes_of(body) == prefixes
+        assert bash_patterns._prefixes_of(body + "x") == bash_patterns.literal_prefixes(body + "x")

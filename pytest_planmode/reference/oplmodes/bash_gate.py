@@ -7,7 +7,7 @@ list).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -16,6 +16,7 @@ from pytest_planmode.reference.oplmodes import bash_patterns as bp
 from pytest_planmode.reference.oplmodes.bash_scanner import (
     allowlist_segments,
     blocklist_segments,
+    blocklist_segments_after,
     strip_quoting,
 )
 from pytest_planmode.reference.oplmodes.bash_words import EXPANDS, built, leaves_tree, unknowable
@@ -83,6 +84,26 @@ class Decision:
     segments: tuple[str, ...] = ()
     blocked_segment: str | None = None
     pattern: str | None = None
+
+    def __init__(
+        self,
+        allowed: bool,
+        reason: str | None,
+        segments: tuple[str, ...] = (),
+        blocked_segment: str | None = None,
+        pattern: str | None = None,
+    ) -> None:
+        # The generated initializer of a frozen dataclass sets each field
+        # through `object.__setattr__`; one update of the instance dictionary
+        # sets the same fields at a fraction of the cost (a decision is made
+        # per command).
+        self.__dict__.update(
+            allowed=allowed,
+            reason=reason,
+            segments=segments,
+            blocked_segment=blocked_segment,
+            pattern=pattern,
+        )
 
 
 # -- policy ------------------------------------------------------------------
@@ -205,52 +226,69 @@ def resolve_bash_policy(config: Mapping[str, Any] | None, mode: str) -> BashPoli
 # -- the built-in destructive engine ----------------------------------------
 
 _WORD = re.compile(r"\S+")
+#: What :func:`strip_quoting` removes.
+_QUOTE_CHARS = re.compile(r"['\"\\\\]")
 WRAPPER_REACH = bp.WRAPPER_REACH
 
 
-def _builtin_destructive(command: str) -> tuple[str, str] | None:
+def _builtin_destructive(command: str, allowlist: tuple[str, ...] | None = None) -> tuple[str, str] | None:
     """(entry name, text) of the first built-in destructive entry that
     matches, or None. Command-position entries are tried on every
     blocklist segment and the whole command, each with and without quoting,
     and, when a segment starts with a wrapper (`xargs`, `nice`, `then`...), at
     each of the next :data:`WRAPPER_REACH` words; the others anywhere in the
-    command."""
+    command. `allowlist`: the command's allowlist segments, when known."""
     lists = bp.compiled_builtins()
-    segments = blocklist_segments(command)
-    if len(segments) != 1 or segments[0] != command.strip():
-        segments.append(command.strip())
-    seen: set[str] = set()
+    segments = (
+        blocklist_segments(command) if allowlist is None else blocklist_segments_after(command, allowlist)
+    )
+    whole = command.strip()
+    if len(segments) != 1 or segments[0] != whole:
+        segments.append(whole)
     # Raw, stripped, and as bash builds the words (`$'…'`, braces): the
-    # built text differs only when the command holds `$'` or `{`.
+    # built text differs only when the command holds `$'` or `{`, the
+    # stripped one only when it holds a quote or a backslash. Each distinct
+    # text once, in that order.
     builds = {seg: built(seg) for seg in segments} if "$'" in command or "{" in command else {}
-    for seg in segments:
-        for text in (seg, strip_quoting(seg), builds.get(seg, seg)):
-            if text in seen:
-                continue
-            seen.add(text)
-            m = lists.anchored.match(text)
-            if m is None:
-                continue
-            if m.lastgroup != "wrap":
-                return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
-            # Only the first wrapper of a segment opens positions, so the
-            # work stays linear in the input (`xargs xargs xargs ...`).
-            for count, word in enumerate(_WORD.finditer(text, m.end())):
-                if count >= WRAPPER_REACH:
-                    break
-                sub = lists.anchored.match(text, word.start())
-                if sub is not None and sub.lastgroup != "wrap":
-                    return (
-                        lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
-                        text[word.start() :],
-                    )
+    plain = not builds and _QUOTE_CHARS.search(command) is None
+    texts: Iterable[str] = (
+        dict.fromkeys(segments)
+        if plain
+        else dict.fromkeys(
+            text for seg in segments for text in (seg, strip_quoting(seg), builds.get(seg, seg))
+        )
+    )
+    match = lists.match_anchored
+    for text in texts:
+        m = match(text)
+        if m is None:
+            continue
+        if m.lastgroup != "wrap":
+            return lists.anchored_rules[int(m.lastgroup[1:])].name, text  # type: ignore[index]
+        # Only the first wrapper of a segment opens positions, so the
+        # work stays linear in the input (`xargs xargs xargs ...`).
+        for count, word in enumerate(_WORD.finditer(text, m.end())):
+            if count >= WRAPPER_REACH:
+                break
+            sub = match(text, word.start())
+            if sub is not None and sub.lastgroup != "wrap":
+                return (
+                    lists.anchored_rules[int(sub.lastgroup[1:])].name,  # type: ignore[index]
+                    text[word.start() :],
+                )
     # Anywhere-entries only look behind at blanks and the very characters
     # the blocklist split cuts at, so matching the whole command (raw and
     # stripped) is the same as matching every segment.
-    stripped = strip_quoting(command)
-    texts = dict.fromkeys((command, stripped, *((" ; ".join(builds.values()),) if builds else ())))
-    for text in texts:
-        if lists.anywhere.search(text) is not None:
+    # (A plain command is its own stripped text.)
+    anywhere = lists.anywhere.search
+    for text in (
+        (command,)
+        if plain
+        else dict.fromkeys(
+            (command, strip_quoting(command), *((" ; ".join(builds.values()),) if builds else ()))
+        )
+    ):
+        if anywhere(text) is not None:
             for rule, single in zip(lists.anywhere_rules, lists.anywhere_singles, strict=True):
                 if single.search(text) is not None:
                     return rule.name, text
@@ -332,8 +370,9 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
         if policy.destructive_source != "none":
             # reference-choices.md § Both shell gates: what the blocklist
             # cannot read without running the shell is blocked.
-            moved = "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
             expands = EXPANDS.search(command) is not None
+            # Only a segment with an expansion asks whether the line moved.
+            moved = expands and "cd" in command and any(seg.split()[:1] == ["cd"] for seg in segments)
             away: str | None = None
             for seg in segments:
                 if away is not None:
@@ -361,7 +400,7 @@ def check_command(command: object, policy: BashPolicy, budget: Budget | None = N
 
         hit: tuple[str, str] | None = None
         if policy.destructive_source == "built-in":
-            hit = _builtin_destructive(command)
+            hit = _builtin_destructive(command, segments)
         elif policy.destructive_source != "none":
             hit = _user_destructive(command, compile_patterns(policy.destructive_patterns), budget)  # type: ignore[arg-type]
         if hit is not None:

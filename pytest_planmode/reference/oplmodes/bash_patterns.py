@@ -16,8 +16,12 @@ repetition inside another that can match the same text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cache
+import re._constants as _c  # type: ignore[import-not-found]
+import re._parser as _parser  # type: ignore[import-not-found]
+import zlib
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from typing import Any
 
 # -- building blocks ---------------------------------------------------------
 
@@ -573,15 +577,262 @@ def builtin_destructive_patterns() -> tuple[str, ...]:
     return tuple(out)
 
 
+# -- literal prefixes ----------------------------------------------------------
+#
+# The anchored alternation is long, and the engine tries its branches one by
+# one at command position. Which branches can match there depends on the
+# text the program name starts with, so the gate keeps, for the first
+# characters found there, just the branches that can start with them.
+
+#: How many characters of command position choose the branches.
+PREFIX_WIDTH = 3
+#: Beyond this many literal prefixes a branch counts as "any text".
+_MAX_PREFIXES = 512
+#: A branch that can start with a blank may start before command position.
+_BLANKS = ("\t", " ")
+_ANY = frozenset(("",))
+
+
+def _prefixes(items: list[Any], width: int) -> frozenset[str]:
+    """Strings such that every match of the parsed sequence `items` starts
+    with one of them, each at most `width` long ("" when nothing is known)."""
+    if width == 0 or not items:
+        return _ANY
+    op, arg = items[0]
+    rest = items[1:]
+    heads: frozenset[str] | None = None
+    if op is _c.LITERAL:
+        heads = frozenset((chr(arg),))
+    elif op is _c.IN:
+        chars: set[str] = set()
+        for kind, value in arg:
+            if kind is _c.LITERAL:
+                chars.add(chr(value))
+            elif kind is _c.RANGE and value[1] - value[0] < 128:
+                chars.update(map(chr, range(value[0], value[1] + 1)))
+            else:
+                return _ANY
+        heads = frozenset(chars)
+    if heads is not None:
+        tails = _prefixes(rest, width - 1)
+        found = frozenset(h + t for h in heads for t in tails)
+    elif op is _c.BRANCH:
+        found = frozenset().union(*(_prefixes([*alt, *rest], width) for alt in arg[1]))
+    elif op is _c.SUBPATTERN:
+        _group, add_flags, _del_flags, inner = arg
+        if add_flags & re.IGNORECASE:
+            return _ANY
+        found = _prefixes([*inner, *rest], width)
+    elif op is _c.ATOMIC_GROUP:
+        found = _prefixes([*arg, *rest], width)
+    elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+        # What follows the first repetition is not known: the prefixes of
+        # one repetition, cut where it ends.
+        found = _prefixes(list(arg[2]), width)
+    else:
+        return _ANY
+    return _ANY if len(found) > _MAX_PREFIXES or "" in found else found
+
+
+def literal_prefixes(pattern: str, width: int = PREFIX_WIDTH) -> frozenset[str]:
+    """Strings of at most `width` characters such that every match of
+    `pattern` (compiled without flags) starts with one of them; {""} when
+    nothing is known. Sound, not complete: read from the parse tree, and a
+    construct it does not follow makes the answer "anything"."""
+    try:
+        return _prefixes(list(_parser.parse(pattern).data), width)
+    except Exception:  # a parser of another Python version: nothing known
+        return _ANY
+
+
+#: The part of a text before command position when the first word holds
+#: neither `=` nor `/`: then no assignment and no directory prefix can be
+#: read, so the program name starts right after the blanks (group 1). Both
+#: runs are possessive: the blanks are all taken, and the word runs to a
+#: whitespace character or the end (never fewer blanks, a shorter word).
+_PLAIN_HEAD = re.compile(r"[ \t]*+([^\s=/]*+)(?=\s|$)")
+#: Distinct keys kept before the table is emptied (each is small).
+_KEYS_MAX = 4096
+
+
 @dataclass(frozen=True)
 class CompiledLists:
     safe: re.Pattern[str]
-    #: Use with `.match(text, pos)`: it is anchored where the match starts.
-    anchored: re.Pattern[str]
     anywhere: re.Pattern[str]
     anchored_rules: tuple[Rule, ...]
     anywhere_rules: tuple[Rule, ...]
     anywhere_singles: tuple[re.Pattern[str], ...]
+    #: The branches of `anchored` (named groups, in order), each with its
+    #: literal prefixes.
+    anchored_branches: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: `anchored` cut down to the branches that can start with a key (the
+    #: first characters at command position), built when first needed
+    #: (None: no branch can).
+    by_key: dict[str, tuple[re.Pattern[str], ...] | re.Pattern[str]] = field(default_factory=dict)
+    #: Each branch on its own, compiled when first needed.
+    branch_patterns: dict[int, re.Pattern[str]] = field(default_factory=dict)
+
+    @cached_property
+    def anchored(self) -> re.Pattern[str]:
+        """The whole alternation (every branch), compiled when first needed:
+        use with `.match(text, pos)`, it is anchored where the match starts."""
+        return re.compile(_AT_POSITION + "(?:" + "|".join(body for body, _ in self.anchored_branches) + ")")
+
+    def match_anchored(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """`self.anchored.match(text, pos)`, the same match, sooner.
+
+        When the first word at `pos` holds neither `=` nor `/`, no
+        assignment and no directory prefix can be read, so a branch can
+        start only at command position `q` (right after the blanks) or, if
+        it can start with a blank, on the blanks. A branch none of whose
+        literal prefixes the text at `q` starts with, and that cannot start
+        with a blank, then cannot match: only the others are tried, in the
+        same order. When none of those can start with a blank, each starts
+        only at `q`, so trying them one by one, each compiled on its own,
+        finds the first match of the alternation; otherwise they are tried
+        as one alternation with the same prefix. A first word with `=` or
+        `/` takes the whole alternation."""
+        head = _PLAIN_HEAD.match(text, pos)
+        if head is None:
+            return self.anchored.match(text, pos)
+        start = head.start(1)
+        key = text[start : start + PREFIX_WIDTH]
+        try:
+            route = self.by_key[key]
+        except KeyError:
+            if len(self.by_key) >= _KEYS_MAX:
+                self.by_key.clear()
+            route = self.by_key[key] = self._route(key)
+        if not isinstance(route, tuple):
+            return route.match(text, pos)
+        for pattern in route:
+            found = pattern.match(text, pos)
+            if found is not None:
+                return found
+        return None
+
+    def _route(self, key: str) -> tuple[re.Pattern[str], ...] | re.Pattern[str]:
+        kept = tuple(
+            index
+            for index, (_body, prefixes) in enumerate(self.anchored_branches)
+            if any(key.startswith(p) or p.startswith(_BLANKS) for p in prefixes)
+        )
+        if any(p.startswith(_BLANKS) for i in kept for p in self.anchored_branches[i][1]):
+            bodies = "|".join(self.anchored_branches[i][0] for i in kept)
+            return re.compile(_AT_POSITION + "(?:" + bodies + ")")
+        return tuple(self._branch(index) for index in kept)
+
+    def _branch(self, index: int) -> re.Pattern[str]:
+        pattern = self.branch_patterns.get(index)
+        if pattern is None:
+            body = self.anchored_branches[index][0]
+            pattern = self.branch_patterns[index] = re.compile(r"[ \t]*+(?:" + body + ")")
+        return pattern
+
+
+#: The literal prefixes of the anchored branches, by (length, CRC-32) of the
+#: branch text, as :func:`literal_prefixes` reads them (a test keeps this
+#: table equal to what it reads). Reading them costs about as much as
+#: compiling the whole alternation; a branch whose text is not here is read.
+_KNOWN_PREFIXES: dict[tuple[int, int], tuple[str, ...]] = {
+    (90, 0x111E5152): ("chm", "cho", "cp", "dd", "mkd", "mv", "rm", "rmd", "shr", "tee", "tou", "tru"),
+    (42, 0x6D45E4A2): ("doa", "su", "sud"),
+    (48, 0x27564C3B): ("kil", "pki"),
+    (102, 0x8ADD3D31): (
+        ".",
+        "bas",
+        "csh",
+        "das",
+        "eva",
+        "exe",
+        "fis",
+        "ksh",
+        "mks",
+        "sh",
+        "sou",
+        "tcs",
+        "zsh",
+    ),
+    (121, 0x12891634): (
+        "cod",
+        "ed",
+        "ema",
+        "ex",
+        "ged",
+        "hx",
+        "joe",
+        "kak",
+        "mic",
+        "nan",
+        "nvi",
+        "pic",
+        "sub",
+        "vi",
+        "vie",
+        "vim",
+    ),
+    (854, 0x481714E3): ("git",),
+    (245, 0xF88052EA): ("git",),
+    (340, 0x4D9C2FEB): ("git",),
+    (561, 0xDCE0B82A): ("git",),
+    (352, 0xA9721C86): ("git",),
+    (557, 0xFE7FB84A): ("npm", "pnp"),
+    (183, 0x78D30802): ("yar",),
+    (190, 0xC8AE8D1B): ("pip", "py\t", "py ", "pyt", "uv\t", "uv "),
+    (101, 0x549534E2): ("sor",),
+    (77, 0x53192C02): ("tre",),
+    (108, 0x77A34ED5): ("fd",),
+    (91, 0xDA6DC4D1): ("rg",),
+    (115, 0xD32509EF): ("rg",),
+    (679, 0x9DBEDECB): ("uni",),
+    (108, 0xF35F0C69): ("les",),
+    (98, 0xDDA5EF55): ("dat",),
+    (106, 0x2F2485C4): ("fil",),
+    (147, 0x182A4A7A): ("bat",),
+    (138, 0x7C05A5C7): ("ps",),
+    (64, 0x70B46960): ("pri",),
+    (372, 0x52934F8C): ("git",),
+    (94, 0xBDE0B8E0): ("git",),
+    (365, 0xA7BFB58B): ("dif", "gre", "rg"),
+    (210, 0x69233F50): ("tsc",),
+    (214, 0x1F9A7044): ("npm", "pnp", "yar"),
+    (201, 0xB815B422): (
+        "!",
+        "(",
+        "bui",
+        "caf",
+        "chr",
+        "com",
+        "do",
+        "doa",
+        "eli",
+        "els",
+        "env",
+        "flo",
+        "if",
+        "ion",
+        "nic",
+        "noh",
+        "set",
+        "std",
+        "su",
+        "sud",
+        "tas",
+        "the",
+        "tim",
+        "unb",
+        "unt",
+        "wat",
+        "whi",
+        "xar",
+        "{",
+    ),
+}
+
+
+def _prefixes_of(branch: str) -> frozenset[str]:
+    known = _KNOWN_PREFIXES.get((len(branch), zlib.crc32(branch.encode())))
+    return literal_prefixes(branch) if known is None else frozenset(known)
 
 
 @cache
@@ -593,17 +844,17 @@ def compiled_builtins() -> CompiledLists:
     )
     anchored_rules = tuple(r for r in DESTRUCTIVE_RULES if r.anchored)
     anywhere_rules = tuple(r for r in DESTRUCTIVE_RULES if not r.anchored)
-    anchored = re.compile(
-        _AT_POSITION
-        + "(?:"
-        + "|".join(f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules))
-        + "|(?P<wrap>"
-        + _words(" ".join(WRAPPERS))
-        + END
-        + "))"
-    )
+    branches = [f"(?P<a{i}>{r.pattern})" for i, r in enumerate(anchored_rules)]
+    branches.append("(?P<wrap>" + _words(" ".join(WRAPPERS)) + END + ")")
     # No groups here: an alternation whose every branch starts with a literal
     # lets the engine skip straight to the candidate characters (`-`, `<`, `>`).
     anywhere = re.compile("|".join(r.pattern for r in anywhere_rules))
     singles = tuple(re.compile(r.pattern) for r in anywhere_rules)
-    return CompiledLists(safe, anchored, anywhere, anchored_rules, anywhere_rules, singles)
+    return CompiledLists(
+        safe,
+        anywhere,
+        anchored_rules,
+        anywhere_rules,
+        singles,
+        tuple((b, _prefixes_of(b)) for b in branches),
+    )

@@ -21,6 +21,13 @@ _SPECIAL = re.compile(r"[\\'\"`$&|;\n\r()<>]")
 #: Inside double quotes only these characters mean anything.
 _SPECIAL_DQ = re.compile(r"[\\\"`$]")
 
+# Without quotes, escapes, `$`, backticks and parentheses the scanner only
+# cuts at these, exactly as its loop does: `||`, `|&` and `|` once, `&&`, a
+# lone `&` that is not part of a redirect (`&>`, `2>&1`, `>&2`), `;`, newline
+# and carriage return; `<` and `>` are plain text.
+_CUTS_ONLY = re.compile(r"[\\'\"`$()]")
+_PLAIN_CUT = re.compile(r"\|[|&]?|&&|[;\n\r]|(?<![<>])&(?!>)")
+
 # The blocklist split ignores quotes on purpose: an operator inside a quoted
 # string still cuts, so quoting can never hide a segment from the blocklist.
 # A lone `&` cuts, but not the `&` of descriptor duplication (`2>&1`, `>&2`,
@@ -45,11 +52,27 @@ def strip_quoting(text: str) -> str:
     return text
 
 
+#: A command holding none of these is cut alike by both splits (the blind
+#: split cuts `|&` as `|` then `&`, which differs before `>` or `&`).
+_SPLITS_DIFFER = re.compile(r"[\\'\"`$()]|\|&")
+
+
+def blocklist_segments_after(command: str, allowlist: list[str] | tuple[str, ...]) -> list[str]:
+    """:func:`blocklist_segments` of `command`, given its
+    :func:`allowlist_segments`: a copy of those when the two splits provably
+    agree (no quote, escape, `$`, backtick, parenthesis or `|&`: both then
+    cut at `&&`, `||`, `|`, `;`, newline, carriage return and a lone `&`
+    outside a redirect, strip the pieces and drop the empty ones)."""
+    if _SPLITS_DIFFER.search(command) is None:
+        return list(allowlist)
+    return blocklist_segments(command)
+
+
 def blocklist_segments(command: str) -> list[str]:
     """The quote-blind split the destructive patterns are tested against
     (§ Mode behavior: "That blocklist split deliberately ignores quotes").
     Segments are stripped of surrounding blanks; empty ones are dropped."""
-    return [s.strip() for s in _BLIND_SPLIT.split(command) if s.strip()]
+    return [piece for part in _BLIND_SPLIT.split(command) if (piece := part.strip())]
 
 
 @dataclass
@@ -78,7 +101,13 @@ def allowlist_segments(command: str) -> list[str]:
     if _SPECIAL.search(command) is None:
         text = command.strip()
         return [text] if text else []
+    if _CUTS_ONLY.search(command) is None:
+        return [piece for part in _PLAIN_CUT.split(command) if (piece := part.strip())]
+    return scan_segments(command)
 
+
+def scan_segments(command: str) -> list[str]:
+    """:func:`allowlist_segments` by the scanner loop alone (no fast path)."""
     segments: list[str] = []
     stack = [_Frame("top", 0)]
     n = len(command)

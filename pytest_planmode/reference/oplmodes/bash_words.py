@@ -288,6 +288,16 @@ def leaves_tree(segment: str) -> str | None:
     places the path rules cannot see (`cd /proc/self && grep -r = .`)."""
     if not segment.startswith("cd") or segment[2:3] not in ("", " ", "\t"):
         return None
+    if _QUOTING.search(segment) is None:
+        # No quotes, escapes or `$`: every word is one plain run, split at
+        # whitespace as `_words` would.
+        plain = [w for w in segment.split()[1:] if not w.startswith("-") or w == "-"]
+        if not plain:
+            return "HOME"
+        target = plain[0]
+        if target.startswith(("/", "~", "-")) or ".." in target.split("/") or EXPANDS.search(target):
+            return target
+        return None
     words = _words(segment)[1:]
     operands = [
         w for w in words if not "".join(r.raw for r in w).startswith("-") or (len(w) == 1 and w[0].raw == "-")
