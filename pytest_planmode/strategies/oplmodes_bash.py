@@ -94,7 +94,8 @@ def obfuscated(draw: st.DrawFn, name: str) -> str:
     i = 0
     while i < len(name):
         rest = len(name) - i
-        size = draw(_PIECE_SIZES.get(rest) or st.integers(min_value=1, max_value=rest))
+        sizes = _PIECE_SIZES.get(rest)
+        size = draw(st.integers(min_value=1, max_value=rest) if sizes is None else sizes)
         piece = name[i : i + size]
         i += size
         style = draw(_PIECE_STYLES)
