@@ -33,7 +33,6 @@ Figures are printed, never asserted: a slow machine does not fail anything.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import itertools
 import json
@@ -47,6 +46,16 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from side_by_side import (
+    add_verdict_options,
+    each_best,
+    fresh_process_best,
+    plain,
+    random_mix,
+    ratio,
+    record_or_compare,
+)
 
 from pytest_planmode.reference.oplmodes import bash_patterns as bp
 from pytest_planmode.reference.oplmodes.bash_gate import check, check_command, resolve_bash_policy
@@ -230,46 +239,7 @@ print(json.dumps([t - floor for t in times]))
 def first_pass(cmds: list[str]) -> list[float]:
     """µs per command of its first decision in a fresh interpreter (each
     command's best of :data:`FRESH_PROCESSES` processes)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        listing = Path(scratch) / "commands.json"
-        listing.write_text(json.dumps(cmds), encoding="utf-8")
-        best = [float("inf")] * len(cmds)
-        for _ in range(FRESH_PROCESSES):
-            done = subprocess.run(
-                [sys.executable, "-c", _FIRST_PASS, str(listing)], capture_output=True, text=True, check=True
-            )
-            best = list(map(min, best, json.loads(done.stdout)))
-    return best
-
-
-def each_best(func, items: list, rounds: int) -> list[float]:
-    """µs of each call `func(item)`, its best of `rounds` calls, less the
-    timer's own cost (an empty call timed the same way)."""
-    clock = time.perf_counter_ns
-    best = [float("inf")] * len(items)
-    floor = float("inf")
-    for _ in range(rounds):
-        for index, item in enumerate(items):
-            start = clock()
-            func(item)
-            took = clock() - start
-            if took < best[index]:
-                best[index] = took
-            start = clock()
-            _noop(item)
-            floor = min(floor, clock() - start)
-    return [(ns - floor) / 1000 for ns in best]
-
-
-def _noop(item: object) -> None:
-    return None
-
-
-def _ratio(ours: list[float], theirs: list[float]) -> str:
-    return (
-        f"median {statistics.median(ours) / statistics.median(theirs):5.2f}x  "
-        f"mean {statistics.mean(ours) / statistics.mean(theirs):5.2f}x"
-    )
+    return fresh_process_best(_FIRST_PASS, cmds, FRESH_PROCESSES)
 
 
 def side_by_side(upstream: Path, typescript: Path, cmds: list[str], rounds: int) -> None:
@@ -293,8 +263,8 @@ def side_by_side(upstream: Path, typescript: Path, cmds: list[str], rounds: int)
         print(
             f"  {name:38s} median {statistics.median(times):7.2f} µs  mean {statistics.mean(times):7.2f} µs"
         )
-    print(f"  ratio, warm        {_ratio(warm, their_warm)}")
-    print(f"  ratio, first pass  {_ratio(first, their_first)}")
+    print(f"  ratio, warm        {ratio(warm, their_warm)}")
+    print(f"  ratio, first pass  {ratio(first, their_first)}")
 
 
 # -- verdict record and comparison --------------------------------------------
@@ -321,20 +291,6 @@ _MIX_PIECES = [
 ]  # fmt: skip
 
 
-def random_mix(seed: int, count: int) -> list[str]:
-    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
-    rng = random.Random(seed)
-    return ["".join(rng.choices(_MIX_PIECES, k=rng.randint(1, 14))) for _ in range(count)]
-
-
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def verdicts() -> list[list[Any]]:
     """Every verdict the comparison covers, as [kind, input, answer] rows."""
     from pytest_planmode.suite import load_suite
@@ -357,41 +313,25 @@ def verdicts() -> list[list[Any]]:
         modes.add(case.input["mode"])
         if isinstance(config, dict) and isinstance(config.get("modes"), dict):
             modes.update(config["modes"])
-    shared = list(dict.fromkeys([*commands(600), *fixture_commands, *random_mix(29, 3_000)]))
+    shared = list(dict.fromkeys([*commands(600), *fixture_commands, *_mix(29, 3_000)]))
     rng = random.Random(37)
-    led = [f"{rng.choice(_MIX_PIECES[:40])} {mix}" for mix in random_mix(41, 20_000)]
-    builtin = list(dict.fromkeys([*shared, *random_mix(31, 20_000), *led]))
+    led = [f"{rng.choice(_MIX_PIECES[:40])} {mix}" for mix in _mix(41, 20_000)]
+    builtin = list(dict.fromkeys([*shared, *_mix(31, 20_000), *led]))
     for mode in ("plan", "chat", "execute", "off", "no-such-mode"):
         for command in builtin if mode == "plan" else shared:
-            rows.append([f"builtin {mode}", command, _plain(check(command, mode, None))])
+            rows.append([f"builtin {mode}", command, plain(check(command, mode, None))])
     # The destructive base alone (no safe list), so every command reaches it.
     destructive_only = {"modes": {"plan": {"safePatterns": []}}}
     for command in builtin:
-        rows.append(["destructive base", command, _plain(check(command, "plan", destructive_only))])
+        rows.append(["destructive base", command, plain(check(command, "plan", destructive_only))])
     for key, (config, modes) in configs.items():
         for mode in sorted(modes | {"plan"}):
             for command in shared:
-                rows.append([f"config {mode} {key}", command, _plain(check(command, mode, config))])
+                rows.append([f"config {mode} {key}", command, plain(check(command, mode, config))])
     for command in builtin[:2_000]:
         payload = {"command": command, "mode": "plan"}
         rows.append(["adapter", command, REFERENCE.call("oplmodes.bash.check", payload)])
     return rows
-
-
-def compare(path: Path) -> int:
-    recorded = json.loads(path.read_text(encoding="utf-8"))
-    now = json.loads(json.dumps(verdicts()))
-    differences = 0
-    if len(recorded) != len(now):
-        print(f"verdict comparison: {len(recorded)} recorded rows, {len(now)} now")
-        differences += 1
-    for old, new in zip(recorded, now, strict=False):
-        if old != new:
-            differences += 1
-            if differences <= 20:
-                print(f"  differs: {old[0]} {old[1]!r}\n    before {old[2]}\n    now    {new[2]}")
-    print(f"verdict comparison against {path.name}: {len(now)} verdicts, {differences} differences")
-    return 1 if differences else 0
 
 
 def main() -> int:
@@ -404,16 +344,11 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=7, help="passes over the commands for warm figures (3.)"
     )
-    parser.add_argument("--record", type=Path, help="write every verdict to this file and stop")
-    parser.add_argument("--compare", type=Path, help="compare every verdict with this file and stop")
+    add_verdict_options(parser)
     args = parser.parse_args()
-    if args.record:
-        rows = verdicts()
-        args.record.write_text(json.dumps(rows), encoding="utf-8")
-        print(f"recorded {len(rows)} verdicts in {args.record}")
-        return 0
-    if args.compare:
-        return compare(args.compare)
+    done = record_or_compare(args, verdicts)
+    if done is not None:
+        return done
     if args.upstream is not None and args.typescript is None:
         parser.error("--upstream needs --typescript (its sources are TypeScript)")
 
@@ -461,6 +396,11 @@ def main() -> int:
     else:
         print("upstream on V8: not measured (give --upstream DIR and --typescript DIR)")
     return 0
+
+
+def _mix(seed: int, count: int) -> list[str]:
+    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
+    return random_mix(_MIX_PIECES, seed, count, 14)
 
 
 if __name__ == "__main__":

@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import functools
 import itertools
 import json
-import random
 import statistics
 import subprocess
 import sys
@@ -47,6 +45,15 @@ from pathlib import Path
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped]
+from side_by_side import (
+    add_verdict_options,
+    each_best,
+    fresh_process_best,
+    plain,
+    random_mix,
+    ratio,
+    record_or_compare,
+)
 
 from pytest_planmode.reference.planmode.bash_policy import check_bash, check_bash_uncached
 from pytest_planmode.reference.planmode.powershell_policy import check_powershell, check_powershell_uncached
@@ -183,20 +190,6 @@ _MIX_PIECES = [
 ]  # fmt: skip
 
 
-def random_mix(seed: int, count: int) -> list[str]:
-    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
-    rng = random.Random(seed)
-    return ["".join(rng.choices(_MIX_PIECES, k=rng.randint(1, 12))) for _ in range(count)]
-
-
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def verdicts() -> list[list[Any]]:
     """Every verdict the comparison covers, as [kind, input, answer] rows."""
     from pytest_planmode.reference.oplmodes.bash_gate import check as opl_check
@@ -211,7 +204,7 @@ def verdicts() -> list[list[Any]]:
                 *full_corpus(),
                 *fixture_commands("planmode.powershell.check"),
                 *fixture_commands("oplmodes.bash.check"),
-                *random_mix(29, 20_000),
+                *_mix(29, 20_000),
             ]
         )
     )
@@ -221,7 +214,7 @@ def verdicts() -> list[list[Any]]:
         {"safeSubcommands": None},
         {"safeSubcommands": {"git": "log"}},
     ]
-    for index, command in enumerate([*full_corpus(), *random_mix(27, 2_000)]):
+    for index, command in enumerate([*full_corpus(), *_mix(27, 2_000)]):
         payload = {"command": command, "cwd": CWD, **trusts[index % len(trusts)]}
         for op in ("planmode.bash.check", "planmode.powershell.check"):
             rows.append([op, json.dumps(payload), REFERENCE.call(op, payload)])
@@ -233,33 +226,13 @@ def verdicts() -> list[list[Any]]:
             ]
         )
     for command in commands:
-        rows.append(["bash", command, _plain(check_bash_uncached(command, CWD, NO_TRUST))])
-        rows.append(["bash-trusted", command, _plain(check_bash_uncached(command, CWD, TRUST))])
-        rows.append(["powershell", command, _plain(check_powershell(command, CWD))])
-        rows.append(["powershell-trusted", command, _plain(check_powershell(command, CWD, TRUST))])
-        rows.append(["opl-plan", command, _plain(opl_check(command, "plan", None))])
+        rows.append(["bash", command, plain(check_bash_uncached(command, CWD, NO_TRUST))])
+        rows.append(["bash-trusted", command, plain(check_bash_uncached(command, CWD, TRUST))])
+        rows.append(["powershell", command, plain(check_powershell(command, CWD))])
+        rows.append(["powershell-trusted", command, plain(check_powershell(command, CWD, TRUST))])
+        rows.append(["opl-plan", command, plain(opl_check(command, "plan", None))])
         rows.append(["opl-segments", command, allowlist_segments(command)])
     return rows
-
-
-def compare(path: Path) -> int:
-    recorded = json.loads(path.read_text(encoding="utf-8"))
-    now = verdicts()
-    differences = 0
-    if len(recorded) != len(now):
-        print(f"verdict comparison: {len(recorded)} recorded rows, {len(now)} now")
-        differences += 1
-    for old, new in zip(recorded, now, strict=False):
-        if old != new:
-            differences += 1
-            if differences <= 20:
-                print(f"  differs: {old[0]} {old[1]!r}\\n    before {old[2]}\\n    now    {new[2]}")
-    kinds = sorted({row[0] for row in now})
-    print(
-        f"verdict comparison against {path.name}: {len(now)} verdicts "
-        f"({', '.join(f'{k} {sum(r[0] == k for r in now)}' for k in kinds)}), {differences} differences"
-    )
-    return 1 if differences else 0
 
 
 # The upstream side: its `findBlockedCommandSegment` loaded into Node (from
@@ -374,53 +347,11 @@ print(json.dumps([t - floor for t in times]))
 def first_pass(commands: list[str], how: str) -> list[float]:
     """µs per command of its first decision in a fresh interpreter (each
     command's best of :data:`FRESH_PROCESSES` processes)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        listing = Path(scratch) / "commands.json"
-        listing.write_text(json.dumps(commands), encoding="utf-8")
-        best = [float("inf")] * len(commands)
-        for _ in range(FRESH_PROCESSES):
-            done = subprocess.run(
-                [sys.executable, "-c", _FIRST_PASS, str(listing), how],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            best = list(map(min, best, json.loads(done.stdout)))
-    return best
-
-
-def each_best(func: Callable[[Any], object], items: list[Any], rounds: int) -> list[float]:
-    """µs of each call `func(item)`, its best of `rounds` calls, less the
-    timer's own cost (an empty call timed the same way)."""
-    clock = time.perf_counter_ns
-    best = [float("inf")] * len(items)
-    floor = float("inf")
-    for _ in range(rounds):
-        for index, item in enumerate(items):
-            start = clock()
-            func(item)
-            took = clock() - start
-            if took < best[index]:
-                best[index] = took
-            start = clock()
-            _noop(item)
-            floor = min(floor, clock() - start)
-    return [(ns - floor) / 1000 for ns in best]
-
-
-def _noop(item: object) -> None:
-    return None
+    return fresh_process_best(_FIRST_PASS, commands, FRESH_PROCESSES, how)
 
 
 def _figure(times: list[float]) -> str:
     return f"median {statistics.median(times):7.2f} µs  mean {statistics.mean(times):7.2f} µs"
-
-
-def _ratio(ours: list[float], theirs: list[float]) -> str:
-    return (
-        f"median {statistics.median(ours) / statistics.median(theirs):5.2f}x  "
-        f"mean {statistics.mean(ours) / statistics.mean(theirs):5.2f}x"
-    )
 
 
 def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) -> None:
@@ -460,14 +391,14 @@ def side_by_side(upstream: Path | None, typescript: Path | None, rounds: int) ->
     print(f"  upstream findBlockedCommandSegment on V8, warm: {_figure(their_warm)}")
     print(f"  upstream findBlockedCommandSegment, first pass: {_figure(their_first)}")
     print("  ratios against the upstream on V8 (goal <= 2x):")
-    print(f"    raw decision, warm         {_ratio(raw_warm, their_warm)}")
-    print(f"    raw decision, first pass   {_ratio(raw_first, their_first)}")
-    print(f"    through the adapter, warm (cached decision)  {_ratio(adapter_warm, their_warm)}")
+    print(f"    raw decision, warm         {ratio(raw_warm, their_warm)}")
+    print(f"    raw decision, first pass   {ratio(raw_first, their_first)}")
+    print(f"    through the adapter, warm (cached decision)  {ratio(adapter_warm, their_warm)}")
     print(
         "    limited PowerShell raw decision, warm, against the upstream's Bash decision "
-        f"(it has no PowerShell)  {_ratio(ps_warm, their_warm)}"
+        f"(it has no PowerShell)  {ratio(ps_warm, their_warm)}"
     )
-    print(f"    through the adapter, first pass             {_ratio(adapter_first, their_first)}")
+    print(f"    through the adapter, first pass             {ratio(adapter_first, their_first)}")
 
 
 def main() -> int:
@@ -477,17 +408,12 @@ def main() -> int:
         "--typescript", type=Path, help="an installed typescript package (for a .ts upstream)"
     )
     parser.add_argument("--rounds", type=int, default=7, help="passes over the corpus for warm figures")
-    parser.add_argument("--record", type=Path, help="write every verdict to this file and stop")
-    parser.add_argument("--compare", type=Path, help="compare every verdict with this file and stop")
+    add_verdict_options(parser)
     parser.add_argument("--quick", action="store_true", help="side by side only (no large inputs)")
     args = parser.parse_args()
-    if args.record:
-        rows = verdicts()
-        args.record.write_text(json.dumps(rows), encoding="utf-8")
-        print(f"recorded {len(rows)} verdicts in {args.record}")
-        return 0
-    if args.compare:
-        return compare(args.compare)
+    done = record_or_compare(args, verdicts)
+    if done is not None:
+        return done
     side_by_side(args.upstream, args.typescript, args.rounds)
     if args.quick:
         return 0
@@ -561,6 +487,11 @@ def main() -> int:
             f"powershell {ps_ms:7.1f} ms ({ps_ms / split_ms:5.1f}x)"
         )
     return 0
+
+
+def _mix(seed: int, count: int) -> list[str]:
+    """`count` seeded random commands made of :data:`_MIX_PIECES`."""
+    return random_mix(_MIX_PIECES, seed, count, 12)
 
 
 if __name__ == "__main__":
