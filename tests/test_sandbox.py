@@ -182,6 +182,13 @@ class TestObserve:
         assert [e.path for e in effects] == [
             "/home/dev/project/target", "/home/dev/project/target/CACHEDIR.TAG", "/home/dev/project/target",
         ]  # fmt: skip
+        # A file that was there before stays judged where it was written.
+        existing = (
+            '5 openat(AT_FDCWD, "/home/dev/project/src/app.py", O_WRONLY|O_TRUNC) = 3\n'
+            '5 rename("/home/dev/project/src/app.py", "/home/dev/project/target/app.py") = 0\n'
+        )
+        effects = observe(START + existing, [b""], shell=SHELL, programs=()).effects
+        assert effects[0].path == "/home/dev/project/src/app.py"
 
     def test_a_unix_socket_bound_to_a_path_is_a_write(self) -> None:
         made = '5 bind(3, {sa_family=AF_UNIX, sun_path="/tmp/s"}, 110) = 0\n'

@@ -268,13 +268,16 @@ def _open_parts(call: Call, root: str) -> tuple[str, str] | None:
 
 
 def _moved(effects: list[Effect], source: str, target: str) -> None:
-    """A directory or file the command made, then renamed into place
-    (`cargo` builds `target/` as `targetXXXXXX` first): what it did there
-    happened at the place it ended up, where a baseline knows it."""
-    made = [
-        effect for effect in effects if not effect.failed and effect.path and _resolve(effect.path) == source
-    ]
-    if not made:
+    """A directory the command made, then renamed into place (`cargo`
+    builds `target/` as `targetXXXXXX` first): what it did there happened at
+    the place it ended up, where a baseline knows it. Only a directory the
+    command made: a renamed file or directory that was there before is
+    judged where the command found it."""
+    if not any(
+        e.detail.startswith(("mkdir(", "mkdirat(")) and not e.failed and _resolve(e.path) == source
+        for e in effects
+        if e.path
+    ):
         return
     for index, effect in enumerate(effects):
         resolved = _resolve(effect.path) if effect.path else ""
