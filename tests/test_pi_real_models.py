@@ -11,6 +11,7 @@ These tests need the pinned Pi releases installed (`planmode pi install
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -405,6 +406,73 @@ def test_compaction_is_pis_own_with_a_scripted_summary(real: SharedPi, tmp_path:
     assert len(summaries) == 1 and "They talked twice." in summaries[0]["summary"]
     [shown] = [text for _, text in notes(answer) if text.startswith("compact")]
     assert shown.startswith("compact They talked twice.")
+
+
+#: Shows the order of a run's ending events and of compaction.
+RUN_EVENTS = textwrap.dedent(
+    """
+    const CANCEL = false;
+    export default (pi) => {
+      const note = (text, ctx) => ctx.ui.notify(text, "info");
+      pi.on("agent_end", (_e, ctx) => note("agent_end", ctx));
+      pi.on("agent_settled", (_e, ctx) => note("settled", ctx));
+      pi.on("session_before_compact", (_e, ctx) => {
+        note("before_compact", ctx);
+        if (CANCEL) return { cancel: true };
+      });
+      pi.on("session_compact", (e, ctx) => note(`compact ${e.compactionEntry.summary}`, ctx));
+    };
+    """
+)
+
+
+def test_compaction_inside_an_open_run_is_pis_automatic_one(real: SharedPi, tmp_path: Path) -> None:
+    # While a run is open, `compact` is Pi's automatic compaction before the
+    # run's next LLM call: the run goes on (no new prompt), it has not fully
+    # settled, and its next call sees the summary and not the first prompt.
+    path = tmp_path / "events.mjs"
+    path.write_text(RUN_EVENTS, encoding="utf-8")
+    script = [
+        {"do": "start"},
+        {"do": "agent_start", "prompt": "the first prompt"},
+        {"do": "agent_end", "outcome": "completed", "reply": "one"},
+        {"do": "agent_start", "prompt": "the second prompt"},
+        {"do": "context"},
+        {"do": "compact", "summary": "They talked once."},
+        {"do": "context"},
+        {"do": "agent_end", "outcome": "completed", "reply": "done"},
+    ]
+    answer = real.run(path, script)
+    compacted, after = answer["results"][5], answer["results"][6]
+    assert compacted["cancelled"] is False and compacted["automatic"] is True
+    assert "runEnded" not in compacted and "openedRun" not in after
+    seen = [text for _, text in notes(answer)]
+    [compacted_at] = [i for i, text in enumerate(seen) if text.startswith("compact They talked once.")]
+    assert seen.index("before_compact") < compacted_at
+    # The second run settles once, after its last call; never between the two calls.
+    assert seen.count("settled") == 2 and seen[-1] == "settled"
+    assert "settled" not in seen[seen.index("before_compact") :][:-1]
+    messages = after["context"]["messages"]
+    summaries = [m for m in messages if m["role"] == "compactionSummary"]
+    assert len(summaries) == 1 and "They talked once." in summaries[0]["summary"]
+    assert "the first prompt" not in json.dumps(messages)
+    # The failed attempt Pi compacted after is not kept for the retry.
+    assert not any(m["role"] == "assistant" and m.get("stopReason") == "error" for m in messages)
+
+
+def test_compaction_an_extension_cancels_inside_a_run_says_so(real: SharedPi, tmp_path: Path) -> None:
+    path = tmp_path / "events.mjs"
+    path.write_text(RUN_EVENTS.replace("CANCEL = false", "CANCEL = true"), encoding="utf-8")
+    script = [
+        {"do": "start"},
+        {"do": "agent_start", "prompt": "the first prompt"},
+        {"do": "agent_end", "outcome": "completed", "reply": "one"},
+        {"do": "agent_start", "prompt": "the second prompt"},
+        {"do": "compact"},
+    ]
+    answer = real.run(path, script)
+    assert answer["results"][4]["cancelled"] is True
+    assert not [text for _, text in notes(answer) if text.startswith("compact ")]
 
 
 def test_resume_of_a_stored_session_and_tree_navigation_to_a_scripted_branch(

@@ -326,6 +326,7 @@ class Run {
     this.session = null;
     this.sessions = 1;
     this.callSeq = 0;
+    this.compaction = null; // Pi's compaction under way or last ended: {reason, ended, aborted, error}
     this.execute = new Set();
     this.faux = null;
     this.running = null; // the prompt promise of the open agent run
@@ -746,6 +747,8 @@ class Run {
     this.unsubscribe?.();
     this.unsubscribe = session.subscribe((event) => {
       if (event.type === "tool_execution_end") run.toolResults.set(event.toolCallId, { isError: Boolean(event.isError), text: textOf(event.result?.content), details: json(event.result?.details) });
+      if (event.type === "compaction_start") run.compaction = { reason: event.reason, ended: false };
+      if (event.type === "compaction_end" && run.compaction) Object.assign(run.compaction, { ended: true, aborted: Boolean(event.aborted), error: event.errorMessage ?? null, compacted: Boolean(event.result) });
       // An extension's pi.appendEntry, traced.
       if (event.type === "entry_appended" && event.entry?.type === "custom") run.record("pi.appendEntry", [event.entry.customType, event.entry.data]);
     });
@@ -829,6 +832,41 @@ class Run {
     this.respond(Ai.fauxAssistantMessage("", { stopReason: "aborted", errorMessage: "aborted" }));
     await this.until(aborting);
     this.running = null;
+  }
+
+  // Pi's automatic compaction inside the open run, as Pi does it when the
+  // provider rejects a request as too long for the context window: the
+  // waiting LLM call fails with the provider's overflow error; Pi ends that
+  // attempt (agent_end), compacts (compaction turned on for this one step),
+  // drops the failed attempt and retries: the run's next LLM call waits for
+  // the script, and the run settles fully only after it. Pi 0.84 and 1.x
+  // recover from an overflow the same way.
+  async compactInRun(step) {
+    const session = this.session;
+    if (!this.llm) return { refused: "the open run has no LLM call waiting: Pi compacts automatically before a run's next LLM call" };
+    const settings = session.settingsManager;
+    const enabled = settings.getCompactionEnabled();
+    settings.setCompactionEnabled(true);
+    this.compaction = null;
+    const summary = String(step.summary ?? "Summary of the conversation so far.");
+    try {
+      this.respond(Ai.fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long: 300000 tokens > 200000 maximum" }));
+      for (let i = 0; i < 6; i++) {
+        await this.until(this.running ?? session.waitForIdle());
+        if (!this.compaction || this.compaction.ended || !this.llm) break;
+        this.respond(Ai.fauxAssistantMessage(summary));
+      }
+    } finally {
+      settings.setCompactionEnabled(enabled);
+    }
+    const outcome = this.compaction;
+    // Nothing before the open turn to summarise: Pi ends the run with the error.
+    if (!outcome) return { refused: "Pi found nothing to compact before the open run's next LLM call (the run holds only its first prompt)" };
+    if (!outcome.ended) return { error: "Pi's compaction did not finish" };
+    // The retry's LLM call (Pi continues the run after compacting).
+    if (!this.llm && this.running) await this.until(this.running);
+    if (outcome.compacted) return { cancelled: false, automatic: true, ...(this.llm ? {} : { runEnded: true }) };
+    return /cancelled/i.test(outcome.error ?? "") || outcome.aborted ? { cancelled: true, automatic: true } : { error: outcome.error ?? "Pi's compaction failed" };
   }
 
   // The open agent run ends with the model's plain replies (what the user
@@ -1334,13 +1372,14 @@ Object.assign(STEPS, {
     (step.afterModelChange ? run.failingAfterModelChange : run.failing).add(call);
     return {};
   },
-  // /compact: Pi's own compaction (an open run is aborted first), its
-  // summarising model call answered with the step's summary; extensions see
-  // session_before_compact (they may cancel or supply the summary) and
-  // session_compact.
+  // Compaction. Between runs: the user's /compact. While a run is open:
+  // Pi's automatic compaction before the run's next LLM call (below). Either
+  // way Pi's summarising model call is answered with the step's summary;
+  // extensions see session_before_compact (they may cancel or supply the
+  // summary) and session_compact.
   compact: async (run, step) => {
     const session = run.requireSession();
-    await run.abortOpenRun();
+    if (run.llm || run.running || !session.isIdle) return run.compactInRun(step);
     let outcome = null;
     const done = run.track(session.compact().then(
       () => { outcome = { cancelled: false }; },
