@@ -522,22 +522,27 @@ def test_another_extension_registers_a_tool_mid_session(real: SharedPi, tmp_path
     assert tools["read"] != "builtin"
 
 
-def test_a_second_context_read_is_the_next_llm_calls(real: SharedPi, tmp_path: Path) -> None:
-    # Pi emits context once per LLM call: reading it again ends the waiting
-    # turn with a plain reply and reads the next call's, after an empty prompt.
+def test_a_second_context_read_is_the_open_runs_next_llm_call(real: SharedPi, tmp_path: Path) -> None:
+    # Pi emits context once per LLM call of the open run: reading it again
+    # reads the same run's next call (a tool-call turn Pi answers itself),
+    # and the run neither ends nor settles in between.
+    path = tmp_path / "events.mjs"
+    path.write_text(RUN_EVENTS, encoding="utf-8")
     script = [
         {"do": "start"},
         {"do": "agent_start", "prompt": "first"},
         {"do": "context"},
         {"do": "context"},
         {"do": "state"},
+        {"do": "agent_end", "outcome": "completed", "reply": "done"},
     ]
-    answer = real.run(watch(tmp_path), script)
+    answer = real.run(path, script)
     first, second = answer["results"][2], answer["results"][3]
-    assert "openedRun" not in first and second["openedRun"] is True
+    assert "openedRun" not in first and "openedRun" not in second
     roles = [m["role"] for m in second["context"]["messages"] if m["role"] != "system"]
-    assert roles[-3:] == ["user", "assistant", "user"]
-    assert answer["results"][-1]["state"]["llmCalls"] == 2
+    assert roles == ["user", "assistant", "toolResult"]
+    assert answer["results"][4]["state"]["llmCalls"] == 2
+    assert [text for _, text in notes(answer)] == ["agent_end", "settled"]
 
 
 #: A tool whose result ends the run (`terminate: true`): Pi makes no

@@ -280,6 +280,9 @@ const scriptedTurn = (context, options) => {
   });
 };
 const MANY_TURNS = Array.from({ length: 10000 }, () => scriptedTurn);
+// The tool a model turn calls to go on to the run's next LLM call: no
+// extension registers it, so Pi answers the call itself.
+const NEXT_TURN_TOOL = "planmode_host_next_turn";
 
 // Whether a run left a kept model runtime as its first refresh left it:
 // the same model snapshot (Pi replaces it whenever a provider, a model or
@@ -1086,11 +1089,12 @@ Object.assign(STEPS, {
     // Outside a run (an aborted or settled one), the next LLM call comes
     // with the next prompt: the host opens a run with an empty one.
     let opened = false;
-    // A waiting LLM call whose context a step already read: what changed
-    // since shows in the next call, after the model's plain reply and the
-    // user's next (empty) prompt.
+    // A waiting LLM call whose context a step already read: the context is
+    // the open run's next LLM call's. The model's turn calls a tool nobody
+    // registered; Pi answers it itself ("Tool … not found", never reaching
+    // an extension) and the run goes on to its next call.
     if (run.llm && run.contextRead === run.llmCalls) {
-      run.respond(Ai.fauxAssistantMessage("done"));
+      run.respond(Ai.fauxAssistantMessage(Ai.fauxToolCall(NEXT_TURN_TOOL, {}, { id: `call-${++run.callSeq}` }), { stopReason: "toolUse" }));
       await run.until(run.running ?? session.waitForIdle());
     }
     if (!run.llm && !run.running && session.isIdle) {
