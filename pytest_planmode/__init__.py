@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 #: It is sent in the handshake and written in the report; CHANGELOG.md lists
 #: the ids each version added, changed and removed, and docs/porting.md
 #: states what a minor and a major bump may change.
-SUITE_VERSION = "0.10.0"
+SUITE_VERSION = "0.11.0"
 
 #: The JSON Lines wire protocol version the harness speaks with targets.
 #: Protocol 2 adds `"observes"` to the handshake answer.

@@ -289,7 +289,7 @@ def test_an_unreadable_file_fails_to_read_until_written(real: SharedPi, tmp_path
 #: Cases on the example that pass through real Pi on both versions: a sample
 #: in the default run, the rest with the whole-suite tests.
 PASSING = (
-    "planmode.lifecycle.host.reinjection.keep-injects-exact-plan",
+    "planmode.lifecycle.host.reinjection.keep-injects-exact-plan.plan-in-context",
     "planmode.models.host.switch.budget.hang-times-out",
     "planmode.models.session.host.failed-entry-then-exit",
 )
