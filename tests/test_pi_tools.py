@@ -205,3 +205,29 @@ def test_settings_cases_name_what_they_need(example: PiTarget) -> None:
     assert fifo and legacy and reload and crash
     saves = [m for i, m in messages.items() if i.startswith("planmode.settings.save.")]
     assert saves and all("Settings screen" in m for m in saves)
+
+
+#: The example's helper check moved from its `tool_call` handler into the
+#: helper itself (as pi-plan-mode 0.52.0 does for an inactive contract).
+REFUSES_INSIDE = (
+    "      if (state.enabled && Array.isArray(state.allowlist)) return undefined;\n"
+    "      return { block: true, reason: `${name} needs an active Plan workflow.` };",
+    "      return undefined;",
+)
+
+
+def test_a_helper_refusing_inside_itself_is_not_read_as_allowed(tmp_path: Path, example: PiTarget) -> None:
+    # The case's last helper call runs, so a refusal inside the helper shows:
+    # the translation cannot tell it from a refusal of the host's placeholder
+    # arguments, so it answers unsupported rather than "allow".
+    c = case("planmode.tools.authorize.host.helpers.visible-without-plan")
+    path = planted(tmp_path, *REFUSES_INSIDE)
+    for target in running(path):
+        outcome = target.request(c.operation, c.input)
+        assert outcome.kind == "unsupported", outcome
+        assert "plan_mode_complete answered the call with an error" in (outcome.message or "")
+        assert "Plan mode is not active." in (outcome.message or "")
+    # The example refuses in its tool_call handler: a verdict, the expected one.
+    assert problems(example, c.id) == []
+    # An authorized last helper call runs and stays "allow".
+    assert problems(example, "planmode.tools.authorize.host.helpers.active-contract") == []

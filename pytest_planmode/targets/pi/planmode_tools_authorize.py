@@ -29,10 +29,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_planmode.contract import host_events as host
+from pytest_planmode.contract import planmode_lifecycle as lifecycle
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
-from pytest_planmode.targets.pi.events import EventTable, Place
+from pytest_planmode.targets.pi.events import SHARED, EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
     HostRun,
@@ -118,6 +119,25 @@ def _declare(table: EventTable, event: contract.DeclareEvent, place: Place) -> l
     return [steps.Declare(name=event.name)]
 
 
+#: The extension's own Plan helper tools (§ Plan helper tools).
+QUESTION_TOOL = "plan_mode_question"
+HELPERS = frozenset({QUESTION_TOOL, lifecycle.COMPLETE_TOOL})
+
+
+def _tool_call(table: EventTable, event: host.ToolCall, place: Place) -> list[steps.Step]:
+    """A tool call is judged where Pi's `tool_call` handlers leave it; the
+    tool does not run. A Plan helper may refuse inside itself instead: the
+    case's last call of a helper runs (nothing after it can see what it did),
+    so its own answer is read too."""
+    if event.tool in HELPERS and event.via is None and not place.following:
+        return [
+            steps.ToolCall(
+                tool=event.tool, input=dict(event.input), execute=True, validate_=table.validated(event.tool)
+            )
+        ]
+    return SHARED[host.ToolCall](table, event, place)
+
+
 def _choose(table: EventTable, event: contract.ChooseEvent, place: Place) -> list[steps.Step]:
     raise Unsupported(
         "tools.choose goes through the extension's tools chooser, whose row and done labels "
@@ -138,6 +158,7 @@ EVENTS = EventTable(
         contract.ExposeEvent: _expose,
         contract.DeclareEvent: _declare,
         contract.ChooseEvent: _choose,
+        host.ToolCall: _tool_call,
     },
 )
 
@@ -227,6 +248,20 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         if not isinstance(event, host.ToolCall):
             continue
         record = run.result(next(calls))
+        answered = record.get("result")
+        # The helper ran to an answer: an error, or a question helper that
+        # answered without asking the user anything.
+        if (
+            record.get("allowed")
+            and answered is not None
+            and (answered.get("isError") or event.tool == QUESTION_TOOL)
+        ):
+            how = "with an error" if answered.get("isError") else "at once, without asking the user"
+            raise Unsupported(
+                f"the extension's own {event.tool} answered the call {how} ({_text(answered)!r}): "
+                "whether that refuses the call or the placeholder arguments the host gave is the "
+                "extension's own text, which the spec does not fix"
+            )
         verdicts.append(
             {
                 "at": event.at,
@@ -239,6 +274,10 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         )
     command_errors(run)
     return {"verdicts": verdicts, "screen": screen(run.trace)}
+
+
+def _text(result: Mapping[str, Any]) -> str:
+    return " ".join(str(part.get("text", "")) for part in result.get("content") or [])[:200]
 
 
 TRANSLATION = Translation(
