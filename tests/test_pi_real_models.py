@@ -426,23 +426,33 @@ RUN_EVENTS = textwrap.dedent(
 )
 
 
+def run_events(tmp: Path, *, cancel: bool = False) -> Path:
+    path = tmp / "events.mjs"
+    path.write_text(RUN_EVENTS.replace("CANCEL = false", f"CANCEL = {str(cancel).lower()}"), encoding="utf-8")
+    return path
+
+
+#: One run ended, the second open with its first LLM call waiting.
+SECOND_RUN_OPEN = (
+    {"do": "start"},
+    {"do": "agent_start", "prompt": "the first prompt"},
+    {"do": "agent_end", "outcome": "completed", "reply": "one"},
+    {"do": "agent_start", "prompt": "the second prompt"},
+)
+
+
 def test_compaction_inside_an_open_run_is_pis_automatic_one(real: SharedPi, tmp_path: Path) -> None:
     # While a run is open, `compact` is Pi's automatic compaction before the
     # run's next LLM call: the run goes on (no new prompt), it has not fully
     # settled, and its next call sees the summary and not the first prompt.
-    path = tmp_path / "events.mjs"
-    path.write_text(RUN_EVENTS, encoding="utf-8")
     script = [
-        {"do": "start"},
-        {"do": "agent_start", "prompt": "the first prompt"},
-        {"do": "agent_end", "outcome": "completed", "reply": "one"},
-        {"do": "agent_start", "prompt": "the second prompt"},
+        *SECOND_RUN_OPEN,
         {"do": "context"},
         {"do": "compact", "summary": "They talked once."},
         {"do": "context"},
         {"do": "agent_end", "outcome": "completed", "reply": "done"},
     ]
-    answer = real.run(path, script)
+    answer = real.run(run_events(tmp_path), script)
     compacted, after = answer["results"][5], answer["results"][6]
     assert compacted["cancelled"] is False and compacted["automatic"] is True
     assert "runEnded" not in compacted and "openedRun" not in after
@@ -461,16 +471,7 @@ def test_compaction_inside_an_open_run_is_pis_automatic_one(real: SharedPi, tmp_
 
 
 def test_compaction_an_extension_cancels_inside_a_run_says_so(real: SharedPi, tmp_path: Path) -> None:
-    path = tmp_path / "events.mjs"
-    path.write_text(RUN_EVENTS.replace("CANCEL = false", "CANCEL = true"), encoding="utf-8")
-    script = [
-        {"do": "start"},
-        {"do": "agent_start", "prompt": "the first prompt"},
-        {"do": "agent_end", "outcome": "completed", "reply": "one"},
-        {"do": "agent_start", "prompt": "the second prompt"},
-        {"do": "compact"},
-    ]
-    answer = real.run(path, script)
+    answer = real.run(run_events(tmp_path, cancel=True), [*SECOND_RUN_OPEN, {"do": "compact"}])
     assert answer["results"][4]["cancelled"] is True
     assert not [text for _, text in notes(answer) if text.startswith("compact ")]
 
@@ -526,8 +527,6 @@ def test_a_second_context_read_is_the_open_runs_next_llm_call(real: SharedPi, tm
     # Pi emits context once per LLM call of the open run: reading it again
     # reads the same run's next call (a tool-call turn Pi answers itself),
     # and the run neither ends nor settles in between.
-    path = tmp_path / "events.mjs"
-    path.write_text(RUN_EVENTS, encoding="utf-8")
     script = [
         {"do": "start"},
         {"do": "agent_start", "prompt": "first"},
@@ -536,7 +535,7 @@ def test_a_second_context_read_is_the_open_runs_next_llm_call(real: SharedPi, tm
         {"do": "state"},
         {"do": "agent_end", "outcome": "completed", "reply": "done"},
     ]
-    answer = real.run(path, script)
+    answer = real.run(run_events(tmp_path), script)
     first, second = answer["results"][2], answer["results"][3]
     assert "openedRun" not in first and "openedRun" not in second
     roles = [m["role"] for m in second["context"]["messages"] if m["role"] != "system"]
