@@ -190,6 +190,29 @@ class TestObserve:
         effects = observe(START + existing, [b""], shell=SHELL, programs=()).effects
         assert effects[0].path == "/home/dev/project/src/app.py"
 
+    def test_a_file_renamed_away_is_judged_where_it_was_found_too(self) -> None:
+        # A file that was there before the command ran is gone from its place:
+        # a place the bare form wrote to (a scratch file under /tmp) does not
+        # excuse it.
+        away = '5 rename("/home/dev/project/README.md", "/tmp/x") = 0\n'
+        assert [e.path for e in observe(START + away, [b""], shell=SHELL, programs=()).effects] == [
+            "/tmp/x", "/home/dev/project/README.md",
+        ]  # fmt: skip
+        # The command's own file renamed into place (an atomic write) is one
+        # write where it was made and one where it ended, no more.
+        own = (
+            '5 openat(AT_FDCWD, "/home/dev/project/.out.tmp", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3\n'
+            '5 rename("/home/dev/project/.out.tmp", "/home/dev/project/out") = 0\n'
+        )
+        assert [e.path for e in observe(START + own, [b""], shell=SHELL, programs=()).effects] == [
+            "/home/dev/project/.out.tmp", "/home/dev/project/out",
+        ]  # fmt: skip
+        # A failed rename moved nothing.
+        failed = '5 rename("/home/dev/project/README.md", "/etc/x") = -1 EROFS (Read-only file system)\n'
+        assert [e.path for e in observe(START + failed, [b""], shell=SHELL, programs=()).effects] == [
+            "/etc/x"
+        ]
+
     def test_a_unix_socket_bound_to_a_path_is_a_write(self) -> None:
         made = '5 bind(3, {sa_family=AF_UNIX, sun_path="/tmp/s"}, 110) = 0\n'
         abstract = '5 bind(3, {sa_family=AF_UNIX, sun_path=@"name"}, 7) = 0\n'

@@ -386,13 +386,24 @@ def observe(
                 continue
             if transient.covers(path, call.index):
                 continue
+            renamed_away = ""
             if call.name in ("rename", "renameat", "renameat2") and call.ok:
-                _moved(
-                    effects,
-                    _resolve(_path_arg(call, 0 if call.name == "rename" else 1, root)),
-                    _resolve(path),
+                source = _path_arg(call, 0 if call.name == "rename" else 1, root)
+                resolved = _resolve(source)
+                # What was there before the command ran is gone from where it
+                # was found: a write there too. What the command made itself
+                # (written, made exclusively, made in a scratch directory) is
+                # judged where it was made, or where a made directory ended.
+                made = (
+                    resolved in exclusive
+                    or transient.covers(source, call.index)
+                    or any(e.path and _resolve(e.path) == resolved for e in effects)
                 )
+                _moved(effects, resolved, _resolve(path))
+                renamed_away = "" if made else source
             effects.append(Effect("write", call.text(), program, path, not call.ok))
+            if renamed_away:
+                effects.append(Effect("write", call.text(), program, renamed_away))
         elif call.name in ("execve", "execveat") and call.ok:
             path = _path_arg(call, 0 if call.name == "execve" else 1, root)
             if _interprets(call, owner.last_exec(call.pid, call.index)):
