@@ -94,7 +94,7 @@ def test_lifecycle_and_export_pass_on_the_example(plan_example: PiTarget, case_i
         # The slice has no fresh-session implementation and guarantees the
         # plan for `keep` only.
         (REINJECTION + "clear-on-start-fresh-kickoff-holds-plan", "kickoffs"),
-        (REINJECTION + "first-run-reinjects-after-compaction", "injected"),
+        (REINJECTION + "first-run-reinjects-after-compaction.plan-in-context", "planCopies"),
     ],
 )
 def test_lifecycle_fails_what_the_example_lacks(plan_example: PiTarget, case_id: str, field: str) -> None:
