@@ -33,6 +33,7 @@ from pytest_planmode.contract import planmode_lifecycle as lifecycle
 from pytest_planmode.contract import planmode_tools as contract
 from pytest_planmode.hosts.pi import steps
 from pytest_planmode.hosts.pi.client import Sandbox
+from pytest_planmode.targets.pi import _planmode_plans as plans
 from pytest_planmode.targets.pi.events import SHARED, EventTable, Place
 from pytest_planmode.targets.pi.translation import (
     OPL_COMMANDS,
@@ -129,13 +130,8 @@ def _tool_call(table: EventTable, event: host.ToolCall, place: Place) -> list[st
     tool does not run. A Plan helper may refuse inside itself instead: the
     case's last call of a helper runs (nothing after it can see what it did),
     so its own answer is read too."""
-    if event.tool in HELPERS and event.via is None and not place.following:
-        return [
-            steps.ToolCall(
-                tool=event.tool, input=dict(event.input), execute=True, validate_=table.validated(event.tool)
-            )
-        ]
-    return SHARED[host.ToolCall](table, event, place)
+    runs = event.tool in HELPERS and event.via is None and not place.following
+    return SHARED[host.ToolCall](table.with_overrides(execute_tools=True) if runs else table, event, place)
 
 
 def _choose(table: EventTable, event: contract.ChooseEvent, place: Place) -> list[steps.Step]:
@@ -258,7 +254,8 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         ):
             how = "with an error" if answered.get("isError") else "at once, without asking the user"
             raise Unsupported(
-                f"the extension's own {event.tool} answered the call {how} ({_text(answered)!r}): "
+                f"the extension's own {event.tool} answered the call {how} "
+                f"({' '.join(plans.texts(answered.get('content')))[:200]!r}): "
                 "whether that refuses the call or the placeholder arguments the host gave is the "
                 "extension's own text, which the spec does not fix"
             )
@@ -274,10 +271,6 @@ def effects(payload: Mapping[str, Any], run: HostRun) -> dict[str, Any]:
         )
     command_errors(run)
     return {"verdicts": verdicts, "screen": screen(run.trace)}
-
-
-def _text(result: Mapping[str, Any]) -> str:
-    return " ".join(str(part.get("text", "")) for part in result.get("content") or [])[:200]
 
 
 TRANSLATION = Translation(
